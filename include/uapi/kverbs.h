@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kverbs - in-kernel RDMA verbs tests driven through /dev/kverbs.
+ *
+ * This header is the whole contract between the kverbs module and its
+ * users.  The rules every command follows:
+ *
+ * - The ioctl number carries no size.  Every argument struct starts with
+ *   __u32 @size, which the caller sets to sizeof() the struct as it knows
+ *   it.  A smaller @size than the first version of the struct fails with
+ *   -EINVAL; a larger one is accepted if every byte the kernel does not
+ *   know is zero, and fails with -E2BIG otherwise.  Output is copied back
+ *   up to the smaller of the two sizes.
+ * - Fields named __reserved and unknown bits in @flags must be zero
+ *   (-EINVAL otherwise), so that they can be given meaning later.
+ * - User pointers are passed as __aligned_u64, times in nanoseconds.
+ * - An unknown command fails with -ENOTTY; an unreadable or unwritable
+ *   argument with -EFAULT.
+ *
+ * Output fields are marked (out) and are written by the kernel; their
+ * values on input are ignored.  Fields marked (in) are read only.
+ */
+#ifndef _UAPI_KVERBS_H
+#define _UAPI_KVERBS_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#include <linux/socket.h>
+
+/* Bumped only for incompatible changes; extensions use @size instead. */
+#define KVERBS_ABI_VERSION	1
+
+/* ioctl type 'k', commands 0x80 and up (0x00-0x17 belong to others). */
+#define KVERBS_TYPE		'k'
+
+enum {
+	KVERBS_CMD_BASE = 0x80,
+	KVERBS_CMD_INFO = KVERBS_CMD_BASE,
+	KVERBS_CMD_DEVICES,
+	KVERBS_CMD_PING,
+};
+
+/**
+ * enum kverbs_feature - capabilities reported in &kverbs_info.features
+ * @KVERBS_FEATURE_DEVICES: KVERBS_IOC_DEVICES is available
+ * @KVERBS_FEATURE_PING: KVERBS_IOC_PING is available
+ * @KVERBS_FEATURE_PING_LOG: KVERBS_IOC_PING can store each iteration's
+ *	payload in a user buffer (&kverbs_ping.log)
+ */
+enum kverbs_feature {
+	KVERBS_FEATURE_DEVICES = 1 << 0,
+	KVERBS_FEATURE_PING = 1 << 1,
+	KVERBS_FEATURE_PING_LOG = 1 << 2,
+};
+
+/**
+ * struct kverbs_info - KVERBS_IOC_INFO: what this module is
+ * @size: sizeof(struct kverbs_info)
+ * @flags: must be 0
+ * @abi_version: (out) KVERBS_ABI_VERSION of the running module
+ * @__reserved: must be 0
+ * @features: (out) bit mask of &enum kverbs_feature
+ * @version: (out) module version, NUL-terminated
+ */
+struct kverbs_info {
+	__u32 size;
+	__u32 flags;
+	__u32 abi_version;
+	__u32 __reserved;
+	__aligned_u64 features;
+	char version[32];
+};
+#define KVERBS_IOC_INFO		_IO(KVERBS_TYPE, KVERBS_CMD_INFO)
+
+/*
+ * Values below that describe a device or a port are the ones the
+ * InfiniBand Architecture Specification and the kernel's ib_verbs.h use,
+ * so they also match libibverbs' enum ibv_*.
+ */
+
+/**
+ * enum kverbs_node_type - &kverbs_device_info.node_type
+ * @KVERBS_NODE_UNSPECIFIED: the driver did not say
+ * @KVERBS_NODE_CA: InfiniBand or RoCE channel adapter
+ * @KVERBS_NODE_SWITCH: InfiniBand switch
+ * @KVERBS_NODE_ROUTER: InfiniBand router
+ * @KVERBS_NODE_RNIC: iWARP RDMA NIC
+ * @KVERBS_NODE_USNIC: Cisco usNIC
+ * @KVERBS_NODE_USNIC_UDP: Cisco usNIC over UDP
+ */
+enum kverbs_node_type {
+	KVERBS_NODE_UNSPECIFIED = 0,
+	KVERBS_NODE_CA = 1,
+	KVERBS_NODE_SWITCH = 2,
+	KVERBS_NODE_ROUTER = 3,
+	KVERBS_NODE_RNIC = 4,
+	KVERBS_NODE_USNIC = 5,
+	KVERBS_NODE_USNIC_UDP = 6,
+};
+
+/**
+ * enum kverbs_transport - &kverbs_device_info.transport
+ * @KVERBS_TRANSPORT_IB: InfiniBand transport (InfiniBand and RoCE)
+ * @KVERBS_TRANSPORT_IWARP: iWARP (RDMAP/DDP/MPA over TCP)
+ * @KVERBS_TRANSPORT_USNIC: usNIC
+ * @KVERBS_TRANSPORT_USNIC_UDP: usNIC over UDP
+ * @KVERBS_TRANSPORT_UNSPECIFIED: the driver did not say
+ */
+enum kverbs_transport {
+	KVERBS_TRANSPORT_IB = 0,
+	KVERBS_TRANSPORT_IWARP = 1,
+	KVERBS_TRANSPORT_USNIC = 2,
+	KVERBS_TRANSPORT_USNIC_UDP = 3,
+	KVERBS_TRANSPORT_UNSPECIFIED = 4,
+};
+
+/**
+ * enum kverbs_atomic_cap - &kverbs_device_info.atomic_cap
+ * @KVERBS_ATOMIC_NONE: no atomic operations
+ * @KVERBS_ATOMIC_HCA: atomic with respect to this device only
+ * @KVERBS_ATOMIC_GLOB: atomic with respect to the device and the CPUs
+ */
+enum kverbs_atomic_cap {
+	KVERBS_ATOMIC_NONE = 0,
+	KVERBS_ATOMIC_HCA = 1,
+	KVERBS_ATOMIC_GLOB = 2,
+};
+
+/**
+ * enum kverbs_device_cap - bits in &kverbs_device_info.cap_flags
+ * @KVERBS_DEVICE_CAP_FAST_REG: fast registration work requests
+ *	(IB_WR_REG_MR / IB_WR_LOCAL_INV), which kverbs needs
+ * @KVERBS_DEVICE_CAP_SG_GAPS_REG: one MR can map a scatterlist with gaps
+ * @KVERBS_DEVICE_CAP_ATOMIC_WRITE: RDMA atomic write (IBTA 1.5); never
+ *	set by kernels older than 6.2, which cannot report it
+ * @KVERBS_DEVICE_CAP_FLUSH: RDMA flush to global or persistent
+ *	visibility (IBTA 1.5); never set by kernels older than 6.2
+ */
+enum kverbs_device_cap {
+	KVERBS_DEVICE_CAP_FAST_REG = 1 << 0,
+	KVERBS_DEVICE_CAP_SG_GAPS_REG = 1 << 1,
+	KVERBS_DEVICE_CAP_ATOMIC_WRITE = 1 << 2,
+	KVERBS_DEVICE_CAP_FLUSH = 1 << 3,
+};
+
+/**
+ * enum kverbs_port_state - &kverbs_port_info.state
+ * @KVERBS_PORT_NOP: no state change
+ * @KVERBS_PORT_DOWN: link down
+ * @KVERBS_PORT_INIT: link up, not yet configured by the subnet manager
+ * @KVERBS_PORT_ARMED: configured, not yet active
+ * @KVERBS_PORT_ACTIVE: ready to carry traffic
+ * @KVERBS_PORT_ACTIVE_DEFER: active, deferring to a pending change
+ */
+enum kverbs_port_state {
+	KVERBS_PORT_NOP = 0,
+	KVERBS_PORT_DOWN = 1,
+	KVERBS_PORT_INIT = 2,
+	KVERBS_PORT_ARMED = 3,
+	KVERBS_PORT_ACTIVE = 4,
+	KVERBS_PORT_ACTIVE_DEFER = 5,
+};
+
+/**
+ * enum kverbs_link_layer - &kverbs_port_info.link_layer
+ * @KVERBS_LINK_LAYER_UNSPECIFIED: the driver did not say
+ * @KVERBS_LINK_LAYER_INFINIBAND: InfiniBand
+ * @KVERBS_LINK_LAYER_ETHERNET: Ethernet (RoCE and iWARP)
+ */
+enum kverbs_link_layer {
+	KVERBS_LINK_LAYER_UNSPECIFIED = 0,
+	KVERBS_LINK_LAYER_INFINIBAND = 1,
+	KVERBS_LINK_LAYER_ETHERNET = 2,
+};
+
+/**
+ * struct kverbs_port_info - one port of an RDMA device
+ * @port_num: port number, from 1
+ * @state: &enum kverbs_port_state
+ * @phys_state: physical port state as the IBTA numbers it
+ *	(5 is LinkUp, 3 Disabled, 2 Polling)
+ * @link_layer: &enum kverbs_link_layer
+ * @__reserved0: written as 0
+ * @active_mtu: path MTU in use, in bytes (256 to 4096)
+ * @max_mtu: largest MTU the port supports, in bytes
+ * @gid_tbl_len: entries in the port's GID table
+ * @__reserved1: written as 0
+ */
+struct kverbs_port_info {
+	__u32 port_num;
+	__u8 state;
+	__u8 phys_state;
+	__u8 link_layer;
+	__u8 __reserved0;
+	__u32 active_mtu;
+	__u32 max_mtu;
+	__u32 gid_tbl_len;
+	__u32 __reserved1;
+};
+
+#define KVERBS_DEVICE_NAME_MAX	64
+
+/**
+ * struct kverbs_device_info - one RDMA device and its limits
+ * @name: device name (e.g. "mlx5_0", "rxe0"), NUL-terminated
+ * @node_guid: node GUID as a number, printed as ibv_devices prints it
+ * @node_type: &enum kverbs_node_type
+ * @transport: &enum kverbs_transport
+ * @first_port: index of this device's first entry in the port array
+ * @port_count: number of consecutive port array entries for this device
+ * @max_qp: number of QPs the device supports
+ * @max_qp_wr: largest work queue, in work requests
+ * @max_cqe: largest completion queue, in entries
+ * @max_send_sge: scatter/gather entries per send work request
+ * @max_recv_sge: scatter/gather entries per receive work request
+ * @max_sge_rd: scatter/gather entries per RDMA READ work request
+ * @max_qp_rd_atom: RDMA READs and atomics a QP can answer at once
+ * @max_qp_init_rd_atom: RDMA READs and atomics a QP can issue at once
+ * @max_mr_size: largest memory region, in bytes
+ * @max_fast_reg_page_list_len: pages one fast-registration MR can map
+ * @atomic_cap: &enum kverbs_atomic_cap
+ * @cap_flags: bit mask of &enum kverbs_device_cap
+ */
+struct kverbs_device_info {
+	char name[KVERBS_DEVICE_NAME_MAX];
+	__aligned_u64 node_guid;
+	__u32 node_type;
+	__u32 transport;
+	__u32 first_port;
+	__u32 port_count;
+	__u32 max_qp;
+	__u32 max_qp_wr;
+	__u32 max_cqe;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_sge_rd;
+	__u32 max_qp_rd_atom;
+	__u32 max_qp_init_rd_atom;
+	__aligned_u64 max_mr_size;
+	__u32 max_fast_reg_page_list_len;
+	__u32 atomic_cap;
+	__aligned_u64 cap_flags;
+};
+
+/**
+ * struct kverbs_devices - KVERBS_IOC_DEVICES: the RDMA devices kverbs sees
+ * @size: sizeof(struct kverbs_devices)
+ * @flags: must be 0
+ * @device_entry_size: (in) sizeof(struct kverbs_device_info) as the
+ *	caller knows it; at least the first version's size.  The kernel
+ *	writes the entries it knows and zeroes any bytes beyond them.
+ * @port_entry_size: (in) sizeof(struct kverbs_port_info), likewise
+ * @device_capacity: (in) entries @devices has room for
+ * @port_capacity: (in) entries @ports has room for
+ * @device_count: (out) devices present
+ * @port_count: (out) ports across all of them
+ * @devices: (in) user pointer to @device_capacity device entries;
+ *	may be 0 when @device_capacity is 0
+ * @ports: (in) user pointer to @port_capacity port entries;
+ *	may be 0 when @port_capacity is 0
+ *
+ * Fails with -ENOSPC, having written only @device_count and @port_count,
+ * when either array is too small; the caller grows them and asks again.
+ */
+struct kverbs_devices {
+	__u32 size;
+	__u32 flags;
+	__u32 device_entry_size;
+	__u32 port_entry_size;
+	__u32 device_capacity;
+	__u32 port_capacity;
+	__u32 device_count;
+	__u32 port_count;
+	__aligned_u64 devices;
+	__aligned_u64 ports;
+};
+#define KVERBS_IOC_DEVICES	_IO(KVERBS_TYPE, KVERBS_CMD_DEVICES)
+
+/**
+ * enum kverbs_role - &kverbs_ping.role
+ * @KVERBS_ROLE_CLIENT: connect to a server and ping it
+ * @KVERBS_ROLE_SERVER: listen and answer pings
+ */
+enum kverbs_role {
+	KVERBS_ROLE_CLIENT = 1,
+	KVERBS_ROLE_SERVER = 2,
+};
+
+/**
+ * enum kverbs_ping_flags - &kverbs_ping.flags
+ * @KVERBS_PING_F_VALIDATE: check every byte received against the rping
+ *	pattern for its iteration (client: the echo; server: the data read)
+ * @KVERBS_PING_F_PERSISTENT: server only: after a client leaves, serve
+ *	the next one, until a signal ends the call
+ */
+enum kverbs_ping_flags {
+	KVERBS_PING_F_VALIDATE = 1 << 0,
+	KVERBS_PING_F_PERSISTENT = 1 << 1,
+};
+
+/*
+ * Ping message sizes.  The smallest holds "rdma-ping-%d: " for any int,
+ * as rping requires; the largest the module accepts is its max_msg_size
+ * parameter, further limited by what one fast-registration MR of the
+ * device can map.
+ */
+#define KVERBS_PING_MIN_SIZE	26
+#define KVERBS_PING_DEFAULT_PORT 7174
+
+/**
+ * enum kverbs_step - what a ping was doing when it failed
+ * @KVERBS_STEP_NONE: nothing failed
+ * @KVERBS_STEP_SETUP: checking arguments or allocating local resources
+ * @KVERBS_STEP_RESOLVE_ADDR: resolving the destination to a device
+ * @KVERBS_STEP_RESOLVE_ROUTE: resolving the path to the destination
+ * @KVERBS_STEP_LISTEN: binding and listening
+ * @KVERBS_STEP_CONNECT: waiting for the server to accept
+ * @KVERBS_STEP_ACCEPT: accepting a client's connection
+ * @KVERBS_STEP_REG_MR: fast-registering a buffer
+ * @KVERBS_STEP_SEND: sending a message
+ * @KVERBS_STEP_RECV: waiting for the peer's message
+ * @KVERBS_STEP_RDMA_READ: RDMA READ of the peer's buffer
+ * @KVERBS_STEP_RDMA_WRITE: RDMA WRITE to the peer's buffer
+ * @KVERBS_STEP_LOCAL_INV: invalidating a buffer's rkey
+ * @KVERBS_STEP_VALIDATE: comparing received data with the pattern
+ * @KVERBS_STEP_LOG: storing the payload in &kverbs_ping.log
+ */
+enum kverbs_step {
+	KVERBS_STEP_NONE = 0,
+	KVERBS_STEP_SETUP,
+	KVERBS_STEP_RESOLVE_ADDR,
+	KVERBS_STEP_RESOLVE_ROUTE,
+	KVERBS_STEP_LISTEN,
+	KVERBS_STEP_CONNECT,
+	KVERBS_STEP_ACCEPT,
+	KVERBS_STEP_REG_MR,
+	KVERBS_STEP_SEND,
+	KVERBS_STEP_RECV,
+	KVERBS_STEP_RDMA_READ,
+	KVERBS_STEP_RDMA_WRITE,
+	KVERBS_STEP_LOCAL_INV,
+	KVERBS_STEP_VALIDATE,
+	KVERBS_STEP_LOG,
+};
+
+/**
+ * enum kverbs_result_flags - &kverbs_ping_result.valid
+ * @KVERBS_RESULT_WC: @wc_status and @vendor_err hold the failed work
+ *	completion
+ * @KVERBS_RESULT_CM: @cm_event and @cm_status hold the rdma_cm event
+ *	that ended the connection or the attempt to make one
+ * @KVERBS_RESULT_MISMATCH: @mismatch_offset holds the first byte that
+ *	differed from the pattern
+ */
+enum kverbs_result_flags {
+	KVERBS_RESULT_WC = 1 << 0,
+	KVERBS_RESULT_CM = 1 << 1,
+	KVERBS_RESULT_MISMATCH = 1 << 2,
+};
+
+/**
+ * struct kverbs_ping_result - what a ping did; (out) as a whole
+ * @iterations: iterations completed (server: over all clients)
+ * @bytes_read: bytes moved by RDMA READ (client: read from it)
+ * @bytes_written: bytes moved by RDMA WRITE (client: written to it)
+ * @elapsed_ns: time from the first iteration's start to the last one's end
+ * @iter_ns_min: fastest iteration
+ * @iter_ns_avg: mean iteration time
+ * @iter_ns_max: slowest iteration
+ * @clients: server: clients whose connection was accepted
+ * @clients_failed: server: clients whose session ended in an error
+ * @valid: &enum kverbs_result_flags saying which fields below hold data
+ * @failed_step: &enum kverbs_step of the first failure, or 0
+ * @wc_status: status of the failed work completion (enum ib_wc_status,
+ *	the same values as libibverbs' enum ibv_wc_status)
+ * @vendor_err: the device's vendor error code for it
+ * @cm_event: rdma_cm event (enum rdma_cm_event_type) that ended things
+ * @cm_status: its status, a negative errno or an IB CM reject reason
+ * @mismatch_offset: first differing byte when validation failed
+ * @__reserved: written as 0
+ *
+ * In persistent server mode the failure fields describe the last client
+ * that failed.
+ */
+struct kverbs_ping_result {
+	__aligned_u64 iterations;
+	__aligned_u64 bytes_read;
+	__aligned_u64 bytes_written;
+	__aligned_u64 elapsed_ns;
+	__aligned_u64 iter_ns_min;
+	__aligned_u64 iter_ns_avg;
+	__aligned_u64 iter_ns_max;
+	__u32 clients;
+	__u32 clients_failed;
+	__u32 valid;
+	__u32 failed_step;
+	__u32 wc_status;
+	__u32 vendor_err;
+	__u32 cm_event;
+	__s32 cm_status;
+	__u32 mismatch_offset;
+	__u32 __reserved;
+};
+
+/**
+ * struct kverbs_ping_log - where the payload of each iteration goes
+ * @buf: (in) user pointer to @slots slots of @slot_size bytes
+ * @seq: (in) user pointer to a __u64 that the kernel sets to the number
+ *	of iterations stored so far, after storing each one.  Iteration n
+ *	is in slot n % @slots, truncated to @slot_size bytes; another
+ *	thread can read it while seq - n < @slots.
+ * @slots: (in) number of slots
+ * @slot_size: (in) bytes per slot
+ *
+ * All zero when no log is wanted.  At most 64 MiB in all.
+ */
+struct kverbs_ping_log {
+	__aligned_u64 buf;
+	__aligned_u64 seq;
+	__u32 slots;
+	__u32 slot_size;
+};
+
+/**
+ * struct kverbs_ping - KVERBS_IOC_PING: run an rping-compatible ping
+ * @size: sizeof(struct kverbs_ping)
+ * @flags: &enum kverbs_ping_flags
+ * @role: &enum kverbs_role
+ * @msg_size: client: bytes per ping, from KVERBS_PING_MIN_SIZE; server:
+ *	the largest ping accepted, 0 for the module's max_msg_size
+ * @count: client: iterations to run; server: iterations to serve per
+ *	client before hanging up; 0 for no limit
+ * @__reserved0: must be 0
+ * @timeout_ns: limit on each step: address and route resolution,
+ *	connection set-up, and every message or RDMA operation of an
+ *	iteration; 0 for the module's default (its timeout_ms parameter).
+ *	A server waits for clients without limit.  At most one hour.
+ * @addr: client: the server's address and port; server: the address and
+ *	port to listen on, the address may be a wildcard.  A sockaddr_in
+ *	or sockaddr_in6, bytes past it zero.
+ * @src_addr: client: local address to use (port 0), or all zero to let
+ *	routing choose; server: must be all zero
+ * @log: where to store each iteration's payload, or all zero
+ * @result: (out) what happened, also filled in when the call fails
+ *
+ * The call returns when the ping is over.  0 means every iteration
+ * succeeded; on failure @result says which step failed and why.  A signal
+ * ends the call with -EINTR and @result filled in, so a ping with
+ * @count 0 or a persistent server ends that way.  Errors: -EINVAL for bad
+ * arguments, -EMSGSIZE for a @msg_size the module or device cannot
+ * register, -ETIMEDOUT when a step exceeded @timeout_ns, -ECONNREFUSED
+ * when nothing listens at @addr, -EHOSTUNREACH / -ENETUNREACH when it
+ * cannot be reached, -EADDRINUSE when a server's port is taken,
+ * -ECONNRESET when the peer hung up mid-iteration, -EIO when a work
+ * request failed, -EBADMSG when validation found a difference, -EPROTO
+ * when the peer broke the ping protocol, -ENODEV when the RDMA device
+ * went away.
+ */
+struct kverbs_ping {
+	__u32 size;
+	__u32 flags;
+	__u32 role;
+	__u32 msg_size;
+	__u32 count;
+	__u32 __reserved0;
+	__aligned_u64 timeout_ns;
+	struct __kernel_sockaddr_storage addr;
+	struct __kernel_sockaddr_storage src_addr;
+	struct kverbs_ping_log log;
+	struct kverbs_ping_result result;
+};
+#define KVERBS_IOC_PING		_IO(KVERBS_TYPE, KVERBS_CMD_PING)
+
+#endif /* _UAPI_KVERBS_H */
