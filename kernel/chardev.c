@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kverbs and its ioctl table.
+ *
+ * Every command takes one struct that starts with its own size.  The
+ * table below says how large the kernel's struct is and how small a
+ * caller's may be; kverbs_fops_ioctl() copies the argument in with
+ * copy_struct_from_user(), which accepts larger structs from newer
+ * callers as long as the bytes this module does not know are zero.
+ */
+#include "kverbs.h"
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/stddef.h>
+#include <linux/uaccess.h>
+
+struct kverbs_ucmd {
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
+/* Copy a command's output back, as much of it as the caller's struct holds. */
+static int kverbs_ucmd_respond(struct kverbs_ucmd *ucmd, size_t cmd_len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, cmd_len)))
+		return -EFAULT;
+	return 0;
+}
+
+static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
+{
+	struct kverbs_info *cmd = ucmd->cmd;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	cmd->abi_version = KVERBS_ABI_VERSION;
+	cmd->features = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
+			KVERBS_FEATURE_PING_LOG;
+	memset(cmd->version, 0, sizeof(cmd->version));
+	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
+	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int kverbs_devices_exec(struct kverbs_ucmd *ucmd)
+{
+	struct kverbs_devices *cmd = ucmd->cmd;
+	int ret, ret2;
+
+	ret = kverbs_devices_cmd(cmd);
+	if (ret && ret != -ENOSPC)
+		return ret;
+	/* On -ENOSPC the counts still go back: they say what is needed. */
+	ret2 = kverbs_ucmd_respond(ucmd, sizeof(*cmd));
+	return ret2 ? ret2 : ret;
+}
+
+static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
+{
+	struct kverbs_ping *cmd = ucmd->cmd;
+	int ret;
+
+	ret = kverbs_ping_cmd(cmd);
+	/*
+	 * The result is written back whatever happened, so the caller learns
+	 * what failed; only the result part, the rest is the caller's input.
+	 */
+	if (copy_to_user(ucmd->ubuffer + offsetof(struct kverbs_ping, result),
+			 &cmd->result, sizeof(cmd->result)))
+		return -EFAULT;
+	return ret;
+}
+
+union kverbs_ucmd_buffer {
+	struct kverbs_info info;
+	struct kverbs_devices devices;
+	struct kverbs_ping ping;
+};
+
+struct kverbs_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	int (*execute)(struct kverbs_ucmd *ucmd);
+};
+
+#define KVERBS_IOCTL_OP(_cmd, _fn, _struct, _last)			\
+	[_cmd - KVERBS_CMD_BASE] = {					\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(union kverbs_ucmd_buffer) < \
+					  sizeof(_struct)),		\
+		.min_size = offsetofend(_struct, _last),		\
+		.execute = _fn,						\
+	}
+
+static const struct kverbs_ioctl_op kverbs_ioctl_ops[] = {
+	KVERBS_IOCTL_OP(KVERBS_CMD_INFO, kverbs_info_exec, struct kverbs_info,
+			version),
+	KVERBS_IOCTL_OP(KVERBS_CMD_DEVICES, kverbs_devices_exec,
+			struct kverbs_devices, ports),
+	KVERBS_IOCTL_OP(KVERBS_CMD_PING, kverbs_ping_exec, struct kverbs_ping,
+			result),
+};
+
+static long kverbs_fops_ioctl(struct file *filp, unsigned int cmd,
+			      unsigned long arg)
+{
+	const struct kverbs_ioctl_op *op;
+	union kverbs_ucmd_buffer buf;
+	struct kverbs_ucmd ucmd = {};
+	unsigned int nr = _IOC_NR(cmd);
+	int ret;
+
+	/* The number carries no size or direction; anything else is not ours. */
+	if (nr < KVERBS_CMD_BASE ||
+	    nr - KVERBS_CMD_BASE >= ARRAY_SIZE(kverbs_ioctl_ops) ||
+	    cmd != _IO(KVERBS_TYPE, nr))
+		return -ENOTTY;
+	op = &kverbs_ioctl_ops[nr - KVERBS_CMD_BASE];
+
+	ucmd.ubuffer = (void __user *)arg;
+	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
+	if (ret)
+		return ret;
+	if (ucmd.user_size < op->min_size)
+		return -EINVAL;
+	ret = copy_struct_from_user(&buf, op->size, ucmd.ubuffer,
+				    ucmd.user_size);
+	if (ret)
+		return ret;
+	ucmd.cmd = &buf;
+	return op->execute(&ucmd);
+}
+
+static const struct file_operations kverbs_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = kverbs_fops_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice kverbs_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kverbs",
+	.fops = &kverbs_fops,
+	.mode = 0600,
+};
+
+int kverbs_chardev_register(void)
+{
+	return misc_register(&kverbs_miscdev);
+}
+
+void kverbs_chardev_unregister(void)
+{
+	misc_deregister(&kverbs_miscdev);
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA device tracking.
+ *
+ * An ib_client hears about every RDMA device as it is registered and
+ * before it is unregistered.  Each test attaches the objects it creates
+ * on a device (a connection, a listener bound to the device's address) to
+ * the device's kverbs_dev; when the device goes away, kverbs_remove_one()
+ * aborts them and waits until every one has released its verbs objects,
+ * because ib_core frees the device as soon as all clients returned.
+ */
+#include "kverbs.h"
+
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/overflow.h>
+
+/**
+ * struct kverbs_dev - kverbs' view of one RDMA device
+ * @ibdev: the device
+ * @list: entry in kverbs_dev_list
+ * @users: &kverbs_dev_user.node of objects holding verbs resources on it
+ * @removing: set once removal started; no new users from then on
+ * @idle: woken when @users becomes empty
+ */
+struct kverbs_dev {
+	struct ib_device *ibdev;
+	struct list_head list;
+	struct list_head users;
+	bool removing;
+	wait_queue_head_t idle;
+};
+
+/*
+ * One lock for the device list and every device's user list: it is taken
+ * once per connection set-up and teardown and by KVERBS_IOC_DEVICES, and
+ * never held across a wait.
+ */
+static DEFINE_MUTEX(kverbs_dev_lock);
+static LIST_HEAD(kverbs_dev_list);
+
+static struct ib_client kverbs_client_ops;
+
+static struct kverbs_dev *kverbs_dev_find(struct ib_device *ibdev)
+{
+	struct kverbs_dev *dev;
+
+	lockdep_assert_held(&kverbs_dev_lock);
+	list_for_each_entry(dev, &kverbs_dev_list, list)
+		if (dev->ibdev == ibdev)
+			return dev;
+	return NULL;
+}
+
+/**
+ * kverbs_dev_attach - note that @user will create verbs objects on @ibdev
+ * @user: the object; its ->abort must be set
+ * @ibdev: the device rdma_cm bound it to
+ *
+ * Returns 0, or -ENODEV when the device is being removed (or was never
+ * seen), in which case @user is not attached.
+ */
+int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev)
+{
+	struct kverbs_dev *dev;
+	int ret = -ENODEV;
+
+	mutex_lock(&kverbs_dev_lock);
+	dev = kverbs_dev_find(ibdev);
+	if (dev && !dev->removing) {
+		user->dev = dev;
+		list_add_tail(&user->node, &dev->users);
+		ret = 0;
+	}
+	mutex_unlock(&kverbs_dev_lock);
+	return ret;
+}
+
+/**
+ * kverbs_dev_detach - @user released every verbs object on its device
+ * @user: an attached user, or one that never was attached
+ *
+ * After this returns the device may be freed at any time.
+ */
+void kverbs_dev_detach(struct kverbs_dev_user *user)
+{
+	struct kverbs_dev *dev = user->dev;
+
+	if (!dev)
+		return;
+	mutex_lock(&kverbs_dev_lock);
+	list_del(&user->node);
+	user->dev = NULL;
+	if (list_empty(&dev->users))
+		wake_up(&dev->idle);
+	mutex_unlock(&kverbs_dev_lock);
+}
+
+static bool kverbs_dev_idle(struct kverbs_dev *dev)
+{
+	bool idle;
+
+	mutex_lock(&kverbs_dev_lock);
+	idle = list_empty(&dev->users);
+	mutex_unlock(&kverbs_dev_lock);
+	return idle;
+}
+
+static int kverbs_add_one(struct ib_device *ibdev)
+{
+	struct kverbs_dev *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->ibdev = ibdev;
+	INIT_LIST_HEAD(&dev->users);
+	init_waitqueue_head(&dev->idle);
+
+	mutex_lock(&kverbs_dev_lock);
+	list_add_tail(&dev->list, &kverbs_dev_list);
+	mutex_unlock(&kverbs_dev_lock);
+	ib_set_client_data(ibdev, &kverbs_client_ops, dev);
+	ibdev_dbg(ibdev, "device added\n");
+	return 0;
+}
+
+static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct kverbs_dev *dev = client_data;
+	struct kverbs_dev_user *user;
+	unsigned int n = 0;
+
+	mutex_lock(&kverbs_dev_lock);
+	dev->removing = true;
+	list_del(&dev->list);
+	list_for_each_entry(user, &dev->users, node) {
+		user->abort(user);
+		n++;
+	}
+	mutex_unlock(&kverbs_dev_lock);
+
+	if (n)
+		ibdev_info(ibdev, "device removal: aborting %u connection(s)\n", n);
+	/*
+	 * Every user sleeps in an interruptible, bounded wait that the abort
+	 * woke up, and then tears down without waiting on the peer, so this
+	 * finishes promptly.
+	 */
+	wait_event(dev->idle, kverbs_dev_idle(dev));
+	kfree(dev);
+}
+
+static struct ib_client kverbs_client_ops = {
+	.name = "kverbs",
+	.add = kverbs_add_one,
+	.remove = kverbs_remove_one,
+};
+
+int kverbs_devices_register(void)
+{
+	return ib_register_client(&kverbs_client_ops);
+}
+
+void kverbs_devices_unregister(void)
+{
+	ib_unregister_client(&kverbs_client_ops);
+}
+
+static u64 kverbs_device_caps(const struct ib_device_attr *attr)
+{
+	u64 caps = 0;
+
+	if (attr->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)
+		caps |= KVERBS_DEVICE_CAP_FAST_REG;
+	if (attr->kernel_cap_flags & IBK_SG_GAPS_REG)
+		caps |= KVERBS_DEVICE_CAP_SG_GAPS_REG;
+	if (attr->device_cap_flags & KVERBS_IB_DEVICE_ATOMIC_WRITE)
+		caps |= KVERBS_DEVICE_CAP_ATOMIC_WRITE;
+	if (attr->device_cap_flags & KVERBS_IB_DEVICE_FLUSH)
+		caps |= KVERBS_DEVICE_CAP_FLUSH;
+	return caps;
+}
+
+static void kverbs_device_fill(struct kverbs_device_info *info,
+			       struct ib_device *ibdev, u32 first_port)
+{
+	const struct ib_device_attr *attr = &ibdev->attrs;
+
+	strscpy(info->name, dev_name(&ibdev->dev), sizeof(info->name));
+	info->node_guid = be64_to_cpu(ibdev->node_guid);
+	info->node_type = ibdev->node_type;
+	info->transport = rdma_node_get_transport(ibdev->node_type);
+	info->first_port = first_port;
+	info->port_count = rdma_end_port(ibdev) - rdma_start_port(ibdev) + 1;
+	info->max_qp = attr->max_qp;
+	info->max_qp_wr = attr->max_qp_wr;
+	info->max_cqe = attr->max_cqe;
+	info->max_send_sge = attr->max_send_sge;
+	info->max_recv_sge = attr->max_recv_sge;
+	info->max_sge_rd = attr->max_sge_rd;
+	info->max_qp_rd_atom = attr->max_qp_rd_atom;
+	info->max_qp_init_rd_atom = attr->max_qp_init_rd_atom;
+	info->max_mr_size = attr->max_mr_size;
+	info->max_fast_reg_page_list_len = attr->max_fast_reg_page_list_len;
+	info->atomic_cap = attr->atomic_cap;
+	info->cap_flags = kverbs_device_caps(attr);
+}
+
+static int kverbs_port_fill(struct kverbs_port_info *info,
+			    struct ib_device *ibdev, u32 port)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	ret = ib_query_port(ibdev, port, &attr);
+	if (ret)
+		return ret;
+	info->port_num = port;
+	info->state = attr.state;
+	info->phys_state = attr.phys_state;
+	info->link_layer = rdma_port_get_link_layer(ibdev, port);
+	info->active_mtu = ib_mtu_enum_to_int(attr.active_mtu);
+	info->max_mtu = ib_mtu_enum_to_int(attr.max_mtu);
+	info->gid_tbl_len = attr.gid_tbl_len;
+	return 0;
+}
+
+/*
+ * Take a snapshot of every device and port.  Userspace memory is written
+ * only after kverbs_dev_lock is dropped, so that a slow page fault cannot
+ * hold up device removal.
+ */
+static int kverbs_devices_snapshot(struct kverbs_device_info **devsp,
+				   u32 *ndevs, struct kverbs_port_info **portsp,
+				   u32 *nports)
+{
+	struct kverbs_device_info *devs = NULL;
+	struct kverbs_port_info *ports = NULL;
+	struct kverbs_dev *dev;
+	u32 nd = 0, np = 0, port;
+	int ret = 0;
+
+	mutex_lock(&kverbs_dev_lock);
+	list_for_each_entry(dev, &kverbs_dev_list, list) {
+		nd++;
+		np += rdma_end_port(dev->ibdev) - rdma_start_port(dev->ibdev) + 1;
+	}
+	if (nd) {
+		devs = kvcalloc(nd, sizeof(*devs), GFP_KERNEL);
+		ports = kvcalloc(np, sizeof(*ports), GFP_KERNEL);
+		if (!devs || !ports) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+	}
+	nd = 0;
+	np = 0;
+	list_for_each_entry(dev, &kverbs_dev_list, list) {
+		kverbs_device_fill(&devs[nd++], dev->ibdev, np);
+		rdma_for_each_port(dev->ibdev, port) {
+			ret = kverbs_port_fill(&ports[np++], dev->ibdev, port);
+			if (ret)
+				goto out_unlock;
+		}
+	}
+out_unlock:
+	mutex_unlock(&kverbs_dev_lock);
+	if (ret) {
+		kvfree(devs);
+		kvfree(ports);
+		return ret;
+	}
+	*devsp = devs;
+	*ndevs = nd;
+	*portsp = ports;
+	*nports = np;
+	return 0;
+}
+
+/* Entries grow by appending fields; a page is far beyond any future size. */
+#define KVERBS_MAX_ENTRY_SIZE	PAGE_SIZE
+
+/*
+ * Copy @n entries of @ksize bytes to a user array of @usize-byte entries:
+ * fields the caller does not know are cut off, fields it knows and the
+ * kernel does not are zeroed.
+ */
+static int kverbs_copy_array(u64 uptr, const void *kbuf, u32 n, size_t ksize,
+			     u32 usize)
+{
+	void __user *dst = u64_to_user_ptr(uptr);
+	size_t copy = min_t(size_t, ksize, usize);
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (copy_to_user(dst, kbuf + i * ksize, copy))
+			return -EFAULT;
+		if (usize > copy && clear_user(dst + copy, usize - copy))
+			return -EFAULT;
+		dst += usize;
+	}
+	return 0;
+}
+
+/**
+ * kverbs_devices_cmd - KVERBS_IOC_DEVICES
+ * @cmd: the caller's arguments, copied in; counts are written back to it
+ *
+ * Returns 0, or -EINVAL for bad arguments, -ENOSPC when an array is too
+ * small (the counts tell how large they must be), -EFAULT when an array
+ * cannot be written, or an error from querying a port.
+ */
+int kverbs_devices_cmd(struct kverbs_devices *cmd)
+{
+	struct kverbs_device_info *devs;
+	struct kverbs_port_info *ports;
+	u32 nd, np;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	if (cmd->device_entry_size < sizeof(struct kverbs_device_info) ||
+	    cmd->device_entry_size > KVERBS_MAX_ENTRY_SIZE ||
+	    cmd->port_entry_size < sizeof(struct kverbs_port_info) ||
+	    cmd->port_entry_size > KVERBS_MAX_ENTRY_SIZE)
+		return -EINVAL;
+
+	ret = kverbs_devices_snapshot(&devs, &nd, &ports, &np);
+	if (ret)
+		return ret;
+	cmd->device_count = nd;
+	cmd->port_count = np;
+	if (nd > cmd->device_capacity || np > cmd->port_capacity) {
+		ret = -ENOSPC;
+		goto out_free;
+	}
+	ret = kverbs_copy_array(cmd->devices, devs, nd, sizeof(*devs),
+				cmd->device_entry_size);
+	if (!ret)
+		ret = kverbs_copy_array(cmd->ports, ports, np, sizeof(*ports),
+					cmd->port_entry_size);
+out_free:
+	kvfree(devs);
+	kvfree(ports);
+	return ret;
+}

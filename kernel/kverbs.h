@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kverbs internal interfaces.
+ *
+ * Objects and who owns them (Documentation/architecture.rst has the
+ * long version):
+ *
+ *  kverbs_dev       one per RDMA device, created and destroyed by the
+ *                   ib_client callbacks in device.c.  Keeps a list of the
+ *                   users (endpoints, listeners) that hold verbs objects
+ *                   on the device, so that removal can abort them and
+ *                   wait until they have let go.
+ *  kverbs_ep        one RC connection: rdma_cm ID, PD, CQ and QP.  Owned
+ *                   by the test that created it, in the ioctl's thread.
+ *  kverbs_listener  a listening rdma_cm ID and the connection requests
+ *                   that wait for the server to take them.
+ *  kverbs_buf       a data buffer: pages, a kernel mapping for the CPU,
+ *                   and optionally a DMA mapping plus a fast-registration
+ *                   MR.  Owned by the test.
+ *  kverbs_msg       a small DMA-mapped control message (send or receive).
+ */
+#ifndef _KVERBS_H
+#define _KVERBS_H
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include <uapi/kverbs.h>
+
+#include "compat.h"
+
+#define KVERBS_VERSION "1.0"
+
+/* Module parameters, main.c. */
+extern unsigned int kverbs_max_msg_size;
+extern unsigned int kverbs_timeout_ms;
+
+/*
+ * struct kverbs_fail - the first thing that went wrong in a test, as it
+ * is reported to userspace (&struct kverbs_ping_result).
+ */
+struct kverbs_fail {
+	int error;		/* negative errno, 0 while nothing failed */
+	u32 valid;		/* KVERBS_RESULT_* */
+	u32 step;		/* enum kverbs_step */
+	u32 wc_status;
+	u32 vendor_err;
+	u32 cm_event;
+	s32 cm_status;
+	u32 mismatch_offset;
+};
+
+/* device.c: RDMA devices and the objects that use them. */
+
+struct kverbs_dev_user;
+
+/**
+ * struct kverbs_dev_user - something that holds verbs objects on a device
+ * @node: entry in the device's user list
+ * @dev: the device, valid from kverbs_dev_attach() until kverbs_dev_detach()
+ * @abort: called when the device is being removed, under the device list
+ *	lock: must not sleep, must make the owner let go of the device soon
+ */
+struct kverbs_dev_user {
+	struct list_head node;
+	struct kverbs_dev *dev;
+	void (*abort)(struct kverbs_dev_user *user);
+};
+
+int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev);
+void kverbs_dev_detach(struct kverbs_dev_user *user);
+int kverbs_devices_register(void);
+void kverbs_devices_unregister(void);
+int kverbs_devices_cmd(struct kverbs_devices *cmd);
+
+/* cm.c: connections. */
+
+/*
+ * rdma_cm delivers events for a listener, and for the connections it
+ * spawns, to one handler; the context of each ID starts with its kind.
+ */
+enum kverbs_cm_kind {
+	KVERBS_CM_EP,
+	KVERBS_CM_LISTENER,
+};
+
+enum kverbs_ep_state {
+	KVERBS_EP_IDLE,
+	KVERBS_EP_ADDR_RESOLVED,
+	KVERBS_EP_ROUTE_RESOLVED,
+	KVERBS_EP_CONNECT_REQUEST,	/* server side, not yet accepted */
+	KVERBS_EP_CONNECTED,
+	KVERBS_EP_DISCONNECTED,
+};
+
+struct kverbs_listener;
+
+/**
+ * struct kverbs_ep - one reliable connection and the verbs objects under it
+ * @kind: KVERBS_CM_EP, see &enum kverbs_cm_kind
+ * @id: the rdma_cm ID; its ->qp is the QP once created
+ * @pd: protection domain
+ * @cq: completion queue shared by send and receive queues
+ * @user: attachment to the device, for removal
+ * @wait: woken on every CM event, completion and failure
+ * @lock: protects @state, @fail and @listener
+ * @state: where the connection stands
+ * @fail: the first failure; later ones are consequences and not recorded
+ * @listener: server side: the listener this request is queued on, or NULL
+ *	once the server took it (or it never was a request)
+ * @pending: entry in the listener's queue while @listener is set
+ * @responder_resources: server side: what the client offered in its request
+ * @initiator_depth: server side: what the client offered in its request
+ * @drained: the QP was drained, no completion handler runs any more
+ */
+struct kverbs_ep {
+	enum kverbs_cm_kind kind;
+	struct rdma_cm_id *id;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct kverbs_dev_user user;
+	wait_queue_head_t wait;
+	spinlock_t lock;
+	enum kverbs_ep_state state;
+	struct kverbs_fail fail;
+	struct kverbs_listener *listener;
+	struct list_head pending;
+	u8 responder_resources;
+	u8 initiator_depth;
+	bool drained;
+};
+
+/**
+ * struct kverbs_ep_caps - what a test needs from its QP
+ * @max_send_wr: send work requests outstanding at once, not counting the
+ *	ones rdma_rw contexts need and the drain
+ * @max_recv_wr: receive work requests outstanding at once, not counting
+ *	the drain
+ * @max_send_sge: scatter/gather entries per send work request
+ * @max_rdma_ctxs: rdma_rw contexts in use at once, 0 if none
+ */
+struct kverbs_ep_caps {
+	u32 max_send_wr;
+	u32 max_recv_wr;
+	u32 max_send_sge;
+	u32 max_rdma_ctxs;
+};
+
+struct kverbs_ep *kverbs_ep_create(void);
+void kverbs_ep_destroy(struct kverbs_ep *ep);
+int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
+		      struct sockaddr *dst, u64 timeout_ns);
+int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps);
+int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns);
+int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns);
+void kverbs_ep_disconnect(struct kverbs_ep *ep);
+void kverbs_ep_drain(struct kverbs_ep *ep);
+int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);
+void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
+			 enum kverbs_step step);
+int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset);
+void kverbs_ep_fail_info(struct kverbs_ep *ep, struct kverbs_fail *fail);
+long kverbs_ep_wait_timeout(u64 timeout_ns);
+
+static inline struct ib_device *kverbs_ep_device(const struct kverbs_ep *ep)
+{
+	return ep->id->device;
+}
+
+static inline u32 kverbs_ep_port(const struct kverbs_ep *ep)
+{
+	return ep->id->port_num;
+}
+
+static inline int kverbs_ep_error(struct kverbs_ep *ep)
+{
+	return READ_ONCE(ep->fail.error);
+}
+
+/**
+ * kverbs_ep_wait - wait for a condition on an endpoint
+ * @ep: the endpoint whose wait queue is woken when @cond may change
+ * @cond: the condition
+ * @timeout: in jiffies, from kverbs_ep_wait_timeout()
+ *
+ * Returns 0 once @cond is true; otherwise the endpoint's error if it
+ * failed, -ETIMEDOUT when @timeout passed and -EINTR on a signal.
+ */
+#define kverbs_ep_wait(ep, cond, timeout)				\
+({									\
+	long __ret = wait_event_interruptible_timeout((ep)->wait,	\
+			(cond) || kverbs_ep_error(ep), (timeout));	\
+	int __err;							\
+									\
+	if (cond)							\
+		__err = 0;						\
+	else if (kverbs_ep_error(ep))					\
+		__err = kverbs_ep_error(ep);				\
+	else if (__ret == 0)						\
+		__err = -ETIMEDOUT;					\
+	else								\
+		__err = -EINTR;						\
+	__err;								\
+})
+
+/**
+ * struct kverbs_listener - a listening rdma_cm ID and its pending requests
+ * @kind: KVERBS_CM_LISTENER, see &enum kverbs_cm_kind
+ * @id: the listening ID
+ * @user: attachment to the device when bound to one address of one device
+ * @wait: woken when a request arrives or the listener fails
+ * @lock: protects @pending, @npending and @error
+ * @pending: &kverbs_ep.pending of requests not yet taken
+ * @npending: length of @pending
+ * @error: the listener's failure, 0 while it works
+ */
+struct kverbs_listener {
+	enum kverbs_cm_kind kind;
+	struct rdma_cm_id *id;
+	struct kverbs_dev_user user;
+	wait_queue_head_t wait;
+	spinlock_t lock;
+	struct list_head pending;
+	unsigned int npending;
+	int error;
+};
+
+struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr);
+void kverbs_listener_destroy(struct kverbs_listener *lsn);
+struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
+
+/* mr.c: memory. */
+
+/**
+ * struct kverbs_buf - a data buffer for RDMA
+ * @len: bytes in use; the sg table describes exactly these
+ * @npages: pages allocated, enough for @len
+ * @pages: the pages
+ * @vaddr: contiguous kernel mapping of @pages for the CPU
+ * @sgt: scatter/gather table of the first @len bytes
+ * @ibdev: device @sgt is DMA-mapped for by kverbs_buf_map(), or NULL
+ * @dir: direction of that mapping
+ * @mr: fast-registration MR mapping @sgt, or NULL
+ * @access: rights of the registration the peer holds, 0 when none is valid
+ * @reg_cqe: completion of its registration, which only failures report
+ * @inv_cqe: completion of its invalidation
+ * @inv_done: a signaled invalidation completed
+ */
+struct kverbs_buf {
+	size_t len;
+	unsigned int npages;
+	struct page **pages;
+	void *vaddr;
+	struct sg_table sgt;
+	struct ib_device *ibdev;
+	enum dma_data_direction dir;
+	struct ib_mr *mr;
+	int access;
+	struct ib_cqe reg_cqe;
+	struct ib_cqe inv_cqe;
+	bool inv_done;
+};
+
+int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len);
+int kverbs_buf_resize(struct kverbs_buf *buf, size_t len);
+void kverbs_buf_free(struct kverbs_buf *buf);
+int kverbs_buf_map(struct kverbs_buf *buf, struct ib_pd *pd,
+		   enum dma_data_direction dir);
+void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf);
+void kverbs_buf_sync_for_device(struct kverbs_buf *buf);
+void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access);
+void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
+		       bool signaled);
+unsigned int kverbs_max_reg_size(struct ib_device *ibdev);
+int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
+		     enum kverbs_step step);
+
+/**
+ * struct kverbs_msg - a small control message buffer
+ * @buf: the message, kmalloc'ed
+ * @len: its size
+ * @dma: its DMA address
+ * @ibdev: the device it is mapped for
+ * @dir: DMA_TO_DEVICE for sends, DMA_FROM_DEVICE for receives
+ * @sge: describes @buf with the PD's local DMA lkey
+ * @cqe: completion of the work request that uses it
+ * @done: that work request completed successfully
+ * @byte_len: receives: bytes received
+ */
+struct kverbs_msg {
+	void *buf;
+	size_t len;
+	u64 dma;
+	struct ib_device *ibdev;
+	enum dma_data_direction dir;
+	struct ib_sge sge;
+	struct ib_cqe cqe;
+	bool done;
+	u32 byte_len;
+};
+
+int kverbs_msg_alloc(struct kverbs_msg *msg, struct ib_pd *pd, size_t len,
+		     enum dma_data_direction dir);
+void kverbs_msg_free(struct kverbs_msg *msg);
+int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep);
+void kverbs_msg_send_wr(struct kverbs_msg *msg, struct ib_send_wr *wr);
+void kverbs_msg_sync_for_cpu(struct kverbs_msg *msg);
+
+/* ping.c */
+int kverbs_ping_cmd(struct kverbs_ping *cmd);
+
+/* chardev.c */
+int kverbs_chardev_register(void);
+void kverbs_chardev_unregister(void);
+
+#endif /* _KVERBS_H */
