@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection management: rdma_cm IDs and the PD, CQ and QP under them.
+ *
+ * A client endpoint goes IDLE -> ADDR_RESOLVED -> ROUTE_RESOLVED ->
+ * CONNECTED -> DISCONNECTED; a server endpoint starts in CONNECT_REQUEST,
+ * queued on its listener until the server takes it.  The test's thread
+ * drives every transition and sleeps on ep->wait in between; the rdma_cm
+ * event handler, the completion handlers and device removal only record
+ * what happened and wake it.  The first failure is kept in ep->fail and
+ * reported to userspace; later failures are usually its consequences
+ * (flushed work requests after a disconnect, say) and are not recorded.
+ */
+#include "kverbs.h"
+#include "trace.h"
+
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+
+/* Connection requests a listener queues while its server is busy. */
+#define KVERBS_LISTEN_BACKLOG	8
+
+static int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
+
+/**
+ * kverbs_ep_wait_timeout - a step's time limit in jiffies for kverbs_ep_wait()
+ * @timeout_ns: the limit in nanoseconds, 0 for none
+ */
+long kverbs_ep_wait_timeout(u64 timeout_ns)
+{
+	unsigned long j;
+
+	if (!timeout_ns)
+		return MAX_SCHEDULE_TIMEOUT;
+	j = nsecs_to_jiffies(timeout_ns);
+	return clamp_t(unsigned long, j, 1, MAX_SCHEDULE_TIMEOUT - 1);
+}
+
+static unsigned long kverbs_ns_to_ms(u64 timeout_ns)
+{
+	return max_t(u64, div_u64(timeout_ns, NSEC_PER_MSEC), 1);
+}
+
+/**
+ * kverbs_ep_failed - record a failure of @ep and wake its test
+ * @ep: the endpoint
+ * @error: negative errno
+ * @step: what the test was doing, KVERBS_STEP_NONE if unknown here
+ *
+ * Only the first failure is kept; a later call may still fill in the step
+ * of an earlier one that did not know it.  Safe in any context.
+ *
+ * Returns the error that is kept, which the caller should pass on.
+ */
+int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step)
+{
+	unsigned long flags;
+	int kept;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->fail.error)
+		WRITE_ONCE(ep->fail.error, error);
+	if (!ep->fail.step)
+		ep->fail.step = step;
+	kept = ep->fail.error;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	wake_up(&ep->wait);
+	return kept;
+}
+
+/**
+ * kverbs_ep_wc_failed - record a failed work completion
+ * @ep: the endpoint
+ * @wc: the completion, status not IB_WC_SUCCESS
+ * @step: what the work request was doing
+ *
+ * A flushed work request only says the QP left the connected state; if
+ * nothing else was recorded, the connection was reset under us.
+ */
+void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
+			 enum kverbs_step step)
+{
+	unsigned long flags;
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		kverbs_ep_failed(ep, -ECONNRESET, KVERBS_STEP_NONE);
+		return;
+	}
+	ibdev_dbg(kverbs_ep_device(ep), "qp %u: work request failed: %s (vendor error 0x%x)\n",
+		  wc->qp->qp_num, ib_wc_status_msg(wc->status), wc->vendor_err);
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->fail.error) {
+		WRITE_ONCE(ep->fail.error, -EIO);
+		ep->fail.step = step;
+		ep->fail.valid |= KVERBS_RESULT_WC;
+		ep->fail.wc_status = wc->status;
+		ep->fail.vendor_err = wc->vendor_err;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	wake_up(&ep->wait);
+}
+
+/**
+ * kverbs_ep_mismatch - record that received data failed validation
+ * @ep: the endpoint
+ * @offset: the first byte that differed
+ *
+ * Returns the error that is kept, -EBADMSG unless something failed before.
+ */
+int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
+{
+	unsigned long flags;
+	int kept;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->fail.error) {
+		WRITE_ONCE(ep->fail.error, -EBADMSG);
+		ep->fail.step = KVERBS_STEP_VALIDATE;
+		ep->fail.valid |= KVERBS_RESULT_MISMATCH;
+		ep->fail.mismatch_offset = offset;
+	}
+	kept = ep->fail.error;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return kept;
+}
+
+/* Record a failure that an rdma_cm event reported. */
+static void kverbs_ep_cm_failed(struct kverbs_ep *ep,
+				const struct rdma_cm_event *event, int error,
+				enum kverbs_step step)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->fail.error) {
+		WRITE_ONCE(ep->fail.error, error);
+		ep->fail.step = step;
+		ep->fail.valid |= KVERBS_RESULT_CM;
+		ep->fail.cm_event = event->event;
+		ep->fail.cm_status = event->status;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	wake_up(&ep->wait);
+}
+
+/**
+ * kverbs_ep_fail_info - copy out the failure of @ep
+ * @ep: the endpoint
+ * @fail: where to copy it
+ */
+void kverbs_ep_fail_info(struct kverbs_ep *ep, struct kverbs_fail *fail)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	*fail = ep->fail;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+static void kverbs_ep_set_state(struct kverbs_ep *ep, enum kverbs_ep_state state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->state = state;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	wake_up(&ep->wait);
+}
+
+static bool kverbs_ep_state_is(struct kverbs_ep *ep, enum kverbs_ep_state state)
+{
+	return READ_ONCE(ep->state) == state;
+}
+
+/* The device is going away: make the test let go of it. */
+static void kverbs_ep_abort(struct kverbs_dev_user *user)
+{
+	struct kverbs_ep *ep = container_of(user, struct kverbs_ep, user);
+
+	kverbs_ep_failed(ep, -ENODEV, KVERBS_STEP_NONE);
+}
+
+static struct kverbs_ep *kverbs_ep_alloc(void)
+{
+	struct kverbs_ep *ep;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return NULL;
+	ep->kind = KVERBS_CM_EP;
+	ep->user.abort = kverbs_ep_abort;
+	init_waitqueue_head(&ep->wait);
+	spin_lock_init(&ep->lock);
+	INIT_LIST_HEAD(&ep->pending);
+	return ep;
+}
+
+/**
+ * kverbs_ep_create - create a client endpoint with its rdma_cm ID
+ *
+ * Returns the endpoint or an ERR_PTR.
+ */
+struct kverbs_ep *kverbs_ep_create(void)
+{
+	struct kverbs_ep *ep;
+	struct rdma_cm_id *id;
+
+	ep = kverbs_ep_alloc();
+	if (!ep)
+		return ERR_PTR(-ENOMEM);
+	id = rdma_create_id(&init_net, kverbs_cm_handler, &ep->kind,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id)) {
+		kfree(ep);
+		return ERR_CAST(id);
+	}
+	ep->id = id;
+	return ep;
+}
+
+/*
+ * Wait for an rdma_cm step.  rdma_cm enforces the step's own timeout and
+ * reports it as an event; the extra second keeps this wait a backstop.
+ */
+static int kverbs_ep_wait_state(struct kverbs_ep *ep,
+				enum kverbs_ep_state state, u64 timeout_ns)
+{
+	return kverbs_ep_wait(ep, kverbs_ep_state_is(ep, state),
+			      kverbs_ep_wait_timeout(timeout_ns) + HZ);
+}
+
+/**
+ * kverbs_ep_resolve - resolve the address and route to @dst
+ * @ep: a new client endpoint
+ * @src: local address to use, or NULL to let routing choose
+ * @dst: the server's address and port
+ * @timeout_ns: limit for each of the two steps
+ *
+ * On success the endpoint is bound to an RDMA device and port and
+ * attached to it.  Returns 0 or a negative errno; the failure is recorded
+ * in the endpoint.
+ */
+int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
+		      struct sockaddr *dst, u64 timeout_ns)
+{
+	int ret;
+
+	ret = rdma_resolve_addr(ep->id, src, dst, kverbs_ns_to_ms(timeout_ns));
+	if (!ret)
+		ret = kverbs_ep_wait_state(ep, KVERBS_EP_ADDR_RESOLVED, timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RESOLVE_ADDR);
+
+	ret = rdma_resolve_route(ep->id, kverbs_ns_to_ms(timeout_ns));
+	if (!ret)
+		ret = kverbs_ep_wait_state(ep, KVERBS_EP_ROUTE_RESOLVED, timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RESOLVE_ROUTE);
+
+	ret = kverbs_dev_attach(&ep->user, kverbs_ep_device(ep));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RESOLVE_ROUTE);
+	return 0;
+}
+
+static void kverbs_qp_event(struct ib_event *event, void *context)
+{
+	struct kverbs_ep *ep = context;
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+		/*
+		 * A receive completed before the CM saw the connection
+		 * established (the peer's first message overtook its RTU):
+		 * let rdma_cm finish the connection now.
+		 */
+		rdma_notify(ep->id, event->event);
+		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+	case IB_EVENT_PATH_MIG_ERR:
+		ibdev_dbg(event->device, "qp %u: async event %s\n",
+			  event->element.qp->qp_num, ib_event_msg(event->event));
+		kverbs_ep_failed(ep, -EIO, KVERBS_STEP_NONE);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * kverbs_ep_create_qp - create the PD, CQ and RC QP of an endpoint
+ * @ep: an endpoint bound to a device
+ * @caps: what the test needs
+ *
+ * Returns 0, -EINVAL when the device cannot provide @caps, or another
+ * negative errno.  Whatever was created is released by kverbs_ep_destroy().
+ */
+int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
+{
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 port = kverbs_ep_port(ep);
+	struct ib_qp_init_attr attr = {};
+	u32 send_wr, recv_wr;
+	int ret;
+
+	/* +1 on each queue for the work request ib_drain_qp() posts. */
+	send_wr = caps->max_send_wr + 1;
+	recv_wr = caps->max_recv_wr + 1;
+	if (send_wr + rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0) >
+	    ibdev->attrs.max_qp_wr || recv_wr > ibdev->attrs.max_qp_wr ||
+	    caps->max_send_sge > ibdev->attrs.max_send_sge) {
+		ibdev_dbg(ibdev, "QP of %u+%u send and %u receive WRs is too large\n",
+			  send_wr, caps->max_rdma_ctxs, recv_wr);
+		return -EINVAL;
+	}
+
+	ep->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(ep->pd)) {
+		ret = PTR_ERR(ep->pd);
+		ep->pd = NULL;
+		return ret;
+	}
+
+	/*
+	 * Once the QP is in the error state every outstanding work request
+	 * completes, signaled or not, so the CQ must hold them all,
+	 * including those rdma_rw adds for its contexts.
+	 */
+	ep->cq = ib_alloc_cq(ibdev, ep,
+			     send_wr + recv_wr +
+			     rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0),
+			     0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(ep->cq)) {
+		ret = PTR_ERR(ep->cq);
+		ep->cq = NULL;
+		return ret;
+	}
+
+	attr.event_handler = kverbs_qp_event;
+	attr.qp_context = ep;
+	attr.send_cq = ep->cq;
+	attr.recv_cq = ep->cq;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	attr.port_num = port;
+	attr.cap.max_send_wr = send_wr;
+	attr.cap.max_recv_wr = recv_wr;
+	attr.cap.max_send_sge = caps->max_send_sge;
+	attr.cap.max_recv_sge = 1;
+	attr.cap.max_rdma_ctxs = caps->max_rdma_ctxs;
+	return rdma_create_qp(ep->id, ep->pd, &attr);
+}
+
+/**
+ * kverbs_ep_connect - connect a resolved client endpoint with a QP
+ * @ep: the endpoint
+ * @rd_atom: RDMA READs each side may have outstanding towards the other
+ * @timeout_ns: limit on the connection set-up
+ *
+ * Returns 0 once connected, or the recorded failure: -ECONNREFUSED when
+ * the server rejected it (nothing listens there, or it is busy),
+ * -ETIMEDOUT, -EHOSTUNREACH, -EINTR on a signal.
+ */
+int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
+{
+	const struct ib_device_attr *attrs = &kverbs_ep_device(ep)->attrs;
+	struct rdma_conn_param param = {
+		.responder_resources = min_t(int, rd_atom, attrs->max_qp_rd_atom),
+		.initiator_depth = min_t(int, rd_atom, attrs->max_qp_init_rd_atom),
+		/* The IB maximum, as rping: ride out a slow peer or fabric. */
+		.retry_count = 7,
+		/* 7 retries forever; a peer that never posts is caught by the step timeout. */
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	ret = rdma_connect(ep->id, &param);
+	if (!ret)
+		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_CONNECT);
+	return 0;
+}
+
+/**
+ * kverbs_ep_accept - accept a connection request taken from a listener
+ * @ep: the endpoint, with a QP and its receives posted
+ * @timeout_ns: limit on the connection set-up
+ *
+ * Returns 0 once established, or the recorded failure.
+ */
+int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
+{
+	const struct ib_device_attr *attrs = &kverbs_ep_device(ep)->attrs;
+	struct rdma_conn_param param = {
+		/* Answer as many READs as the client wants to issue, and vice versa. */
+		.responder_resources = min_t(int, ep->initiator_depth,
+					     attrs->max_qp_rd_atom),
+		.initiator_depth = min_t(int, ep->responder_resources,
+					 attrs->max_qp_init_rd_atom),
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	ret = rdma_accept(ep->id, &param);
+	if (!ret)
+		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
+	return 0;
+}
+
+/**
+ * kverbs_ep_disconnect - start tearing down the connection, if there is one
+ * @ep: the endpoint
+ *
+ * Does not wait for the peer: the QP moves to the error state and
+ * kverbs_ep_destroy() drains it.
+ */
+void kverbs_ep_disconnect(struct kverbs_ep *ep)
+{
+	if (ep->id && ep->id->qp)
+		rdma_disconnect(ep->id);
+}
+
+/**
+ * kverbs_ep_drain - flush every outstanding work request
+ * @ep: the endpoint
+ *
+ * After this no completion handler runs for the endpoint, so the buffers
+ * its work requests used can be freed.  Idempotent.
+ */
+void kverbs_ep_drain(struct kverbs_ep *ep)
+{
+	if (!ep->id || !ep->id->qp || ep->drained)
+		return;
+	kverbs_ep_disconnect(ep);
+	ib_drain_qp(ep->id->qp);
+	ep->drained = true;
+}
+
+/**
+ * kverbs_ep_destroy - release an endpoint and everything under it
+ * @ep: the endpoint, possibly half built, or NULL
+ *
+ * The test must have drained it and freed its MRs first if it had any.
+ */
+void kverbs_ep_destroy(struct kverbs_ep *ep)
+{
+	if (!ep)
+		return;
+	if (ep->id && ep->id->qp) {
+		kverbs_ep_drain(ep);
+		rdma_destroy_qp(ep->id);
+	}
+	if (ep->cq)
+		ib_free_cq(ep->cq);
+	if (ep->pd)
+		ib_dealloc_pd(ep->pd);
+	if (ep->id)
+		rdma_destroy_id(ep->id);
+	/* Only now may the device go: nothing of ours is left on it. */
+	kverbs_dev_detach(&ep->user);
+	kfree(ep);
+}
+
+/*
+ * A request still queued on its listener is nobody's yet.  When it dies
+ * there (the client gave up, the device went away) hand it back to
+ * rdma_cm to destroy, so that nothing waits for the server to notice.
+ * Returns true if the handler must return non-zero for that.
+ */
+static bool kverbs_ep_drop_pending(struct kverbs_ep *ep, int error)
+{
+	unsigned long flags;
+	bool drop = false;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->listener) {
+		ep->id = NULL;
+		if (!ep->fail.error)
+			WRITE_ONCE(ep->fail.error, error);
+		drop = true;
+	}
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return drop;
+}
+
+static int kverbs_ep_cm_event(struct kverbs_ep *ep, struct rdma_cm_event *event)
+{
+	switch (event->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		kverbs_ep_set_state(ep, KVERBS_EP_ADDR_RESOLVED);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		kverbs_ep_set_state(ep, KVERBS_EP_ROUTE_RESOLVED);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		kverbs_ep_set_state(ep, KVERBS_EP_CONNECTED);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		kverbs_ep_cm_failed(ep, event, event->status ?: -EHOSTUNREACH,
+				    KVERBS_STEP_RESOLVE_ADDR);
+		break;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		kverbs_ep_cm_failed(ep, event, event->status ?: -EHOSTUNREACH,
+				    KVERBS_STEP_RESOLVE_ROUTE);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		if (kverbs_ep_drop_pending(ep, -ECONNABORTED))
+			return 1;
+		/* event->status is an IB CM reject reason or an iWARP errno. */
+		kverbs_ep_cm_failed(ep, event, -ECONNREFUSED, KVERBS_STEP_NONE);
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		if (kverbs_ep_drop_pending(ep, -ECONNABORTED))
+			return 1;
+		kverbs_ep_cm_failed(ep, event,
+				    event->status < 0 ? event->status : -EHOSTUNREACH,
+				    KVERBS_STEP_NONE);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		if (kverbs_ep_drop_pending(ep, -ECONNRESET))
+			return 1;
+		kverbs_ep_set_state(ep, KVERBS_EP_DISCONNECTED);
+		kverbs_ep_cm_failed(ep, event, -ECONNRESET, KVERBS_STEP_NONE);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (kverbs_ep_drop_pending(ep, -ENODEV))
+			return 1;
+		/* The test destroys the ID itself; rdma_cm waits for that. */
+		kverbs_ep_cm_failed(ep, event, -ENODEV, KVERBS_STEP_NONE);
+		break;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		kverbs_ep_cm_failed(ep, event, -ENETRESET, KVERBS_STEP_NONE);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The device of a listener bound to one address is going away. */
+static void kverbs_listener_abort(struct kverbs_dev_user *user)
+{
+	struct kverbs_listener *lsn = container_of(user, struct kverbs_listener, user);
+	unsigned long flags;
+
+	spin_lock_irqsave(&lsn->lock, flags);
+	if (!lsn->error)
+		lsn->error = -ENODEV;
+	spin_unlock_irqrestore(&lsn->lock, flags);
+	wake_up(&lsn->wait);
+}
+
+static int kverbs_listener_request(struct kverbs_listener *lsn,
+				   struct rdma_cm_id *id,
+				   struct rdma_cm_event *event)
+{
+	struct kverbs_ep *ep;
+	unsigned long flags;
+	bool queued = false;
+
+	ep = kverbs_ep_alloc();
+	if (ep) {
+		ep->id = id;
+		ep->state = KVERBS_EP_CONNECT_REQUEST;
+		ep->responder_resources = event->param.conn.responder_resources;
+		ep->initiator_depth = event->param.conn.initiator_depth;
+
+		spin_lock_irqsave(&lsn->lock, flags);
+		if (!lsn->error && lsn->npending < KVERBS_LISTEN_BACKLOG) {
+			ep->listener = lsn;
+			id->context = &ep->kind;
+			list_add_tail(&ep->pending, &lsn->pending);
+			lsn->npending++;
+			queued = true;
+		}
+		spin_unlock_irqrestore(&lsn->lock, flags);
+	}
+	if (!queued) {
+		kfree(ep);
+		/* Non-zero tells rdma_cm to destroy the new ID. */
+		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		return -ECONNREFUSED;
+	}
+	wake_up(&lsn->wait);
+	return 0;
+}
+
+static int kverbs_listener_event(struct kverbs_listener *lsn,
+				 struct rdma_cm_id *id,
+				 struct rdma_cm_event *event)
+{
+	switch (event->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return kverbs_listener_request(lsn, id, event);
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		kverbs_listener_abort(&lsn->user);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
+{
+	enum kverbs_cm_kind *kind = id->context;
+
+	trace_kverbs_cm_event(id, event);
+	/* A new connection's ID starts with its listener's context. */
+	if (*kind == KVERBS_CM_LISTENER)
+		return kverbs_listener_event(container_of(kind, struct kverbs_listener,
+							  kind), id, event);
+	return kverbs_ep_cm_event(container_of(kind, struct kverbs_ep, kind), event);
+}
+
+/**
+ * kverbs_listener_create - bind to @addr and listen
+ * @addr: local address and port; the address may be a wildcard
+ *
+ * Returns the listener or an ERR_PTR: -EADDRINUSE when the port is taken,
+ * -EADDRNOTAVAIL when @addr is not a local address.
+ */
+struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr)
+{
+	struct kverbs_listener *lsn;
+	int ret;
+
+	lsn = kzalloc(sizeof(*lsn), GFP_KERNEL);
+	if (!lsn)
+		return ERR_PTR(-ENOMEM);
+	lsn->kind = KVERBS_CM_LISTENER;
+	lsn->user.abort = kverbs_listener_abort;
+	init_waitqueue_head(&lsn->wait);
+	spin_lock_init(&lsn->lock);
+	INIT_LIST_HEAD(&lsn->pending);
+
+	lsn->id = rdma_create_id(&init_net, kverbs_cm_handler, &lsn->kind,
+				 RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(lsn->id)) {
+		ret = PTR_ERR(lsn->id);
+		goto out_free;
+	}
+	ret = rdma_bind_addr(lsn->id, addr);
+	if (ret)
+		goto out_destroy_id;
+	/* Bound to one device's address: removal of that device ends it. */
+	if (lsn->id->device) {
+		ret = kverbs_dev_attach(&lsn->user, lsn->id->device);
+		if (ret)
+			goto out_destroy_id;
+	}
+	ret = rdma_listen(lsn->id, KVERBS_LISTEN_BACKLOG);
+	if (ret)
+		goto out_detach;
+	return lsn;
+
+out_detach:
+	kverbs_dev_detach(&lsn->user);
+out_destroy_id:
+	rdma_destroy_id(lsn->id);
+out_free:
+	kfree(lsn);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Take the first queued request off the listener, or return NULL if none
+ * is queued.  A request that died while queued comes back with ->id NULL:
+ * rdma_cm destroyed its ID and only the memory is left to free.
+ */
+static struct kverbs_ep *kverbs_listener_pop(struct kverbs_listener *lsn)
+{
+	struct kverbs_ep *ep = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&lsn->lock, flags);
+	if (!list_empty(&lsn->pending)) {
+		ep = list_first_entry(&lsn->pending, struct kverbs_ep, pending);
+		list_del_init(&ep->pending);
+		lsn->npending--;
+	}
+	spin_unlock_irqrestore(&lsn->lock, flags);
+	if (!ep)
+		return NULL;
+
+	/* From here on the request's events no longer drop it. */
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->listener = NULL;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ep;
+}
+
+static bool kverbs_listener_ready(struct kverbs_listener *lsn, int *error)
+{
+	unsigned long flags;
+	bool ready;
+
+	spin_lock_irqsave(&lsn->lock, flags);
+	*error = lsn->error;
+	ready = lsn->error || !list_empty(&lsn->pending);
+	spin_unlock_irqrestore(&lsn->lock, flags);
+	return ready;
+}
+
+/**
+ * kverbs_listener_accept - wait for the next connection request
+ * @lsn: the listener
+ *
+ * Waits without a time limit, until a client connects or a signal
+ * arrives.  Returns the new connection's endpoint, attached to its device
+ * but not yet accepted, or an ERR_PTR: -EINTR on a signal, -ENODEV when
+ * the listener's device went away.  If the endpoint cannot be attached it
+ * comes back rejected and failed, for the caller to count and destroy.
+ */
+struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
+{
+	struct kverbs_ep *ep;
+	int ret, error;
+
+	for (;;) {
+		if (wait_event_interruptible(lsn->wait,
+					     kverbs_listener_ready(lsn, &error)))
+			return ERR_PTR(-EINTR);
+		if (error)
+			return ERR_PTR(error);
+		ep = kverbs_listener_pop(lsn);
+		if (!ep)
+			continue;
+		if (!ep->id) {
+			kfree(ep);
+			continue;
+		}
+		ret = kverbs_dev_attach(&ep->user, kverbs_ep_device(ep));
+		if (ret) {
+			kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
+			rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		}
+		return ep;
+	}
+}
+
+/**
+ * kverbs_listener_destroy - stop listening and reject what is still queued
+ * @lsn: the listener, or NULL
+ */
+void kverbs_listener_destroy(struct kverbs_listener *lsn)
+{
+	struct kverbs_ep *ep;
+
+	if (!lsn)
+		return;
+	/* After this no request can be queued any more. */
+	rdma_destroy_id(lsn->id);
+	while ((ep = kverbs_listener_pop(lsn))) {
+		if (ep->id)
+			rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		kverbs_ep_destroy(ep);
+	}
+	kverbs_dev_detach(&lsn->user);
+	kfree(lsn);
+}
