@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory: data buffers, their DMA mappings and fast registration, and
+ * small control messages.
+ *
+ * A data buffer is built from single pages, so that a 4 MiB buffer does
+ * not need a 4 MiB physically contiguous allocation, and is mapped once
+ * more with vmap() so that the CPU can fill and check it in one piece.
+ *
+ * A buffer that a peer reaches with RDMA READ or WRITE is registered with
+ * fast registration (FRWR): ib_alloc_mr() once, ib_map_mr_sg() once, then
+ * for every advertisement an IB_WR_REG_MR work request with a fresh key
+ * and only the rights that advertisement needs, and an IB_WR_LOCAL_INV
+ * as soon as the peer is done.  A peer therefore never holds a key that
+ * is valid longer than one exchange.
+ */
+#include "kverbs.h"
+#include "trace.h"
+
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+/**
+ * kverbs_max_reg_size - largest buffer one fast-registration MR can map
+ * @ibdev: the device
+ *
+ * Returns the size in bytes, 0 if the device cannot fast-register.
+ */
+unsigned int kverbs_max_reg_size(struct ib_device *ibdev)
+{
+	const struct ib_device_attr *attrs = &ibdev->attrs;
+	u64 size;
+
+	if (!(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		return 0;
+	size = (u64)attrs->max_fast_reg_page_list_len * PAGE_SIZE;
+	size = min(size, attrs->max_mr_size);
+	return min_t(u64, size, UINT_MAX);
+}
+
+static int kverbs_buf_build_sgt(struct kverbs_buf *buf, size_t len)
+{
+	return sg_alloc_table_from_pages_segment(&buf->sgt, buf->pages,
+						 DIV_ROUND_UP(len, PAGE_SIZE),
+						 0, len, SZ_1G, GFP_KERNEL);
+}
+
+/**
+ * kverbs_buf_alloc - allocate a zeroed data buffer of @len bytes
+ * @buf: zeroed by the caller
+ * @len: size, at least 1
+ *
+ * Returns 0 or -ENOMEM.  kverbs_buf_free() releases what was allocated,
+ * also after a failure.
+ */
+int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len)
+{
+	unsigned int i, npages = DIV_ROUND_UP(len, PAGE_SIZE);
+
+	buf->pages = kvcalloc(npages, sizeof(*buf->pages), GFP_KERNEL);
+	if (!buf->pages)
+		return -ENOMEM;
+	for (i = 0; i < npages; i++) {
+		/* Zeroed: nothing the kernel held before reaches a peer. */
+		buf->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!buf->pages[i])
+			return -ENOMEM;
+		buf->npages++;
+	}
+	buf->vaddr = vmap(buf->pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!buf->vaddr)
+		return -ENOMEM;
+	if (kverbs_buf_build_sgt(buf, len))
+		return -ENOMEM;
+	buf->len = len;
+	return 0;
+}
+
+/**
+ * kverbs_buf_resize - make an unmapped buffer describe @len bytes
+ * @buf: a buffer that is not DMA-mapped, or a zeroed one
+ * @len: the new size, at least 1
+ *
+ * Keeps the pages when they are enough, else reallocates them (the
+ * contents are then lost).  Returns 0 or -ENOMEM, after which @buf must
+ * still be freed.
+ */
+int kverbs_buf_resize(struct kverbs_buf *buf, size_t len)
+{
+	if (WARN_ON_ONCE(buf->ibdev || buf->mr))
+		return -EBUSY;
+	if (buf->len == len)
+		return 0;
+	if (!buf->pages || len > (size_t)buf->npages * PAGE_SIZE) {
+		kverbs_buf_free(buf);
+		return kverbs_buf_alloc(buf, len);
+	}
+	sg_free_table(&buf->sgt);
+	buf->len = 0;
+	if (kverbs_buf_build_sgt(buf, len))
+		return -ENOMEM;
+	buf->len = len;
+	return 0;
+}
+
+/**
+ * kverbs_buf_map - DMA-map a buffer and give it a fast-registration MR
+ * @buf: an allocated buffer
+ * @pd: protection domain of the connection that will advertise it
+ * @dir: DMA direction of the transfers it takes part in
+ *
+ * The MR is not yet valid; kverbs_buf_reg_wr() builds the work request
+ * that registers it.  Its iova is random, so that what is advertised to
+ * the peer says nothing about kernel addresses (devices such as rxe and
+ * siw use kernel virtual addresses as DMA addresses).
+ *
+ * Returns 0, -EMSGSIZE when the device cannot map that much with one MR,
+ * or another negative errno.  kverbs_buf_free() undoes it.
+ */
+int kverbs_buf_map(struct kverbs_buf *buf, struct ib_pd *pd,
+		   enum dma_data_direction dir)
+{
+	struct ib_device *ibdev = pd->device;
+	unsigned int npages = DIV_ROUND_UP(buf->len, PAGE_SIZE);
+	int ret, n;
+
+	if (buf->len > kverbs_max_reg_size(ibdev))
+		return -EMSGSIZE;
+	ret = ib_dma_map_sgtable_attrs(ibdev, &buf->sgt, dir, 0);
+	if (ret)
+		return ret;
+	buf->ibdev = ibdev;
+	buf->dir = dir;
+
+	buf->mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, npages);
+	if (IS_ERR(buf->mr)) {
+		ret = PTR_ERR(buf->mr);
+		buf->mr = NULL;
+		return ret;
+	}
+	n = ib_map_mr_sg(buf->mr, buf->sgt.sgl, buf->sgt.nents, NULL, PAGE_SIZE);
+	if (n != buf->sgt.nents)
+		return n < 0 ? n : -EINVAL;
+	/*
+	 * Any iova with the first byte's offset into its page is valid for
+	 * the pages just mapped.  Stay far below 2^64 so iova + length
+	 * cannot wrap.
+	 */
+	buf->mr->iova = (get_random_u64() & GENMASK_ULL(47, PAGE_SHIFT)) |
+			(buf->mr->iova & ~PAGE_MASK);
+	return 0;
+}
+
+/**
+ * kverbs_buf_free - release a buffer, its MR and DMA mapping
+ * @buf: the buffer, possibly half built; zeroed on return
+ *
+ * The MR must not be in use: the QP it was registered on is drained.
+ */
+void kverbs_buf_free(struct kverbs_buf *buf)
+{
+	unsigned int i;
+
+	if (buf->mr)
+		ib_dereg_mr(buf->mr);
+	if (buf->ibdev)
+		ib_dma_unmap_sgtable_attrs(buf->ibdev, &buf->sgt, buf->dir, 0);
+	if (buf->len)
+		sg_free_table(&buf->sgt);
+	if (buf->vaddr)
+		vunmap(buf->vaddr);
+	for (i = 0; i < buf->npages; i++)
+		__free_page(buf->pages[i]);
+	kvfree(buf->pages);
+	memset(buf, 0, sizeof(*buf));
+}
+
+/**
+ * kverbs_buf_sync_for_cpu - make what the device wrote visible to the CPU
+ * @buf: the buffer, DMA-mapped by kverbs_buf_map() or by rdma_rw
+ */
+void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (buf->ibdev)
+		for_each_sgtable_dma_sg(&buf->sgt, sg, i)
+			ib_dma_sync_single_for_cpu(buf->ibdev, sg_dma_address(sg),
+						   sg_dma_len(sg), buf->dir);
+	/* The vmap() alias may hold stale lines on virtually indexed caches. */
+	invalidate_kernel_vmap_range(buf->vaddr, buf->len);
+}
+
+/**
+ * kverbs_buf_sync_for_device - make what the CPU wrote visible to the device
+ * @buf: the buffer
+ */
+void kverbs_buf_sync_for_device(struct kverbs_buf *buf)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	flush_kernel_vmap_range(buf->vaddr, buf->len);
+	if (buf->ibdev)
+		for_each_sgtable_dma_sg(&buf->sgt, sg, i)
+			ib_dma_sync_single_for_device(buf->ibdev, sg_dma_address(sg),
+						      sg_dma_len(sg), buf->dir);
+}
+
+static void kverbs_buf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	trace_kverbs_wc(wc, KVERBS_STEP_REG_MR);
+	/* Unsignaled: only failures complete. */
+	if (wc->status != IB_WC_SUCCESS)
+		kverbs_ep_wc_failed(cq->cq_context, wc, KVERBS_STEP_REG_MR);
+}
+
+static void kverbs_buf_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_buf *buf = container_of(wc->wr_cqe, struct kverbs_buf,
+					      inv_cqe);
+	struct kverbs_ep *ep = cq->cq_context;
+
+	trace_kverbs_wc(wc, KVERBS_STEP_LOCAL_INV);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_LOCAL_INV);
+		return;
+	}
+	smp_store_release(&buf->inv_done, true);
+	wake_up(&ep->wait);
+}
+
+/**
+ * kverbs_buf_reg_wr - build the work request that registers @buf
+ * @buf: a buffer mapped by kverbs_buf_map(), whose MR is not valid
+ * @wr: the work request to fill in; unsignaled
+ * @access: the rights the peer gets, IB_ACCESS_*
+ *
+ * The MR's key is changed first, so the peer sees a key no earlier
+ * advertisement used.
+ */
+void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
+{
+	ib_update_fast_reg_key(buf->mr, ib_inc_rkey(buf->mr->rkey));
+	buf->reg_cqe.done = kverbs_buf_reg_done;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_REG_MR;
+	wr->wr.wr_cqe = &buf->reg_cqe;
+	wr->mr = buf->mr;
+	wr->key = buf->mr->rkey;
+	wr->access = access;
+	buf->access = access;
+}
+
+/**
+ * kverbs_buf_inv_wr - build the work request that invalidates @buf's key
+ * @buf: a registered buffer
+ * @wr: the work request to fill in
+ * @signaled: complete it, so the caller can wait with kverbs_buf_wait_inv()
+ */
+void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
+		       bool signaled)
+{
+	buf->inv_cqe.done = kverbs_buf_inv_done;
+	buf->inv_done = false;
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = IB_WR_LOCAL_INV;
+	wr->wr_cqe = &buf->inv_cqe;
+	wr->ex.invalidate_rkey = buf->mr->rkey;
+	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;
+	buf->access = 0;
+}
+
+/**
+ * kverbs_post_send - post a chain of send work requests
+ * @ep: the connected endpoint
+ * @wr: the first work request
+ * @step: what the chain does, for the failure report
+ *
+ * Returns 0 or the recorded failure.
+ */
+int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
+		     enum kverbs_step step)
+{
+	struct ib_qp *qp = ep->id->qp;
+	const struct ib_send_wr *w;
+	int ret;
+
+	for (w = wr; w; w = w->next)
+		trace_kverbs_post_send(qp, w);
+	ret = ib_post_send(qp, wr, NULL);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, step);
+	return 0;
+}
+
+static void kverbs_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe);
+	struct kverbs_ep *ep = cq->cq_context;
+
+	trace_kverbs_wc(wc, KVERBS_STEP_SEND);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_SEND);
+		return;
+	}
+	smp_store_release(&msg->done, true);
+	wake_up(&ep->wait);
+}
+
+static void kverbs_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe);
+	struct kverbs_ep *ep = cq->cq_context;
+
+	trace_kverbs_wc(wc, KVERBS_STEP_RECV);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_RECV);
+		return;
+	}
+	msg->byte_len = wc->byte_len;
+	smp_store_release(&msg->done, true);
+	wake_up(&ep->wait);
+}
+
+/**
+ * kverbs_msg_alloc - allocate and DMA-map a control message buffer
+ * @msg: zeroed by the caller
+ * @pd: protection domain; its local DMA lkey covers the buffer
+ * @len: size in bytes
+ * @dir: DMA_TO_DEVICE for a send buffer, DMA_FROM_DEVICE for a receive
+ *
+ * Returns 0 or a negative errno; kverbs_msg_free() releases it either way.
+ */
+int kverbs_msg_alloc(struct kverbs_msg *msg, struct ib_pd *pd, size_t len,
+		     enum dma_data_direction dir)
+{
+	struct ib_device *ibdev = pd->device;
+
+	msg->buf = kzalloc(len, GFP_KERNEL);
+	if (!msg->buf)
+		return -ENOMEM;
+	msg->dma = ib_dma_map_single(ibdev, msg->buf, len, dir);
+	if (ib_dma_mapping_error(ibdev, msg->dma))
+		return -ENOMEM;
+	msg->ibdev = ibdev;
+	msg->len = len;
+	msg->dir = dir;
+	msg->sge.addr = msg->dma;
+	msg->sge.length = len;
+	msg->sge.lkey = pd->local_dma_lkey;
+	msg->cqe.done = dir == DMA_TO_DEVICE ? kverbs_msg_send_done :
+					       kverbs_msg_recv_done;
+	return 0;
+}
+
+/**
+ * kverbs_msg_free - unmap and free a control message buffer
+ * @msg: the message, possibly half built; zeroed on return
+ */
+void kverbs_msg_free(struct kverbs_msg *msg)
+{
+	if (msg->ibdev)
+		ib_dma_unmap_single(msg->ibdev, msg->dma, msg->len, msg->dir);
+	kfree(msg->buf);
+	memset(msg, 0, sizeof(*msg));
+}
+
+/**
+ * kverbs_msg_post_recv - post a receive into @msg
+ * @msg: a receive buffer
+ * @ep: the endpoint
+ *
+ * Clears @msg->done, which the completion sets along with @msg->byte_len.
+ * Returns 0 or the recorded failure.
+ */
+int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep)
+{
+	struct ib_recv_wr wr = {
+		.wr_cqe = &msg->cqe,
+		.sg_list = &msg->sge,
+		.num_sge = 1,
+	};
+	int ret;
+
+	msg->done = false;
+	ib_dma_sync_single_for_device(msg->ibdev, msg->dma, msg->len, msg->dir);
+	trace_kverbs_post_recv(ep->id->qp, msg->len);
+	ret = ib_post_recv(ep->id->qp, &wr, NULL);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	return 0;
+}
+
+/**
+ * kverbs_msg_send_wr - build a signaled SEND of @msg
+ * @msg: a send buffer whose contents the caller filled in
+ * @wr: the work request to fill in
+ *
+ * Clears @msg->done, which the completion sets.
+ */
+void kverbs_msg_send_wr(struct kverbs_msg *msg, struct ib_send_wr *wr)
+{
+	msg->done = false;
+	ib_dma_sync_single_for_device(msg->ibdev, msg->dma, msg->len, msg->dir);
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = IB_WR_SEND;
+	wr->wr_cqe = &msg->cqe;
+	wr->sg_list = &msg->sge;
+	wr->num_sge = 1;
+	wr->send_flags = IB_SEND_SIGNALED;
+}
+
+/**
+ * kverbs_msg_sync_for_cpu - make a received message visible to the CPU
+ * @msg: a receive buffer whose receive completed
+ */
+void kverbs_msg_sync_for_cpu(struct kverbs_msg *msg)
+{
+	ib_dma_sync_single_for_cpu(msg->ibdev, msg->dma, msg->len, msg->dir);
+}
