@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ping client: advertises a source and a sink buffer each iteration
+ * and checks that what the server wrote back is what it read.
+ */
+#include "ping.h"
+#include "trace.h"
+
+#include <linux/timekeeping.h>
+
+struct kverbs_ping_client {
+	struct kverbs_ping_run *run;
+	struct kverbs_ep *ep;
+	struct kverbs_buf src;		/* the server RDMA READs it */
+	struct kverbs_buf sink;		/* the server RDMA WRITEs it */
+	struct kverbs_msg adv_src;	/* advertisement of @src */
+	struct kverbs_msg adv_sink;	/* advertisement of @sink */
+	struct kverbs_msg recv;		/* the server's go-ahead */
+};
+
+/*
+ * Only one message is ever on its way to us: the server answers each
+ * advertisement with one go-ahead, and the client does not advertise
+ * again before it has that.
+ */
+static const struct kverbs_ep_caps kverbs_ping_client_caps = {
+	/* LOCAL_INV + REG_MR + SEND per advertisement, two of them in flight. */
+	.max_send_wr = 6,
+	.max_recv_wr = 1,
+	.max_send_sge = 1,
+};
+
+static int kverbs_ping_client_setup(struct kverbs_ping_client *c)
+{
+	struct kverbs_ep *ep = c->ep;
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 len = c->run->msg_size;
+	int ret;
+
+	if (!kverbs_max_reg_size(ibdev)) {
+		ibdev_dbg(ibdev, "no fast registration, cannot advertise buffers\n");
+		return -EOPNOTSUPP;
+	}
+	if (len > kverbs_max_reg_size(ibdev))
+		return -EMSGSIZE;
+
+	ret = kverbs_ep_create_qp(ep, &kverbs_ping_client_caps);
+	if (ret)
+		return ret;
+	ret = kverbs_buf_alloc(&c->src, len);
+	if (ret)
+		return ret;
+	ret = kverbs_buf_map(&c->src, ep->pd, DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	ret = kverbs_buf_alloc(&c->sink, len);
+	if (ret)
+		return ret;
+	/* Bidirectional: the CPU clears it before the device writes it. */
+	ret = kverbs_buf_map(&c->sink, ep->pd, DMA_BIDIRECTIONAL);
+	if (ret)
+		return ret;
+	ret = kverbs_msg_alloc(&c->adv_src, ep->pd, sizeof(struct kverbs_ping_info),
+			       DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	ret = kverbs_msg_alloc(&c->adv_sink, ep->pd, sizeof(struct kverbs_ping_info),
+			       DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	return kverbs_msg_alloc(&c->recv, ep->pd, sizeof(struct kverbs_ping_info),
+				DMA_FROM_DEVICE);
+}
+
+/*
+ * Register @buf with a fresh key and the rights @access, and tell the
+ * server about it; first revoke the key of @revoke if the server still
+ * holds one.  One chain: the send queue executes it in order, so the
+ * server never learns a key before it is valid.
+ */
+static int kverbs_ping_client_advertise(struct kverbs_ping_client *c,
+					struct kverbs_buf *buf,
+					struct kverbs_msg *adv, int access,
+					struct kverbs_buf *revoke)
+{
+	struct kverbs_ping_info *info = adv->buf;
+	struct ib_send_wr inv_wr, send_wr, *first;
+	struct ib_reg_wr reg_wr;
+
+	kverbs_buf_reg_wr(buf, &reg_wr, access);
+	info->addr = cpu_to_be64(buf->mr->iova);
+	info->rkey = cpu_to_be32(buf->mr->rkey);
+	info->size = cpu_to_be32(buf->len);
+	kverbs_msg_send_wr(adv, &send_wr);
+	reg_wr.wr.next = &send_wr;
+	first = &reg_wr.wr;
+	if (revoke->access) {
+		kverbs_buf_inv_wr(revoke, &inv_wr, false);
+		inv_wr.next = first;
+		first = &inv_wr;
+	}
+	return kverbs_post_send(c->ep, first, KVERBS_STEP_SEND);
+}
+
+/* Wait for the server's go-ahead and get ready for the next one. */
+static int kverbs_ping_client_wait_goahead(struct kverbs_ping_client *c)
+{
+	struct kverbs_ep *ep = c->ep;
+	int ret;
+
+	ret = kverbs_ep_wait(ep, smp_load_acquire(&c->recv.done),
+			     kverbs_ep_wait_timeout(c->run->timeout_ns));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	if (c->recv.byte_len != sizeof(struct kverbs_ping_info))
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	return kverbs_msg_post_recv(&c->recv, ep);
+}
+
+static int kverbs_ping_client_iterate(struct kverbs_ping_client *c, u64 iter)
+{
+	struct kverbs_ping_run *run = c->run;
+	struct kverbs_ep *ep = c->ep;
+	u32 len = run->msg_size;
+	u64 start = ktime_get_ns();
+	u32 offset;
+	int ret;
+
+	kverbs_ping_fill(c->src.vaddr, len, iter);
+	kverbs_buf_sync_for_device(&c->src);
+	/* A sink the server never wrote must not pass for this iteration. */
+	memset(c->sink.vaddr, 0, len);
+	kverbs_buf_sync_for_device(&c->sink);
+
+	ret = kverbs_ping_client_advertise(c, &c->src, &c->adv_src,
+					   IB_ACCESS_REMOTE_READ, &c->sink);
+	if (!ret)
+		ret = kverbs_ping_client_wait_goahead(c);
+	if (ret)
+		return ret;
+
+	/* Remote write needs local write too, by the IB specification. */
+	ret = kverbs_ping_client_advertise(c, &c->sink, &c->adv_sink,
+					   IB_ACCESS_LOCAL_WRITE |
+					   IB_ACCESS_REMOTE_WRITE, &c->src);
+	if (!ret)
+		ret = kverbs_ping_client_wait_goahead(c);
+	if (ret)
+		return ret;
+
+	kverbs_buf_sync_for_cpu(&c->sink);
+	if ((run->flags & KVERBS_PING_F_VALIDATE) &&
+	    !kverbs_ping_check(c->sink.vaddr, len, iter, &offset))
+		return kverbs_ep_mismatch(ep, offset);
+	ret = kverbs_ping_log(run, c->sink.vaddr, len);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_LOG);
+	kverbs_ping_account(run, start, len);
+	trace_kverbs_ping_iter(ep->id->qp, false, iter, len, ktime_get_ns() - start);
+	return 0;
+}
+
+/* The server is done with the last sink: revoke its key before leaving. */
+static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
+{
+	struct kverbs_ep *ep = c->ep;
+	struct ib_send_wr inv_wr;
+	int ret;
+
+	if (!c->sink.access)
+		return 0;
+	kverbs_buf_inv_wr(&c->sink, &inv_wr, true);
+	ret = kverbs_post_send(ep, &inv_wr, KVERBS_STEP_LOCAL_INV);
+	if (!ret)
+		ret = kverbs_ep_wait(ep, smp_load_acquire(&c->sink.inv_done),
+				     kverbs_ep_wait_timeout(c->run->timeout_ns));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_LOCAL_INV);
+	return 0;
+}
+
+/**
+ * kverbs_ping_client - run the client side of a ping
+ * @run: the ping
+ *
+ * Returns 0 when all iterations completed, else the first failure, which
+ * is also in @run->fail.
+ */
+int kverbs_ping_client(struct kverbs_ping_run *run)
+{
+	struct kverbs_ping_client *c;
+	struct kverbs_ep *ep;
+	u64 iter;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c) {
+		run->fail.error = -ENOMEM;
+		run->fail.step = KVERBS_STEP_SETUP;
+		return -ENOMEM;
+	}
+	c->run = run;
+
+	ep = kverbs_ep_create();
+	if (IS_ERR(ep)) {
+		ret = PTR_ERR(ep);
+		run->fail.error = ret;
+		run->fail.step = KVERBS_STEP_SETUP;
+		goto out_free;
+	}
+	c->ep = ep;
+
+	ret = kverbs_ep_resolve(ep, run->have_src ? (struct sockaddr *)&run->src : NULL,
+				(struct sockaddr *)&run->addr, run->timeout_ns);
+	if (ret)
+		goto out_destroy;
+	ret = kverbs_ping_client_setup(c);
+	if (ret) {
+		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+		goto out_destroy;
+	}
+	ret = kverbs_msg_post_recv(&c->recv, ep);
+	if (ret)
+		goto out_destroy;
+	/* One RDMA READ at a time is all rping needs from the responder. */
+	ret = kverbs_ep_connect(ep, 1, run->timeout_ns);
+	if (ret)
+		goto out_destroy;
+
+	for (iter = 0; !run->count || iter < run->count; iter++) {
+		ret = kverbs_ping_client_iterate(c, iter);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = kverbs_ping_client_revoke(c);
+
+out_destroy:
+	/* Before the flushes of the teardown add failures of their own. */
+	if (ret)
+		kverbs_ping_fail(ep, run, ret);
+	/* Flush everything before the buffers the work requests used go. */
+	kverbs_ep_drain(ep);
+	kverbs_msg_free(&c->recv);
+	kverbs_msg_free(&c->adv_sink);
+	kverbs_msg_free(&c->adv_src);
+	kverbs_buf_free(&c->sink);
+	kverbs_buf_free(&c->src);
+	kverbs_ep_destroy(ep);
+out_free:
+	kfree(c);
+	return ret;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ping server: RDMA READs what each client advertises and RDMA
+ * WRITEs it back.
+ *
+ * The transfers go through the rdma_rw API (drivers/infiniband/core/rw.c),
+ * as in the NVMe and SCSI RDMA targets: it DMA-maps the buffer, and
+ * decides per device whether plain scatter/gather entries will do or a
+ * memory registration is needed, as iWARP requires for an RDMA READ sink.
+ */
+#include "ping.h"
+#include "trace.h"
+
+#include <linux/timekeeping.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rw.h>
+
+/* A session that ends with the client hanging up between iterations. */
+#define KVERBS_PING_CLIENT_LEFT	1
+
+/* Scatter/gather entries per work request; plenty for page-sized pieces. */
+#define KVERBS_PING_MAX_SGE	32
+
+struct kverbs_ping_server {
+	struct kverbs_ping_run *run;
+	struct kverbs_ep *ep;
+	struct kverbs_buf buf;		/* RDMA READ sink, RDMA WRITE source */
+	struct kverbs_msg recv;		/* the client's advertisements */
+	struct kverbs_msg goahead;	/* the answer to each, all zero as in rping */
+	struct rdma_rw_ctx rw;
+	bool rw_active;			/* @rw holds a mapping of @buf */
+	enum dma_data_direction rw_dir;
+	enum kverbs_step rw_step;
+	struct ib_cqe rw_cqe;
+	bool rw_done;
+};
+
+static void kverbs_ping_server_rw_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_ping_server *s = container_of(wc->wr_cqe,
+						    struct kverbs_ping_server,
+						    rw_cqe);
+	struct kverbs_ep *ep = cq->cq_context;
+
+	trace_kverbs_wc(wc, s->rw_step);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(ep, wc, s->rw_step);
+		return;
+	}
+	smp_store_release(&s->rw_done, true);
+	wake_up(&ep->wait);
+}
+
+static int kverbs_ping_server_setup(struct kverbs_ping_server *s)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 port = kverbs_ep_port(ep);
+	u32 pages = DIV_ROUND_UP(s->run->msg_size, PAGE_SIZE);
+	u32 sge = min_t(u32, min_t(u32, ibdev->attrs.max_send_sge,
+				   ibdev->attrs.max_sge_rd), KVERBS_PING_MAX_SGE);
+	struct kverbs_ep_caps caps = {
+		/*
+		 * The largest READ or WRITE in plain SGEs, plus the two
+		 * go-aheads that may be in flight with it.  Where rdma_rw
+		 * registers memory instead, the QP gets what its contexts
+		 * need on top (see rdma_rw_init_qp()).
+		 */
+		.max_send_wr = 2 + DIV_ROUND_UP(pages, max(sge, 1U)),
+		.max_recv_wr = 1,
+		.max_send_sge = min_t(u32, ibdev->attrs.max_send_sge,
+				      KVERBS_PING_MAX_SGE),
+		/* MRs for the largest transfer, one transfer at a time. */
+		.max_rdma_ctxs = rdma_rw_mr_factor(ibdev, port, pages),
+	};
+	int ret;
+
+	ret = kverbs_ep_create_qp(ep, &caps);
+	if (ret)
+		return ret;
+	ret = kverbs_msg_alloc(&s->recv, ep->pd, sizeof(struct kverbs_ping_info),
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	ret = kverbs_msg_alloc(&s->goahead, ep->pd, sizeof(struct kverbs_ping_info),
+			       DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	s->rw_cqe.done = kverbs_ping_server_rw_done;
+	/* The go-ahead has never been sent: nothing to wait for. */
+	s->goahead.done = true;
+	return kverbs_msg_post_recv(&s->recv, ep);
+}
+
+/*
+ * Wait for an advertisement and check it like any input from outside.
+ * Returns 0 or the recorded failure.
+ */
+static int kverbs_ping_server_wait_adv(struct kverbs_ping_server *s,
+				       u64 *addr, u32 *rkey, u32 *len)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct kverbs_ping_info *info = s->recv.buf;
+	int ret;
+
+	ret = kverbs_ep_wait(ep, smp_load_acquire(&s->recv.done),
+			     kverbs_ep_wait_timeout(s->run->timeout_ns));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	if (s->recv.byte_len != sizeof(*info))
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	kverbs_msg_sync_for_cpu(&s->recv);
+	*addr = be64_to_cpu(info->addr);
+	*rkey = be32_to_cpu(info->rkey);
+	*len = be32_to_cpu(info->size);
+	if (!*len)
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	if (*len > s->run->msg_size)
+		return kverbs_ep_failed(ep, -EMSGSIZE, KVERBS_STEP_RECV);
+	/* The client sends nothing more before our answer to this one. */
+	return kverbs_msg_post_recv(&s->recv, ep);
+}
+
+/* The go-ahead buffer is shared: send it again only once it went out. */
+static int kverbs_ping_server_goahead_wr(struct kverbs_ping_server *s,
+					 struct ib_send_wr *wr)
+{
+	struct kverbs_ep *ep = s->ep;
+	int ret;
+
+	ret = kverbs_ep_wait(ep, smp_load_acquire(&s->goahead.done),
+			     kverbs_ep_wait_timeout(s->run->timeout_ns));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
+	kverbs_msg_send_wr(&s->goahead, wr);
+	return 0;
+}
+
+static void kverbs_ping_server_rw_destroy(struct kverbs_ping_server *s)
+{
+	struct kverbs_ep *ep = s->ep;
+
+	if (!s->rw_active)
+		return;
+	rdma_rw_ctx_destroy(&s->rw, ep->id->qp, kverbs_ep_port(ep),
+			    s->buf.sgt.sgl, s->buf.sgt.orig_nents, s->rw_dir);
+	s->rw_active = false;
+}
+
+/*
+ * RDMA READ (DMA_FROM_DEVICE) or WRITE (DMA_TO_DEVICE) all of s->buf,
+ * followed by @chain if given.  Waits until the last work request has
+ * completed, then releases the mapping.
+ */
+static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
+				   enum dma_data_direction dir,
+				   u64 addr, u32 rkey, struct ib_send_wr *chain,
+				   bool *chain_done)
+{
+	struct kverbs_ep *ep = s->ep;
+	enum kverbs_step step = dir == DMA_FROM_DEVICE ? KVERBS_STEP_RDMA_READ :
+							 KVERBS_STEP_RDMA_WRITE;
+	struct ib_send_wr *first, *wr;
+	bool *done = chain ? chain_done : &s->rw_done;
+	int ret;
+
+	ret = rdma_rw_ctx_init(&s->rw, ep->id->qp, kverbs_ep_port(ep),
+			       s->buf.sgt.sgl, s->buf.sgt.orig_nents, 0,
+			       addr, rkey, dir);
+	if (ret < 0)
+		return kverbs_ep_failed(ep, ret, step);
+	s->rw_active = true;
+	s->rw_dir = dir;
+	s->rw_step = step;
+	s->rw_done = false;
+
+	first = rdma_rw_ctx_wrs(&s->rw, ep->id->qp, kverbs_ep_port(ep),
+				chain ? NULL : &s->rw_cqe, chain);
+	/*
+	 * rdma_rw leaves its unsignaled work requests without a completion
+	 * handler.  Were one of them to fail, only the flushes after it
+	 * would be seen; with ours the real status is reported.
+	 */
+	for (wr = first; wr && wr != chain; wr = wr->next)
+		if (!wr->wr_cqe)
+			wr->wr_cqe = &s->rw_cqe;
+
+	ret = kverbs_post_send(ep, first, step);
+	if (!ret)
+		ret = kverbs_ep_wait(ep, smp_load_acquire(done),
+				     kverbs_ep_wait_timeout(s->run->timeout_ns));
+	if (ret)
+		/* Still in flight: the mapping goes after the drain. */
+		return kverbs_ep_failed(ep, ret, step);
+	kverbs_ping_server_rw_destroy(s);
+	return 0;
+}
+
+static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
+{
+	struct kverbs_ping_run *run = s->run;
+	struct kverbs_ep *ep = s->ep;
+	struct ib_send_wr send_wr;
+	u64 start, addr;
+	u32 rkey, len, sink_len, offset;
+	int ret;
+
+	ret = kverbs_ping_server_wait_adv(s, &addr, &rkey, &len);
+	/* Hanging up instead of starting an iteration is how a client leaves. */
+	if (ret == -ECONNRESET)
+		return KVERBS_PING_CLIENT_LEFT;
+	if (ret)
+		return ret;
+	start = ktime_get_ns();
+
+	if (kverbs_buf_resize(&s->buf, len))
+		return kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_RDMA_READ);
+	ret = kverbs_ping_server_rdma(s, DMA_FROM_DEVICE, addr, rkey, NULL, NULL);
+	if (ret)
+		return ret;
+	kverbs_buf_sync_for_cpu(&s->buf);
+
+	if ((run->flags & KVERBS_PING_F_VALIDATE) &&
+	    !kverbs_ping_check(s->buf.vaddr, len, iter, &offset))
+		return kverbs_ep_mismatch(ep, offset);
+	ret = kverbs_ping_log(run, s->buf.vaddr, len);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_LOG);
+
+	ret = kverbs_ping_server_goahead_wr(s, &send_wr);
+	if (!ret)
+		ret = kverbs_post_send(ep, &send_wr, KVERBS_STEP_SEND);
+	if (!ret)
+		ret = kverbs_ping_server_wait_adv(s, &addr, &rkey, &sink_len);
+	if (ret)
+		return ret;
+	if (sink_len < len)
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+
+	/*
+	 * Echo what was read, and in the same chain the go-ahead: the send
+	 * queue orders it after the WRITE, and RC delivery puts the data in
+	 * place before the client sees the go-ahead.
+	 */
+	kverbs_buf_sync_for_device(&s->buf);
+	ret = kverbs_ping_server_goahead_wr(s, &send_wr);
+	if (!ret)
+		ret = kverbs_ping_server_rdma(s, DMA_TO_DEVICE, addr, rkey,
+					      &send_wr, &s->goahead.done);
+	if (ret)
+		return ret;
+
+	kverbs_ping_account(run, start, len);
+	trace_kverbs_ping_iter(ep->id->qp, true, iter, len, ktime_get_ns() - start);
+	return 0;
+}
+
+/* Serve one client from request to hang-up, and release it. */
+static int kverbs_ping_server_session(struct kverbs_ping_run *run,
+				      struct kverbs_ep *ep)
+{
+	struct kverbs_ping_server *s;
+	u64 iter;
+	int ret;
+
+	run->result->clients++;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		ret = kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP);
+		rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		goto out_report;
+	}
+	s->run = run;
+	s->ep = ep;
+
+	/* Set if the request could not be attached to its device. */
+	ret = kverbs_ep_error(ep);
+	if (ret)
+		goto out_free;
+	ret = kverbs_ping_server_setup(s);
+	if (ret) {
+		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+		rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		goto out_free;
+	}
+	ret = kverbs_ep_accept(ep, run->timeout_ns);
+	if (ret)
+		goto out_free;
+
+	for (iter = 0; !run->count || iter < run->count; iter++) {
+		ret = kverbs_ping_server_iterate(s, iter);
+		if (ret)
+			break;
+	}
+
+out_free:
+	/*
+	 * The teardown's own flushes are recorded after the failure that
+	 * ended the session, if any, and so do not replace it.
+	 */
+	kverbs_ep_drain(ep);
+	kverbs_ping_server_rw_destroy(s);
+	kverbs_msg_free(&s->goahead);
+	kverbs_msg_free(&s->recv);
+	kverbs_buf_free(&s->buf);
+	kfree(s);
+	if (ret == KVERBS_PING_CLIENT_LEFT)
+		ret = 0;
+out_report:
+	if (ret) {
+		kverbs_ping_fail(ep, run, ret);
+		run->result->clients_failed++;
+	}
+	kverbs_ep_destroy(ep);
+	return ret;
+}
+
+/**
+ * kverbs_ping_server - run the server side of a ping
+ * @run: the ping
+ *
+ * Serves one client, or with KVERBS_PING_F_PERSISTENT one after another
+ * until a signal.  Returns 0 when the (last) client's session succeeded,
+ * -EINTR when a signal ended it, or the failure that ended it.
+ */
+int kverbs_ping_server(struct kverbs_ping_run *run)
+{
+	struct kverbs_listener *lsn;
+	struct kverbs_ep *ep;
+	int ret;
+
+	lsn = kverbs_listener_create((struct sockaddr *)&run->addr);
+	if (IS_ERR(lsn)) {
+		run->fail.error = PTR_ERR(lsn);
+		run->fail.step = KVERBS_STEP_LISTEN;
+		return PTR_ERR(lsn);
+	}
+
+	for (;;) {
+		ep = kverbs_listener_accept(lsn);
+		if (IS_ERR(ep)) {
+			ret = PTR_ERR(ep);
+			/* A persistent server's report is of its last failed client. */
+			if (!run->fail.error || ret != -EINTR) {
+				run->fail = (struct kverbs_fail){ .error = ret };
+				run->fail.step = KVERBS_STEP_LISTEN;
+			}
+			break;
+		}
+		ret = kverbs_ping_server_session(run, ep);
+		if (!(run->flags & KVERBS_PING_F_PERSISTENT) || ret == -EINTR)
+			break;
+	}
+	kverbs_listener_destroy(lsn);
+	return ret;
+}
