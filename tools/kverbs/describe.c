@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Words for the numbers the kernel reports, and the one-line explanation
+ * of a failed ping.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kverbs.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *kv_lookup(const char *const *names, size_t n, uint32_t v)
+{
+	return v < n && names[v] ? names[v] : "unknown";
+}
+
+/* Work completion status, enum ib_wc_status / ibv_wc_status. */
+const char *kv_wc_status_str(uint32_t status)
+{
+	static const char *const names[] = {
+		"success", "local length error", "local QP operation error",
+		"local EE context operation error", "local protection error",
+		"work request flushed", "memory window bind error",
+		"bad response", "local access error",
+		"remote invalid request error", "remote access error",
+		"remote operation error", "transport retry counter exceeded",
+		"RNR retry counter exceeded", "local RDD violation",
+		"remote invalid RD request", "remote operation aborted",
+		"invalid EE context number", "invalid EE context state",
+		"fatal error", "response timeout", "general error",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), status);
+}
+
+/* Short names of enum kverbs_step, as used in JSON. */
+const char *kv_step_str(uint32_t step)
+{
+	static const char *const names[] = {
+		[KVERBS_STEP_NONE] = "none",
+		[KVERBS_STEP_SETUP] = "setup",
+		[KVERBS_STEP_RESOLVE_ADDR] = "resolve_addr",
+		[KVERBS_STEP_RESOLVE_ROUTE] = "resolve_route",
+		[KVERBS_STEP_LISTEN] = "listen",
+		[KVERBS_STEP_CONNECT] = "connect",
+		[KVERBS_STEP_ACCEPT] = "accept",
+		[KVERBS_STEP_REG_MR] = "reg_mr",
+		[KVERBS_STEP_SEND] = "send",
+		[KVERBS_STEP_RECV] = "recv",
+		[KVERBS_STEP_RDMA_READ] = "rdma_read",
+		[KVERBS_STEP_RDMA_WRITE] = "rdma_write",
+		[KVERBS_STEP_LOCAL_INV] = "local_inv",
+		[KVERBS_STEP_VALIDATE] = "validate",
+		[KVERBS_STEP_LOG] = "log",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), step);
+}
+
+/* The operation of a step, for "... failed: <status>". */
+const char *kv_step_op_str(uint32_t step)
+{
+	static const char *const names[] = {
+		[KVERBS_STEP_REG_MR] = "memory registration",
+		[KVERBS_STEP_SEND] = "SEND",
+		[KVERBS_STEP_RECV] = "RECV",
+		[KVERBS_STEP_RDMA_READ] = "RDMA READ",
+		[KVERBS_STEP_RDMA_WRITE] = "RDMA WRITE",
+		[KVERBS_STEP_LOCAL_INV] = "invalidation",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), step);
+}
+
+/* enum rdma_cm_event_type */
+const char *kv_cm_event_str(uint32_t event)
+{
+	static const char *const names[] = {
+		"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+		"CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",
+		"UNREACHABLE", "REJECTED", "ESTABLISHED", "DISCONNECTED",
+		"DEVICE_REMOVAL", "MULTICAST_JOIN", "MULTICAST_ERROR",
+		"ADDR_CHANGE", "TIMEWAIT_EXIT",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), event);
+}
+
+const char *kv_errno_name(int err)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{ EINVAL, "EINVAL" }, { EMSGSIZE, "EMSGSIZE" },
+		{ ETIMEDOUT, "ETIMEDOUT" }, { ECONNREFUSED, "ECONNREFUSED" },
+		{ EHOSTUNREACH, "EHOSTUNREACH" }, { ENETUNREACH, "ENETUNREACH" },
+		{ EADDRINUSE, "EADDRINUSE" }, { EADDRNOTAVAIL, "EADDRNOTAVAIL" },
+		{ ECONNRESET, "ECONNRESET" }, { ECONNABORTED, "ECONNABORTED" },
+		{ EIO, "EIO" }, { EBADMSG, "EBADMSG" }, { EPROTO, "EPROTO" },
+		{ ENODEV, "ENODEV" }, { EINTR, "EINTR" }, { ENOMEM, "ENOMEM" },
+		{ EFAULT, "EFAULT" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ ENETRESET, "ENETRESET" }, { ENOSPC, "ENOSPC" },
+		{ E2BIG, "E2BIG" }, { ENOTTY, "ENOTTY" }, { EBUSY, "EBUSY" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return "unknown";
+}
+
+const char *kv_port_state_str(uint32_t state)
+{
+	static const char *const names[] = {
+		"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), state);
+}
+
+/* IBTA physical port states, as rdma-core's tools name them. */
+const char *kv_phys_state_str(uint32_t state)
+{
+	static const char *const names[] = {
+		[1] = "SLEEP", [2] = "POLLING", [3] = "DISABLED",
+		[4] = "PORT_CONFIGURATION_TRAINING", [5] = "LINK_UP",
+		[6] = "LINK_ERROR_RECOVERY", [7] = "PHY_TEST",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), state);
+}
+
+const char *kv_link_layer_str(uint32_t ll)
+{
+	static const char *const names[] = {
+		"unspecified", "InfiniBand", "Ethernet",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), ll);
+}
+
+const char *kv_node_type_str(uint32_t type)
+{
+	static const char *const names[] = {
+		"unspecified", "CA", "switch", "router", "RNIC", "usNIC",
+		"usNIC UDP",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), type);
+}
+
+const char *kv_transport_str(uint32_t transport)
+{
+	static const char *const names[] = {
+		"InfiniBand", "iWARP", "usNIC", "usNIC UDP", "unspecified",
+	};
+
+	return kv_lookup(names, ARRAY_SIZE(names), transport);
+}
+
+const char *kv_atomic_cap_str(uint32_t cap)
+{
+	static const char *const names[] = { "none", "HCA", "global" };
+
+	return kv_lookup(names, ARRAY_SIZE(names), cap);
+}
+
+/* The IB CM reject reason "invalid service ID": nothing listens there. */
+#define KV_IB_CM_REJ_INVALID_SERVICE_ID	8
+#define KV_IB_CM_REJ_CONSUMER_DEFINED	28
+
+static bool kv_no_listener(const struct kverbs_ping_result *res)
+{
+	if (!(res->valid & KVERBS_RESULT_CM) || res->cm_event != 8 /* REJECTED */)
+		return false;
+	/* IB and RoCE report the CM reason, iWARP the TCP connection's errno. */
+	return res->cm_status == KV_IB_CM_REJ_INVALID_SERVICE_ID ||
+	       res->cm_status == -ECONNREFUSED;
+}
+
+/*
+ * Explain a failed ping in one line, without the program name.  @peer is
+ * "ADDR:PORT" of the server (client) or of the listening address (server).
+ * Returns the length written.
+ */
+int kv_describe_ping_failure(char *buf, size_t len, int err,
+			     const struct kverbs_ping *cmd, const char *peer)
+{
+	const struct kverbs_ping_result *res = &cmd->result;
+	bool server = cmd->role == KVERBS_ROLE_SERVER;
+	const char *who = server ? "the client" : "the server";
+	unsigned long long iter = res->iterations;
+
+	if ((res->valid & KVERBS_RESULT_WC) && res->failed_step)
+		return snprintf(buf, len, "%s failed in iteration %llu: %s (vendor error 0x%x)",
+				kv_step_op_str(res->failed_step), iter,
+				kv_wc_status_str(res->wc_status), res->vendor_err);
+
+	switch (res->failed_step) {
+	case KVERBS_STEP_RESOLVE_ADDR:
+		if (err == ENODEV || err == EADDRNOTAVAIL)
+			return snprintf(buf, len, "cannot resolve %s: no RDMA device serves that route or source address (%s)",
+					peer, strerror(err));
+		if (err == ETIMEDOUT)
+			return snprintf(buf, len, "cannot resolve %s: no answer within the timeout",
+					peer);
+		return snprintf(buf, len, "cannot resolve %s: %s", peer, strerror(err));
+	case KVERBS_STEP_RESOLVE_ROUTE:
+		return snprintf(buf, len, "cannot find a route to %s: %s", peer,
+				strerror(err));
+	case KVERBS_STEP_LISTEN:
+		if (err == EADDRINUSE)
+			return snprintf(buf, len, "cannot listen on %s: already in use", peer);
+		if (err == EADDRNOTAVAIL || err == ENODEV)
+			return snprintf(buf, len, "cannot listen on %s: not an address of an RDMA device", peer);
+		if (err == EINTR)
+			return snprintf(buf, len, "interrupted while waiting for a client on %s", peer);
+		return snprintf(buf, len, "listening on %s failed: %s", peer, strerror(err));
+	case KVERBS_STEP_CONNECT:
+		if (kv_no_listener(res))
+			return snprintf(buf, len, "no listener at %s (connection rejected)", peer);
+		if (err == ECONNREFUSED)
+			return snprintf(buf, len, "%s rejected the connection (%s reason %d)",
+					peer, res->cm_status == KV_IB_CM_REJ_CONSUMER_DEFINED ?
+					"server busy or out of resources," : "CM", res->cm_status);
+		if (err == ETIMEDOUT)
+			return snprintf(buf, len, "%s did not answer within the timeout", peer);
+		return snprintf(buf, len, "connecting to %s failed: %s", peer, strerror(err));
+	case KVERBS_STEP_ACCEPT:
+		return snprintf(buf, len, "accepting a client on %s failed: %s", peer,
+				strerror(err));
+	case KVERBS_STEP_SETUP:
+		if (err == EMSGSIZE)
+			return snprintf(buf, len, "a %u-byte buffer is more than the RDMA device can register with one MR",
+					cmd->msg_size);
+		if (err == EOPNOTSUPP)
+			return snprintf(buf, len, "the RDMA device cannot do fast memory registration");
+		return snprintf(buf, len, "setting up the connection failed: %s", strerror(err));
+	case KVERBS_STEP_VALIDATE:
+		return snprintf(buf, len, "data mismatch in iteration %llu at byte %u",
+				iter, res->mismatch_offset);
+	case KVERBS_STEP_LOG:
+		return snprintf(buf, len, "cannot store the ping data: %s", strerror(err));
+	default:
+		break;
+	}
+
+	switch (err) {
+	case ECONNRESET:
+		return snprintf(buf, len, "%s closed the connection in iteration %llu", who, iter);
+	case ETIMEDOUT:
+		return snprintf(buf, len, "%s did not answer within the timeout (iteration %llu, waiting for %s)",
+				who, iter, kv_step_op_str(res->failed_step));
+	case EPROTO:
+		return snprintf(buf, len, "%s broke the ping protocol in iteration %llu",
+				who, iter);
+	case EMSGSIZE:
+		return snprintf(buf, len, "the client's ping is larger than this server accepts (-S %u)",
+				cmd->msg_size);
+	case ENODEV:
+		return snprintf(buf, len, "the RDMA device was removed");
+	case ENETRESET:
+		return snprintf(buf, len, "the local address changed under the connection");
+	case EINTR:
+		return snprintf(buf, len, "interrupted in iteration %llu", iter);
+	default:
+		return snprintf(buf, len, "failed in iteration %llu: %s", iter, strerror(err));
+	}
+}

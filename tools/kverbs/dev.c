@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening /dev/kverbs and checking that the module speaks our ABI.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kverbs.h"
+
+int kv_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+/*
+ * Returns an open descriptor, or -1 after saying why it cannot be had.
+ */
+int kv_open(void)
+{
+	struct kverbs_info info = { .size = sizeof(info) };
+	int fd, ret;
+
+	fd = open(KV_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == ENOENT || err == ENXIO || err == ENODEV)
+			fprintf(stderr, "%s: cannot open %s: is the kverbs module loaded? (modprobe kverbs, or insmod kernel/kverbs.ko)\n",
+				kv_prog, KV_DEVICE_PATH);
+		else if (err == EACCES || err == EPERM)
+			fprintf(stderr, "%s: cannot open %s: permission denied (root, or a member of the rdma group with the shipped udev rule)\n",
+				kv_prog, KV_DEVICE_PATH);
+		else
+			fprintf(stderr, "%s: cannot open %s: %s\n", kv_prog,
+				KV_DEVICE_PATH, strerror(err));
+		return -1;
+	}
+	ret = kv_ioctl(fd, KVERBS_IOC_INFO, &info);
+	if (ret) {
+		fprintf(stderr, "%s: %s does not answer KVERBS_IOC_INFO: %s\n",
+			kv_prog, KV_DEVICE_PATH, strerror(-ret));
+		close(fd);
+		return -1;
+	}
+	if (info.abi_version != KVERBS_ABI_VERSION) {
+		fprintf(stderr, "%s: the kverbs module speaks ABI %u, this tool ABI %u: use the tool built with the module\n",
+			kv_prog, info.abi_version, KVERBS_ABI_VERSION);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A small JSON writer.  It tracks nesting and commas itself and escapes
+ * every string, so the output parses whatever the data holds.
+ */
+#include <math.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "kverbs.h"
+
+void kv_json_init(struct kv_json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+}
+
+/* Separate this value from the previous one at the same level. */
+static void kv_json_value(struct kv_json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->need_comma[j->depth])
+		fputc(',', j->f);
+	j->need_comma[j->depth] = true;
+}
+
+static void kv_json_open(struct kv_json *j, char c)
+{
+	kv_json_value(j);
+	fputc(c, j->f);
+	if (j->depth + 1 < (int)(sizeof(j->need_comma) / sizeof(j->need_comma[0])))
+		j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void kv_json_close(struct kv_json *j, char c)
+{
+	fputc(c, j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+void kv_json_begin_object(struct kv_json *j) { kv_json_open(j, '{'); }
+void kv_json_end_object(struct kv_json *j) { kv_json_close(j, '}'); }
+void kv_json_begin_array(struct kv_json *j) { kv_json_open(j, '['); }
+void kv_json_end_array(struct kv_json *j) { kv_json_close(j, ']'); }
+
+static void kv_json_escaped(struct kv_json *j, const char *s, size_t len)
+{
+	size_t i;
+
+	fputc('"', j->f);
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", j->f);
+			break;
+		case '\\':
+			fputs("\\\\", j->f);
+			break;
+		case '\n':
+			fputs("\\n", j->f);
+			break;
+		case '\t':
+			fputs("\\t", j->f);
+			break;
+		case '\r':
+			fputs("\\r", j->f);
+			break;
+		default:
+			/* Control characters and bytes that are not ASCII. */
+			if (c < 0x20 || c >= 0x7f)
+				fprintf(j->f, "\\u%04x", c);
+			else
+				fputc(c, j->f);
+		}
+	}
+	fputc('"', j->f);
+}
+
+void kv_json_key(struct kv_json *j, const char *key)
+{
+	kv_json_value(j);
+	kv_json_escaped(j, key, strlen(key));
+	fputc(':', j->f);
+	j->after_key = true;
+}
+
+void kv_json_string_len(struct kv_json *j, const char *s, size_t len)
+{
+	kv_json_value(j);
+	kv_json_escaped(j, s, len);
+}
+
+void kv_json_string(struct kv_json *j, const char *s)
+{
+	kv_json_string_len(j, s, strlen(s));
+}
+
+void kv_json_u64(struct kv_json *j, uint64_t v)
+{
+	kv_json_value(j);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void kv_json_i64(struct kv_json *j, int64_t v)
+{
+	kv_json_value(j);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void kv_json_double(struct kv_json *j, double v)
+{
+	kv_json_value(j);
+	/* JSON has no NaN or infinity. */
+	if (isfinite(v))
+		fprintf(j->f, "%.6g", v);
+	else
+		fputs("null", j->f);
+}
+
+void kv_json_bool(struct kv_json *j, bool v)
+{
+	kv_json_value(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void kv_json_null(struct kv_json *j)
+{
+	kv_json_value(j);
+	fputs("null", j->f);
+}
+
+/* Finish the document: a newline, and flushed. */
+void kv_json_end(struct kv_json *j)
+{
+	fputc('\n', j->f);
+	fflush(j->f);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kverbs tool: shared declarations.
+ */
+#ifndef KVERBS_TOOL_H
+#define KVERBS_TOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include <uapi/kverbs.h>
+
+/* Exit codes; see kverbs --help. */
+enum {
+	KV_EXIT_OK = 0,
+	KV_EXIT_FAILED = 1,	/* the test ran and failed */
+	KV_EXIT_USAGE = 2,	/* bad command line */
+	KV_EXIT_ENV = 3,	/* no module, no permission, ABI mismatch */
+	KV_EXIT_INTERRUPTED = 130, /* a signal ended it before it was done */
+};
+
+#define KV_DEVICE_PATH "/dev/kverbs"
+
+extern const char *kv_prog;
+
+/* dev.c: talking to the module */
+int kv_open(void);
+int kv_ioctl(int fd, unsigned long cmd, void *arg);
+
+/* opts.c: parsing */
+int kv_parse_u32(const char *s, uint32_t *out);
+int kv_parse_size(const char *s, uint32_t *out);
+int kv_parse_seconds(const char *s, uint64_t *ns);
+int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
+const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
+void kv_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* describe.c: what the kernel's numbers mean */
+const char *kv_wc_status_str(uint32_t status);
+const char *kv_step_str(uint32_t step);
+const char *kv_step_op_str(uint32_t step);
+const char *kv_cm_event_str(uint32_t event);
+const char *kv_errno_name(int err);
+const char *kv_port_state_str(uint32_t state);
+const char *kv_phys_state_str(uint32_t state);
+const char *kv_link_layer_str(uint32_t ll);
+const char *kv_node_type_str(uint32_t type);
+const char *kv_transport_str(uint32_t transport);
+const char *kv_atomic_cap_str(uint32_t cap);
+int kv_describe_ping_failure(char *buf, size_t len, int err,
+			     const struct kverbs_ping *cmd, const char *peer);
+
+/* json.c: a JSON writer that only produces valid documents */
+struct kv_json {
+	FILE *f;
+	int depth;
+	bool need_comma[16];
+	bool after_key;
+};
+void kv_json_init(struct kv_json *j, FILE *f);
+void kv_json_begin_object(struct kv_json *j);
+void kv_json_end_object(struct kv_json *j);
+void kv_json_begin_array(struct kv_json *j);
+void kv_json_end_array(struct kv_json *j);
+void kv_json_key(struct kv_json *j, const char *key);
+void kv_json_string(struct kv_json *j, const char *s);
+void kv_json_string_len(struct kv_json *j, const char *s, size_t len);
+void kv_json_u64(struct kv_json *j, uint64_t v);
+void kv_json_i64(struct kv_json *j, int64_t v);
+void kv_json_double(struct kv_json *j, double v);
+void kv_json_bool(struct kv_json *j, bool v);
+void kv_json_null(struct kv_json *j);
+void kv_json_end(struct kv_json *j);
+
+/* subcommands */
+int kv_cmd_devices(int argc, char **argv);
+int kv_cmd_ping(int argc, char **argv);
+
+#endif /* KVERBS_TOOL_H */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parsing of numbers, sizes, times and addresses from the command line.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kverbs.h"
+
+/* A decimal number that fits in 32 bits, nothing else. */
+int kv_parse_u32(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Bytes, with an optional binary suffix: 4096, 64k, 1M. */
+int kv_parse_size(const char *s, uint32_t *out)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		end++;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (mult > 1 && *end == 'i')
+		end++;	/* 64Ki, 1Mi */
+	if (*end || v > UINT32_MAX / mult)
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+/* Seconds, possibly fractional, into nanoseconds. */
+int kv_parse_seconds(const char *s, uint64_t *ns)
+{
+	double v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || v < 0 || v > 86400.0 * 365)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9);
+	return 0;
+}
+
+/*
+ * A host name or numeric IPv4/IPv6 address (with %scope for link-local)
+ * and a port, as a zeroed sockaddr_storage.
+ */
+int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	int ret;
+
+	ret = getaddrinfo(s, NULL, &hints, &res);
+	if (ret)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	if (res->ai_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		memcpy(sin, res->ai_addr, sizeof(*sin));
+		memset(sin->sin_zero, 0, sizeof(sin->sin_zero));
+		sin->sin_port = htons(port);
+	} else if (res->ai_family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		memcpy(sin6, res->ai_addr, sizeof(*sin6));
+		sin6->sin6_port = htons(port);
+	} else {
+		ret = -EAFNOSUPPORT;
+	}
+	freeaddrinfo(res);
+	return ret;
+}
+
+/* "10.0.0.1" or "fe80::1%2", without the port. */
+const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char host[NI_MAXHOST];
+
+	if (getnameinfo((const struct sockaddr *)ss,
+			ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						    sizeof(struct sockaddr_in),
+			host, sizeof(host), NULL, 0, NI_NUMERICHOST))
+		snprintf(host, sizeof(host), "?");
+	snprintf(buf, len, "%s", host);
+	return buf;
+}
+
+void kv_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", kv_prog, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s --help'.\n", kv_prog, cmd);
+}

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kverbs ping: the rping-compatible ping, run by the kernel.
+ *
+ * The options are rping's.  The whole ping is one KVERBS_IOC_PING call;
+ * with -v the kernel also stores each iteration's payload in a ring in
+ * our memory, which a second thread prints while the call runs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kverbs.h"
+
+/* Slots in the payload ring; the printer looks at it every 10 ms. */
+#define KV_LOG_SLOTS		256
+/* At most this much ring in all. */
+#define KV_LOG_MAX_BYTES	(16u << 20)
+/* A server does not know the size of the pings it will get. */
+#define KV_LOG_SERVER_SLOT	65536
+/* With --json the payloads go into the document; keep it bounded. */
+#define KV_LOG_JSON_MAX		10000
+
+struct kv_ping_opts {
+	int role;
+	const char *addr;
+	const char *src;
+	uint16_t port;
+	uint32_t count;
+	uint32_t size;
+	bool size_set;
+	bool persistent;
+	bool verbose;
+	bool validate;
+	bool debug;
+	bool json;
+	uint64_t timeout_ns;
+};
+
+struct kv_log {
+	char *buf;
+	uint32_t slots;
+	uint32_t slot_size;
+	_Atomic uint64_t seq;		/* written by the kernel */
+	uint64_t printed;
+	uint64_t dropped;
+	bool server;
+	bool json;
+	char **lines;			/* --json: kept for the document */
+	size_t nlines;
+	atomic_bool stop;
+	pthread_t thread;
+};
+
+static volatile sig_atomic_t kv_ping_signal;
+
+static void kv_ping_on_signal(int sig)
+{
+	kv_ping_signal = sig;
+}
+
+static void ping_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s ping -s [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-P] [-v] [-V] [-d] [--timeout SEC] [--json]\n"
+		"       %s ping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-I SRCADDR] [-v] [-V] [-d] [--timeout SEC] [--json]\n"
+		"\n"
+		"Ping as rdma-core's rping does, with the kernel's verbs: per iteration the\n"
+		"client advertises a buffer that the server RDMA READs, then one that the\n"
+		"server RDMA WRITEs back.  Either end interoperates with rping.\n"
+		"\n"
+		"  -s, --server          serve; one client, or one after another with -P\n"
+		"  -c, --client          ping a server\n"
+		"  -a, --addr ADDR       server: address to listen on (default: any IPv4;\n"
+		"                        -a :: for any IPv6); client: the server's address\n"
+		"  -I, --src-addr ADDR   client: local address to use\n"
+		"  -p, --port PORT       port (default %u)\n"
+		"  -C, --count COUNT     iterations; 0 or none: until interrupted (client),\n"
+		"                        as many as the client sends (server)\n"
+		"  -S, --size SIZE       client: bytes per ping (default 64, at least %u;\n"
+		"                        k and M suffixes); server: the largest accepted\n"
+		"                        (default: the module's max_msg_size)\n"
+		"  -P, --persistent      server: keep serving clients until interrupted\n"
+		"  -v, --verbose         print the ping data, as rping does\n"
+		"  -V, --validate        check every byte received against the pattern\n"
+		"  -d, --debug           print everything the kernel reported\n"
+		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
+		"      --json            one JSON document instead of text\n"
+		"  -h, --help            this help\n",
+		kv_prog, kv_prog, KVERBS_PING_DEFAULT_PORT, KVERBS_PING_MIN_SIZE);
+}
+
+static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
+{
+	enum { OPT_TIMEOUT = 256, OPT_JSON };
+	static const struct option longopts[] = {
+		{ "server", no_argument, NULL, 's' },
+		{ "client", no_argument, NULL, 'c' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "src-addr", required_argument, NULL, 'I' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'C' },
+		{ "size", required_argument, NULL, 'S' },
+		{ "persistent", no_argument, NULL, 'P' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "validate", no_argument, NULL, 'V' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t v;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->port = KVERBS_PING_DEFAULT_PORT;
+	o->size = 64;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":sca:I:p:C:S:PvVdh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 's':
+		case 'c':
+			if (o->role && o->role != (opt == 's' ? KVERBS_ROLE_SERVER :
+								KVERBS_ROLE_CLIENT)) {
+				kv_usage_error("ping", "-s and -c exclude each other");
+				return -1;
+			}
+			o->role = opt == 's' ? KVERBS_ROLE_SERVER : KVERBS_ROLE_CLIENT;
+			break;
+		case 'a':
+			o->addr = optarg;
+			break;
+		case 'I':
+			o->src = optarg;
+			break;
+		case 'p':
+			if (kv_parse_u32(optarg, &v) || !v || v > 65535) {
+				kv_usage_error("ping", "invalid port '%s' (1 to 65535)", optarg);
+				return -1;
+			}
+			o->port = v;
+			break;
+		case 'C':
+			if (kv_parse_u32(optarg, &o->count)) {
+				kv_usage_error("ping", "invalid count '%s'", optarg);
+				return -1;
+			}
+			break;
+		case 'S':
+			if (kv_parse_size(optarg, &o->size)) {
+				kv_usage_error("ping", "invalid size '%s'", optarg);
+				return -1;
+			}
+			o->size_set = true;
+			break;
+		case 'P':
+			o->persistent = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'V':
+			o->validate = true;
+			break;
+		case 'd':
+			o->debug = true;
+			break;
+		case OPT_TIMEOUT:
+			if (kv_parse_seconds(optarg, &o->timeout_ns) ||
+			    o->timeout_ns > 3600ULL * 1000000000ULL ||
+			    !o->timeout_ns) {
+				kv_usage_error("ping", "invalid timeout '%s' (seconds, more than 0, at most 3600)",
+					       optarg);
+				return -1;
+			}
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'h':
+			ping_usage(stdout);
+			return 1;
+		case ':':
+			kv_usage_error("ping", "option '%s' needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			kv_usage_error("ping", "unknown option '%s'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		kv_usage_error("ping", "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (!o->role) {
+		kv_usage_error("ping", "say -s (server) or -c (client)");
+		return -1;
+	}
+	if (o->role == KVERBS_ROLE_CLIENT) {
+		if (!o->addr) {
+			kv_usage_error("ping", "the client needs the server's address: -a ADDR");
+			return -1;
+		}
+		if (o->persistent) {
+			kv_usage_error("ping", "-P is for the server");
+			return -1;
+		}
+		if (o->size < KVERBS_PING_MIN_SIZE) {
+			kv_usage_error("ping", "invalid size %u (at least %u, as rping)",
+				       o->size, KVERBS_PING_MIN_SIZE);
+			return -1;
+		}
+	} else {
+		if (o->src) {
+			kv_usage_error("ping", "-I is for the client");
+			return -1;
+		}
+		if (o->size_set && o->size < KVERBS_PING_MIN_SIZE) {
+			kv_usage_error("ping", "invalid size %u (at least %u, as rping)",
+				       o->size, KVERBS_PING_MIN_SIZE);
+			return -1;
+		}
+		if (!o->size_set)
+			o->size = 0;
+	}
+	return 0;
+}
+
+/* Print (or keep, for JSON) what the kernel stored since last time. */
+static void kv_log_drain(struct kv_log *l)
+{
+	uint64_t seq = atomic_load_explicit(&l->seq, memory_order_acquire);
+	char *line = malloc(l->slot_size + 1);
+
+	if (!line)
+		return;
+	if (seq - l->printed > l->slots) {
+		l->dropped += seq - l->printed - l->slots;
+		l->printed = seq - l->slots;
+	}
+	for (; l->printed < seq; l->printed++) {
+		const char *slot = l->buf + (l->printed % l->slots) * (size_t)l->slot_size;
+		size_t n = strnlen(slot, l->slot_size);
+
+		memcpy(line, slot, n);
+		line[n] = '\0';
+		/* Overwritten while we copied: the kernel went round the ring. */
+		if (atomic_load_explicit(&l->seq, memory_order_acquire) -
+		    l->printed >= l->slots) {
+			l->dropped++;
+			continue;
+		}
+		if (l->json) {
+			if (l->nlines < KV_LOG_JSON_MAX) {
+				l->lines[l->nlines] = strdup(line);
+				if (l->lines[l->nlines])
+					l->nlines++;
+			} else {
+				l->dropped++;
+			}
+		} else {
+			printf("%sping data: %s\n", l->server ? "server " : "", line);
+		}
+	}
+	if (!l->json)
+		fflush(stdout);
+	free(line);
+}
+
+static void *kv_log_thread(void *arg)
+{
+	struct kv_log *l = arg;
+	const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+
+	while (!atomic_load(&l->stop)) {
+		kv_log_drain(l);
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
+static int kv_log_start(struct kv_log *l, const struct kv_ping_opts *o,
+			struct kverbs_ping *cmd)
+{
+	sigset_t all, old;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->server = o->role == KVERBS_ROLE_SERVER;
+	l->json = o->json;
+	l->slot_size = o->size ? o->size : KV_LOG_SERVER_SLOT;
+	if (l->server && l->slot_size > KV_LOG_SERVER_SLOT)
+		l->slot_size = KV_LOG_SERVER_SLOT;
+	l->slots = KV_LOG_SLOTS;
+	while (l->slots > 2 && (uint64_t)l->slots * l->slot_size > KV_LOG_MAX_BYTES)
+		l->slots /= 2;
+	l->buf = calloc(l->slots, l->slot_size);
+	if (l->json)
+		l->lines = calloc(KV_LOG_JSON_MAX, sizeof(*l->lines));
+	if (!l->buf || (l->json && !l->lines))
+		return -ENOMEM;
+
+	cmd->log.buf = (uintptr_t)l->buf;
+	cmd->log.seq = (uintptr_t)&l->seq;
+	cmd->log.slots = l->slots;
+	cmd->log.slot_size = l->slot_size;
+
+	/* Signals are for the thread in the ioctl: that is what they stop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(&l->thread, NULL, kv_log_thread, l);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -ret;
+}
+
+static void kv_log_stop(struct kv_log *l)
+{
+	atomic_store(&l->stop, true);
+	pthread_join(l->thread, NULL);
+	kv_log_drain(l);
+	if (l->dropped && !l->json)
+		fprintf(stderr, "%s ping: %" PRIu64 " iterations' data not shown: printing fell behind\n",
+			kv_prog, l->dropped);
+}
+
+static void kv_log_free(struct kv_log *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nlines; i++)
+		free(l->lines[i]);
+	free(l->lines);
+	free(l->buf);
+}
+
+static double kv_ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+static void kv_ping_print_text(const struct kv_ping_opts *o,
+			       const struct kverbs_ping *cmd, const char *where)
+{
+	const struct kverbs_ping_result *r = &cmd->result;
+
+	if (o->role == KVERBS_ROLE_SERVER)
+		printf("served %u client%s on %s (%u failed): ", r->clients,
+		       r->clients == 1 ? "" : "s", where, r->clients_failed);
+	else
+		printf("ping %s: ", where);
+	printf("%" PRIu64 " iterations, %" PRIu64 " bytes read and %" PRIu64 " written in %.3f ms",
+	       (uint64_t)r->iterations, (uint64_t)r->bytes_read,
+	       (uint64_t)r->bytes_written, kv_ms(r->elapsed_ns));
+	if (r->iterations)
+		printf("; per iteration min/avg/max %.3f/%.3f/%.3f ms",
+		       kv_ms(r->iter_ns_min), kv_ms(r->iter_ns_avg),
+		       kv_ms(r->iter_ns_max));
+	if (o->validate && r->iterations)
+		printf("; data validated");
+	printf("\n");
+}
+
+static void kv_ping_print_json(const struct kv_ping_opts *o,
+			       const struct kverbs_ping *cmd, const char *addr,
+			       int err, const char *status, const char *message,
+			       const struct kv_log *log)
+{
+	const struct kverbs_ping_result *r = &cmd->result;
+	struct kv_json j;
+	size_t i;
+
+	kv_json_init(&j, stdout);
+	kv_json_begin_object(&j);
+	kv_json_key(&j, "role");
+	kv_json_string(&j, o->role == KVERBS_ROLE_SERVER ? "server" : "client");
+	kv_json_key(&j, "address");
+	kv_json_string(&j, addr);
+	kv_json_key(&j, "port");
+	kv_json_u64(&j, o->port);
+	kv_json_key(&j, "size");
+	kv_json_u64(&j, o->size);
+	kv_json_key(&j, "count");
+	kv_json_u64(&j, o->count);
+	kv_json_key(&j, "validate");
+	kv_json_bool(&j, o->validate);
+	kv_json_key(&j, "status");
+	kv_json_string(&j, status);
+	kv_json_key(&j, "iterations");
+	kv_json_u64(&j, r->iterations);
+	kv_json_key(&j, "bytes_read");
+	kv_json_u64(&j, r->bytes_read);
+	kv_json_key(&j, "bytes_written");
+	kv_json_u64(&j, r->bytes_written);
+	kv_json_key(&j, "elapsed_ns");
+	kv_json_u64(&j, r->elapsed_ns);
+	kv_json_key(&j, "iter_ns");
+	kv_json_begin_object(&j);
+	kv_json_key(&j, "min");
+	kv_json_u64(&j, r->iter_ns_min);
+	kv_json_key(&j, "avg");
+	kv_json_u64(&j, r->iter_ns_avg);
+	kv_json_key(&j, "max");
+	kv_json_u64(&j, r->iter_ns_max);
+	kv_json_end_object(&j);
+	if (o->role == KVERBS_ROLE_SERVER) {
+		kv_json_key(&j, "clients");
+		kv_json_u64(&j, r->clients);
+		kv_json_key(&j, "clients_failed");
+		kv_json_u64(&j, r->clients_failed);
+	}
+	kv_json_key(&j, "error");
+	if (!message) {
+		kv_json_null(&j);
+	} else {
+		kv_json_begin_object(&j);
+		kv_json_key(&j, "errno");
+		kv_json_i64(&j, err);
+		kv_json_key(&j, "name");
+		kv_json_string(&j, kv_errno_name(err));
+		kv_json_key(&j, "step");
+		kv_json_string(&j, kv_step_str(r->failed_step));
+		kv_json_key(&j, "message");
+		kv_json_string(&j, message);
+		if (r->valid & KVERBS_RESULT_WC) {
+			kv_json_key(&j, "wc_status");
+			kv_json_u64(&j, r->wc_status);
+			kv_json_key(&j, "wc_status_str");
+			kv_json_string(&j, kv_wc_status_str(r->wc_status));
+			kv_json_key(&j, "vendor_err");
+			kv_json_u64(&j, r->vendor_err);
+		}
+		if (r->valid & KVERBS_RESULT_CM) {
+			kv_json_key(&j, "cm_event");
+			kv_json_string(&j, kv_cm_event_str(r->cm_event));
+			kv_json_key(&j, "cm_status");
+			kv_json_i64(&j, r->cm_status);
+		}
+		if (r->valid & KVERBS_RESULT_MISMATCH) {
+			kv_json_key(&j, "mismatch_offset");
+			kv_json_u64(&j, r->mismatch_offset);
+		}
+		kv_json_end_object(&j);
+	}
+	if (log) {
+		kv_json_key(&j, "data");
+		kv_json_begin_array(&j);
+		for (i = 0; i < log->nlines; i++)
+			kv_json_string(&j, log->lines[i]);
+		kv_json_end_array(&j);
+		kv_json_key(&j, "data_not_shown");
+		kv_json_u64(&j, log->dropped);
+	}
+	kv_json_end_object(&j);
+	kv_json_end(&j);
+}
+
+static void kv_ping_print_debug(const struct kverbs_ping *cmd, int err)
+{
+	const struct kverbs_ping_result *r = &cmd->result;
+
+	fprintf(stderr,
+		"ioctl: %d (%s)\n"
+		"iterations %" PRIu64 " bytes_read %" PRIu64 " bytes_written %" PRIu64 "\n"
+		"elapsed_ns %" PRIu64 " iter_ns min %" PRIu64 " avg %" PRIu64 " max %" PRIu64 "\n"
+		"clients %u clients_failed %u valid 0x%x failed_step %u (%s)\n"
+		"wc_status %u (%s) vendor_err 0x%x cm_event %u (%s) cm_status %d mismatch_offset %u\n",
+		-err, kv_errno_name(err), (uint64_t)r->iterations,
+		(uint64_t)r->bytes_read, (uint64_t)r->bytes_written,
+		(uint64_t)r->elapsed_ns, (uint64_t)r->iter_ns_min,
+		(uint64_t)r->iter_ns_avg, (uint64_t)r->iter_ns_max, r->clients,
+		r->clients_failed, r->valid, r->failed_step,
+		kv_step_str(r->failed_step), r->wc_status,
+		kv_wc_status_str(r->wc_status), r->vendor_err, r->cm_event,
+		kv_cm_event_str(r->cm_event), r->cm_status, r->mismatch_offset);
+}
+
+/* Map the call's outcome to an exit code and a status word. */
+static int kv_ping_outcome(const struct kv_ping_opts *o,
+			   const struct kverbs_ping *cmd, int err,
+			   const char **status)
+{
+	const struct kverbs_ping_result *r = &cmd->result;
+	bool server = o->role == KVERBS_ROLE_SERVER;
+
+	if (!err) {
+		*status = "ok";
+		return KV_EXIT_OK;
+	}
+	if (err == EINTR) {
+		/* Running until interrupted is what was asked for. */
+		if ((server && o->persistent) || (!server && !o->count)) {
+			*status = r->clients_failed ? "failed" : "ok";
+			return r->clients_failed ? KV_EXIT_FAILED : KV_EXIT_OK;
+		}
+		*status = "interrupted";
+		return KV_EXIT_INTERRUPTED;
+	}
+	*status = "failed";
+	/* Rejected before anything ran: the arguments were out of range. */
+	if (!r->failed_step && (err == EINVAL || err == EMSGSIZE))
+		return KV_EXIT_USAGE;
+	return KV_EXIT_FAILED;
+}
+
+int kv_cmd_ping(int argc, char **argv)
+{
+	struct kverbs_ping cmd = { .size = sizeof(cmd) };
+	struct kv_ping_opts o;
+	struct kv_log log;
+	struct sigaction sa = { .sa_handler = kv_ping_on_signal };
+	char addr[128], where[160], msg[512];
+	const char *status, *message = NULL;
+	int fd, ret, err, code;
+	bool have_log = false;
+
+	ret = kv_ping_parse(argc, argv, &o);
+	if (ret)
+		return ret > 0 ? KV_EXIT_OK : KV_EXIT_USAGE;
+
+	cmd.role = o.role;
+	cmd.msg_size = o.size;
+	cmd.count = o.count;
+	cmd.timeout_ns = o.timeout_ns;
+	if (o.validate)
+		cmd.flags |= KVERBS_PING_F_VALIDATE;
+	if (o.persistent)
+		cmd.flags |= KVERBS_PING_F_PERSISTENT;
+	if (kv_parse_addr(o.addr ? o.addr : "0.0.0.0", o.port,
+			  (struct sockaddr_storage *)&cmd.addr)) {
+		kv_usage_error("ping", "cannot resolve address '%s'", o.addr);
+		return KV_EXIT_USAGE;
+	}
+	if (o.src && kv_parse_addr(o.src, 0, (struct sockaddr_storage *)&cmd.src_addr)) {
+		kv_usage_error("ping", "cannot resolve source address '%s'", o.src);
+		return KV_EXIT_USAGE;
+	}
+	if (o.src && cmd.src_addr.ss_family != cmd.addr.ss_family) {
+		kv_usage_error("ping", "-I and -a must both be IPv4 or both IPv6");
+		return KV_EXIT_USAGE;
+	}
+	kv_addr_str((struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr));
+	snprintf(where, sizeof(where), cmd.addr.ss_family == AF_INET6 ?
+		 "[%s]:%u" : "%s:%u", addr, o.port);
+
+	fd = kv_open();
+	if (fd < 0)
+		return KV_EXIT_ENV;
+
+	if (o.verbose) {
+		ret = kv_log_start(&log, &o, &cmd);
+		if (ret) {
+			fprintf(stderr, "%s ping: cannot set up -v: %s\n", kv_prog,
+				strerror(-ret));
+			kv_log_free(&log);
+			close(fd);
+			return KV_EXIT_FAILED;
+		}
+		have_log = true;
+	}
+
+	/* No SA_RESTART: a signal must end the ioctl, which reports EINTR. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	err = -kv_ioctl(fd, KVERBS_IOC_PING, &cmd);
+	close(fd);
+	if (have_log)
+		kv_log_stop(&log);
+
+	code = kv_ping_outcome(&o, &cmd, err, &status);
+	if (code != KV_EXIT_OK || (err && err != EINTR) || cmd.result.clients_failed) {
+		if (code == KV_EXIT_USAGE)
+			snprintf(msg, sizeof(msg), "the module refused the arguments: %s%s",
+				 strerror(err), err == EMSGSIZE ?
+				 " (more than the module's max_msg_size)" : "");
+		else
+			kv_describe_ping_failure(msg, sizeof(msg), err, &cmd, where);
+		message = msg;
+	}
+	if (o.debug)
+		kv_ping_print_debug(&cmd, err);
+	if (o.json) {
+		kv_ping_print_json(&o, &cmd, addr, err, status, message,
+				   have_log ? &log : NULL);
+	} else {
+		if (message)
+			fprintf(stderr, "%s ping: %s%s\n", kv_prog,
+				o.persistent && cmd.result.clients_failed ? "last failed client: " : "",
+				message);
+		if (code != KV_EXIT_USAGE && (cmd.result.iterations || !err ||
+					      cmd.result.clients))
+			kv_ping_print_text(&o, &cmd, where);
+	}
+	if (have_log)
+		kv_log_free(&log);
+	return code;
+}
