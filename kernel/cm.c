@@ -228,8 +228,8 @@ struct kverbs_ep *kverbs_ep_create(void)
 static int kverbs_ep_wait_state(struct kverbs_ep *ep,
 				enum kverbs_ep_state state, u64 timeout_ns)
 {
-	return kverbs_ep_wait(ep, kverbs_ep_state_is(ep, state),
-			      kverbs_ep_wait_timeout(timeout_ns) + HZ);
+	return kverbs_ep_wait_interruptible(ep, kverbs_ep_state_is(ep, state),
+					    kverbs_ep_wait_timeout(timeout_ns) + HZ);
 }
 
 /**

@@ -184,19 +184,10 @@ static inline int kverbs_ep_error(struct kverbs_ep *ep)
 	return READ_ONCE(ep->fail.error);
 }
 
-/**
- * kverbs_ep_wait - wait for a condition on an endpoint
- * @ep: the endpoint whose wait queue is woken when @cond may change
- * @cond: the condition
- * @timeout: in jiffies, from kverbs_ep_wait_timeout()
- *
- * Returns 0 once @cond is true; otherwise the endpoint's error if it
- * failed, -ETIMEDOUT when @timeout passed and -EINTR on a signal.
- */
-#define kverbs_ep_wait(ep, cond, timeout)				\
+#define __kverbs_ep_wait(ep, cond, timeout, wait_fn)			\
 ({									\
-	long __ret = wait_event_interruptible_timeout((ep)->wait,	\
-			(cond) || kverbs_ep_error(ep), (timeout));	\
+	long __ret = wait_fn((ep)->wait, (cond) || kverbs_ep_error(ep),	\
+			     (timeout));				\
 	int __err;							\
 									\
 	if (cond)							\
@@ -209,6 +200,33 @@ static inline int kverbs_ep_error(struct kverbs_ep *ep)
 		__err = -EINTR;						\
 	__err;								\
 })
+
+/**
+ * kverbs_ep_wait - wait for a condition on an endpoint, within a step
+ * @ep: the endpoint whose wait queue is woken when @cond may change
+ * @cond: the condition
+ * @timeout: in jiffies, from kverbs_ep_wait_timeout()
+ *
+ * Only a fatal signal interrupts this wait: a test checks for other
+ * signals between iterations, so that SIGINT ends a ping where the peer
+ * sees a clean end.  The time limit keeps the wait short either way.
+ *
+ * Returns 0 once @cond is true; otherwise the endpoint's error if it
+ * failed, -ETIMEDOUT when @timeout passed and -EINTR on a fatal signal.
+ */
+#define kverbs_ep_wait(ep, cond, timeout)				\
+	__kverbs_ep_wait(ep, cond, timeout, wait_event_killable_timeout)
+
+/**
+ * kverbs_ep_wait_interruptible - wait at a boundary: set-up, a new iteration
+ * @ep: the endpoint
+ * @cond: the condition
+ * @timeout: in jiffies
+ *
+ * As kverbs_ep_wait(), but any signal ends the wait with -EINTR.
+ */
+#define kverbs_ep_wait_interruptible(ep, cond, timeout)			\
+	__kverbs_ep_wait(ep, cond, timeout, wait_event_interruptible_timeout)
 
 /**
  * struct kverbs_listener - a listening rdma_cm ID and its pending requests

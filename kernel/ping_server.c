@@ -33,6 +33,7 @@ struct kverbs_ping_server {
 	enum kverbs_step rw_step;
 	struct ib_cqe rw_cqe;
 	bool rw_done;
+	bool goahead_posted;		/* the WRITE and its go-ahead are posted */
 };
 
 static void kverbs_ping_server_rw_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -97,14 +98,19 @@ static int kverbs_ping_server_setup(struct kverbs_ping_server *s)
  * Returns 0 or the recorded failure.
  */
 static int kverbs_ping_server_wait_adv(struct kverbs_ping_server *s,
-				       u64 *addr, u32 *rkey, u32 *len)
+				       bool first, u64 *addr, u32 *rkey, u32 *len)
 {
 	struct kverbs_ep *ep = s->ep;
 	struct kverbs_ping_info *info = s->recv.buf;
+	long timeout = kverbs_ep_wait_timeout(s->run->timeout_ns);
 	int ret;
 
-	ret = kverbs_ep_wait(ep, smp_load_acquire(&s->recv.done),
-			     kverbs_ep_wait_timeout(s->run->timeout_ns));
+	/* Between iterations any signal may end the session. */
+	if (first)
+		ret = kverbs_ep_wait_interruptible(ep, smp_load_acquire(&s->recv.done),
+						   timeout);
+	else
+		ret = kverbs_ep_wait(ep, smp_load_acquire(&s->recv.done), timeout);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	if (s->recv.byte_len != sizeof(*info))
@@ -186,6 +192,7 @@ static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
 			wr->wr_cqe = &s->rw_cqe;
 
 	ret = kverbs_post_send(ep, first, step);
+	s->goahead_posted = !ret && chain;
 	if (!ret)
 		ret = kverbs_ep_wait(ep, smp_load_acquire(done),
 				     kverbs_ep_wait_timeout(s->run->timeout_ns));
@@ -205,7 +212,7 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 	u32 rkey, len, sink_len, offset;
 	int ret;
 
-	ret = kverbs_ping_server_wait_adv(s, &addr, &rkey, &len);
+	ret = kverbs_ping_server_wait_adv(s, true, &addr, &rkey, &len);
 	/* Hanging up instead of starting an iteration is how a client leaves. */
 	if (ret == -ECONNRESET)
 		return KVERBS_PING_CLIENT_LEFT;
@@ -231,7 +238,7 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 	if (!ret)
 		ret = kverbs_post_send(ep, &send_wr, KVERBS_STEP_SEND);
 	if (!ret)
-		ret = kverbs_ping_server_wait_adv(s, &addr, &rkey, &sink_len);
+		ret = kverbs_ping_server_wait_adv(s, false, &addr, &rkey, &sink_len);
 	if (ret)
 		return ret;
 	if (sink_len < len)
@@ -247,6 +254,15 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 	if (!ret)
 		ret = kverbs_ping_server_rdma(s, DMA_TO_DEVICE, addr, rkey,
 					      &send_wr, &s->goahead.done);
+	/*
+	 * The client hangs up as soon as it has the last go-ahead, which can
+	 * be before our side has processed the acknowledgment: the send is
+	 * then flushed.  Once it was posted, this iteration is done for us.
+	 */
+	if (ret == -ECONNRESET && s->goahead_posted) {
+		kverbs_ping_account(run, start, len);
+		return KVERBS_PING_CLIENT_LEFT;
+	}
 	if (ret)
 		return ret;
 
@@ -307,7 +323,8 @@ out_free:
 	if (ret == KVERBS_PING_CLIENT_LEFT)
 		ret = 0;
 out_report:
-	if (ret) {
+	/* A signal ends the server, it is not the client's failure. */
+	if (ret && ret != -EINTR) {
 		kverbs_ping_fail(ep, run, ret);
 		run->result->clients_failed++;
 	}
@@ -343,7 +360,9 @@ int kverbs_ping_server(struct kverbs_ping_run *run)
 			/* A persistent server's report is of its last failed client. */
 			if (!run->fail.error || ret != -EINTR) {
 				run->fail = (struct kverbs_fail){ .error = ret };
-				run->fail.step = KVERBS_STEP_LISTEN;
+				/* -ENODEV: the device went away, listening was fine. */
+				if (ret != -ENODEV)
+					run->fail.step = KVERBS_STEP_LISTEN;
 			}
 			break;
 		}
