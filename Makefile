@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kverbs: build the module and the tool, test them in QEMU guests.
+# The module's objects are listed in kernel/Kbuild.
+
+KVER ?= $(shell uname -r)
+# The running kernel's build tree, else the newest one installed.
+KDIR ?= $(or $(wildcard /lib/modules/$(KVER)/build),$(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n 1))
+# Debian's header trees report the upstream version as kernelrelease; the
+# /lib/modules/RELEASE/build path names the installed kernel.
+KRELEASE ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),$(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null))
+PREFIX ?= /usr/local
+UDEVDIR ?= /etc/udev/rules.d
+# Kernels 'make check' and 'make demo' test in guests.
+KERNELS ?= 6.1 6.12
+SRC ?= $(CURDIR)
+
+all: modules tool
+
+# Build against KDIR in this tree: kernel/kverbs.ko.
+modules:
+	@test -n "$(KDIR)" || { echo "no kernel build tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
+	@$(MAKE) -s SRC=$(CURDIR) modules-in
+
+# (internal) build in $(SRC), which scripts/build-module fills for other kernels
+modules-in:
+	@if [ "$$(cat $(SRC)/kernel/.compat-kdir 2>/dev/null)" != "$(KDIR)" ] || \
+	    [ ! -f $(SRC)/kernel/compat-autoconf.h ]; then \
+		$(SRC)/scripts/compat-probe $(KDIR) $(SRC)/kernel/compat-autoconf.h && \
+		echo "$(KDIR)" > $(SRC)/kernel/.compat-kdir; \
+	fi
+	$(MAKE) -C $(KDIR) M=$(SRC) modules
+
+tool:
+	$(MAKE) -C tools/kverbs
+
+selftests:
+	$(MAKE) -C selftests
+
+check: deps
+	scripts/check $(KERNELS)
+
+demo: deps
+	scripts/demo
+
+deps:
+	scripts/deps check
+
+install: modules tool
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KRELEASE) modules_install
+	depmod -a $(KRELEASE)
+	install -D -m 0644 udev/60-kverbs.rules $(DESTDIR)$(UDEVDIR)/60-kverbs.rules
+	install -D -m 0755 tools/kverbs/kverbs $(DESTDIR)$(PREFIX)/bin/kverbs
+	-udevadm control --reload 2>/dev/null
+
+uninstall:
+	rm -f $(DESTDIR)$(UDEVDIR)/60-kverbs.rules $(DESTDIR)$(PREFIX)/bin/kverbs
+	rm -f /lib/modules/*/extra/kverbs.ko*
+	-depmod -a
+	-udevadm control --reload 2>/dev/null
+
+clean:
+	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f kernel/compat-autoconf.h kernel/.compat-kdir
+	$(MAKE) -C tools/kverbs clean
+	-$(MAKE) -C selftests clean
+
+distclean: clean
+	rm -rf build
+
+.PHONY: all modules modules-in tool selftests check demo deps install uninstall clean distclean
