@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Interoperability with rdma-core's rping, the peer nobody here wrote:
+# each end of kverbs against the other end of rping, with -V on both, and
+# the -v output compared line for line with rping talking to itself.
+. "$(dirname "$0")/lib.sh"
+
+port=17300
+
+need_rping() {
+	command -v rping >/dev/null || skip "rping (rdmacm-utils) is not installed"
+	[ -e /dev/infiniband/rdma_cm ] || skip "no /dev/infiniband/rdma_cm (rdma_ucm not loaded)"
+}
+
+# kernel server, rping client
+kserver_rping_client() {
+	local size=$1 count=$2
+	need_rping
+	port=$((port + 1))
+	kv_server srv "$port" -V -v || return 1
+	timeout 60 rping -c -a "$KV_ADDR" -p "$port" -C "$count" -S "$size" -V -v \
+		> "$KV_TMP/rping.out" 2> "$KV_TMP/rping.err" ||
+		fail "rping -c exited $?: $(cat "$KV_TMP/rping.err")" || return
+	kv_wait srv 30 || fail "kverbs server: $(cat "$KV_TMP/srv.err")" || return
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['iterations'] == $count" \
+		"d['bytes_read'] == $count * $size" 'd["clients"] == 1' || return
+	# rping validated our echo byte for byte; our data must be what it sent.
+	[ "$(grep -c '^ping data: ' "$KV_TMP/rping.out")" = "$count" ] ||
+		fail "rping printed $(grep -c '^ping data: ' "$KV_TMP/rping.out") of $count pings"
+}
+
+# rping server, kernel client
+rping_server_kclient() {
+	local size=$1 count=$2
+	need_rping
+	port=$((port + 1))
+	rping -s -a "$KV_ADDR" -p "$port" -S "$size" -V -v > "$KV_TMP/rs.out" 2> "$KV_TMP/rs.err" &
+	kv_pid_rs=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" rping ||
+		fail "rping -s is not listening: $(cat "$KV_TMP/rs.err")" || return
+	kv_client cli "$port" -C "$count" -S "$size" -V ||
+		fail "kverbs client exited $?: $(cat "$KV_TMP/cli.err")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $count" || return
+	kv_wait rs 30 || fail "rping -s: $(cat "$KV_TMP/rs.err")" || return
+	# rping's server prints what it read from us.
+	[ "$(grep -c '^server ping data: rdma-ping-' "$KV_TMP/rs.out")" = "$count" ] ||
+		fail "rping -s printed $(grep -c '^server ping data: ' "$KV_TMP/rs.out") of $count pings"
+}
+
+test_kserver_rping_client_64()		{ kserver_rping_client 64 10; }
+test_kserver_rping_client_26()		{ kserver_rping_client 26 100; }
+test_kserver_rping_client_65535()	{ kserver_rping_client 65535 10; }
+test_rping_server_kclient_64()		{ rping_server_kclient 64 10; }
+test_rping_server_kclient_26()		{ rping_server_kclient 26 100; }
+test_rping_server_kclient_65535()	{ rping_server_kclient 65535 10; }
+
+# Byte compatibility, seen from rping: the lines rping -c -v prints are the
+# same whether the server is rping or kverbs, and so are the lines of the
+# server side, whether it serves rping or kverbs.
+test_verbose_lines_match_rping() {
+	need_rping
+	port=$((port + 1))
+	rping -s -a "$KV_ADDR" -p "$port" -S 100 -v > "$KV_TMP/ref-s.out" 2>/dev/null &
+	kv_pid_rs=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" rping || fail "rping -s not listening" || return
+	timeout 60 rping -c -a "$KV_ADDR" -p "$port" -C 5 -S 100 -v > "$KV_TMP/ref-c.out" 2>/dev/null ||
+		fail "rping to rping failed" || return
+	kv_wait rs 30 >/dev/null
+
+	port=$((port + 1))
+	"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" -v > "$KV_TMP/kv-s.out" 2>/dev/null &
+	kv_pid_ks=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" || fail "kverbs -s not listening" || return
+	timeout 60 rping -c -a "$KV_ADDR" -p "$port" -C 5 -S 100 -v > "$KV_TMP/rk-c.out" 2>/dev/null ||
+		fail "rping to kverbs failed" || return
+	kv_wait ks 30 >/dev/null || return 1
+
+	diff -u <(grep '^ping data:' "$KV_TMP/ref-c.out") <(grep '^ping data:' "$KV_TMP/rk-c.out") ||
+		fail "rping -c prints different data against kverbs" || return
+	diff -u <(grep '^server ping data:' "$KV_TMP/ref-s.out") \
+		<(grep '^server ping data:' "$KV_TMP/kv-s.out") ||
+		fail "kverbs -s -v prints other lines than rping -s -v"
+}
+
+ktap_main test_kserver_rping_client_64 test_kserver_rping_client_26 \
+	test_kserver_rping_client_65535 test_rping_server_kclient_64 \
+	test_rping_server_kclient_26 test_rping_server_kclient_65535 \
+	test_verbose_lines_match_rping

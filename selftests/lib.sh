@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests/lib.sh: shared by the kverbs selftest scripts, which run as
+# root inside a guest after run.sh has set up rxe0 and loaded the module.
+#
+# A script defines test_* functions and ends with
+#	ktap_main test_one test_two ...
+# Each function is one KTAP test case: it passes if it returns 0, fails
+# with the diagnostics it printed otherwise, and calls skip "reason" to
+# skip.  After the listed tests, ktap_main adds "dmesg_clean": nothing
+# the kernel logged while the script ran may look like a splat.
+
+KV_TOP=${KV_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+KVERBS=${KVERBS:-$KV_TOP/tools/kverbs/kverbs}
+KV_ADDR=${KV_ADDR:-10.209.0.1}
+KV_DEV=${KV_DEV:-rxe0}
+KV_TMP=$(mktemp -d /tmp/kverbs-test.XXXXXX)
+
+# Lines that mean the kernel is unwell.
+KV_SPLAT='WARNING:|BUG:|Oops|general protection|refcount_t|KASAN|UBSAN|kmemleak|list_(add|del) corruption|sleeping function called from invalid context|possible circular locking|lockdep|blocked for more than|Call Trace'
+
+fail() {
+	echo "$*"
+	return 1
+}
+
+skip() {
+	echo "$*" > "$KV_TMP/skip"
+	exit 0
+}
+
+# Poll for up to $1 seconds until the rest of the arguments succeed.
+wait_for() {
+	local limit=$1 i
+	shift
+	for ((i = 0; i < limit * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Is a kverbs listener bound to ADDR:PORT (ADDR may be 0.0.0.0)?  A
+# third argument names another program (rping) that owns the listener.
+kv_listening() {
+	rdma res show cm_id 2>/dev/null |
+		grep -q "state LISTEN .*comm \[\?${3:-kverbs}\]\? src-addr $1:$2\( \|$\)"
+}
+
+# kv_server NAME PORT [ping options]: start a server on $KV_ADDR in the
+# background, with --json output in $KV_TMP/NAME.json and stderr in
+# $KV_TMP/NAME.err, and wait until it listens.  Sets kv_pid_NAME.
+kv_server() {
+	local name=$1 port=$2
+	shift 2
+	"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" --json "$@" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
+	eval "kv_pid_$name=$!"
+	if ! wait_for 10 kv_listening "$KV_ADDR" "$port"; then
+		echo "server $name did not start listening on $KV_ADDR:$port"
+		cat "$KV_TMP/$name.err"
+		return 1
+	fi
+}
+
+# kv_client NAME PORT [ping options]: run a client against $KV_ADDR:PORT
+# with a time limit, output as for kv_server; returns its exit code.
+kv_client() {
+	local name=$1 port=$2
+	shift 2
+	timeout -k 5 120 "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json "$@" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
+}
+
+# kv_wait NAME SECONDS: wait for background process NAME, at most SECONDS;
+# returns its exit code, or 124 after killing it if it took too long.
+kv_wait() {
+	local pid
+	pid=$(eval echo "\$kv_pid_$1")
+	if ! wait_for "$2" eval "! kill -0 $pid 2>/dev/null"; then
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		echo "$1 (pid $pid) still running after $2 s: killed"
+		return 124
+	fi
+	wait "$pid"
+}
+
+# json_check FILE EXPR...: every Python expression holds for d, the
+# document in FILE; prints the first that does not, and the document.
+json_check() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, exprs = sys.argv[1], sys.argv[2:]
+try:
+    d = json.load(open(path))
+except Exception as e:
+    print(f"{path}: not valid JSON: {e}")
+    print(open(path).read()[:2000])
+    sys.exit(1)
+for e in exprs:
+    if not eval(e, {}, {"d": d}):
+        print(f"{path}: {e} does not hold")
+        print(json.dumps(d)[:2000])
+        sys.exit(1)
+PY
+}
+
+# kv_ping_pair PORT CLIENT_OPTS...: ping through a fresh server on PORT
+# (validating both ends) and check both reports.  The client options
+# must include -C.
+kv_ping_pair() {
+	local port=$1 count rc
+	shift
+	count=$(echo " $* " | sed -n 's/.* -C \([0-9]*\) .*/\1/p')
+	kv_server srv "$port" -V || return 1
+	kv_client cli "$port" -V "$@"
+	rc=$?
+	kv_wait srv 30 || { echo "server failed:"; cat "$KV_TMP/srv.err" "$KV_TMP/srv.json"; return 1; }
+	[ $rc = 0 ] || { echo "client exited $rc:"; cat "$KV_TMP/cli.err" "$KV_TMP/cli.json"; return 1; }
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' \
+		"d['iterations'] == $count" 'd["bytes_read"] == d["iterations"] * d["size"]' \
+		'd["error"] is None' || return 1
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['iterations'] == $count" \
+		'd["clients"] == 1' 'd["clients_failed"] == 0'
+}
+
+# Bring up $KV_DEV again after a test removed it.
+kv_rxe_readd() {
+	rdma link show "$KV_DEV/1" >/dev/null 2>&1 ||
+		rdma link add "$KV_DEV" type rxe netdev kv0
+	wait_for 10 eval "rdma link show $KV_DEV/1 2>/dev/null | grep -q ACTIVE"
+}
+
+ktap_main() {
+	local n=0 failed=0 t out rc dmesg_start
+	dmesg_start=$(dmesg | wc -l)
+	echo "KTAP version 1"
+	echo "1..$(($# + 1))"
+	for t in "$@"; do
+		n=$((n + 1))
+		rm -f "$KV_TMP/skip"
+		out=$( ( set -o pipefail; "$t" ) 2>&1 )
+		rc=$?
+		if [ -f "$KV_TMP/skip" ]; then
+			echo "ok $n ${t#test_} # SKIP $(cat "$KV_TMP/skip")"
+		elif [ $rc = 0 ]; then
+			echo "ok $n ${t#test_}"
+		else
+			failed=1
+			echo "$out" | sed 's/^/# /'
+			echo "not ok $n ${t#test_}"
+		fi
+		# Nothing a test started may outlive it.
+		jobs -p | xargs -r kill -9 2>/dev/null
+		wait 2>/dev/null
+	done
+	n=$((n + 1))
+	out=$(dmesg | tail -n +"$((dmesg_start + 1))" | grep -E -A 20 "$KV_SPLAT")
+	if [ -n "$out" ]; then
+		failed=1
+		echo "$out" | head -60 | sed 's/^/# /'
+		echo "not ok $n dmesg_clean"
+	else
+		echo "ok $n dmesg_clean"
+	fi
+	rm -rf "$KV_TMP"
+	exit $failed
+}

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests/run.sh [--module PATH] [TEST...]: run the kverbs selftests.
+# As root, inside a throw-away guest (tools/vm/run): it loads rxe on a
+# veth pair, loads the module, runs each test script or program as a KTAP
+# subtest, then unloads the module.  Prints KTAP; exits non-zero if any
+# test failed.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+here=$top/selftests
+module=
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--module) module=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) echo "usage: $0 [--module PATH] [TEST...]" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ -n "$module" ] || module=$top/build/$(uname -r)/kernel/kverbs.ko
+[ -f "$module" ] || module=$top/kernel/kverbs.ko
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping interop errors concurrent removal)
+
+export KV_TOP=$top KV_ADDR=10.209.0.1 KV_DEV=rxe0
+
+# Run copies: a rebuild on the host must not change binaries under us
+# (the tree is shared over 9p without caching).
+bin=$(mktemp -d /tmp/kverbs-bin.XXXXXX)
+cp "$top/tools/kverbs/kverbs" "$bin/" 2>/dev/null
+for p in "$here"/*; do
+	[ -f "$p" ] && [ -x "$p" ] && [ "${p##*.}" != sh ] && cp "$p" "$bin/"
+done
+export KVERBS=$bin/kverbs
+
+bail() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+[ "$(id -u)" = 0 ] || bail "needs root (run it in a guest: tools/vm/run)"
+"$top/tools/vm/rxe-setup" "$KV_ADDR/24" "$KV_DEV" || bail "cannot set up $KV_DEV"
+insmod "$module" || bail "cannot load $module"
+
+echo "KTAP version 1"
+echo "# kernel $(uname -r), module $module"
+echo "1..$((${#tests[@]} + 1))"
+n=0 failed=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	if [ -x "$bin/$t" ]; then
+		cmd=("$bin/$t")
+	elif [ -f "$here/$t.sh" ]; then
+		cmd=(bash "$here/$t.sh")
+	else
+		echo "    KTAP version 1"
+		echo "    1..0 # SKIP $t is not built (make selftests)"
+		echo "ok $n $t # SKIP not built"
+		continue
+	fi
+	"${cmd[@]}" 2>&1 | sed 's/^/    /'
+	if [ "${PIPESTATUS[0]}" = 0 ]; then
+		echo "ok $n $t"
+	else
+		echo "not ok $n $t"
+		failed=1
+	fi
+done
+
+# Leaving cleanly is a test of its own: no test process left behind, every
+# object released, no splat.
+n=$((n + 1))
+echo "    KTAP version 1"
+echo "    1..3"
+sub=0
+left=$(pgrep -d ' ' -f "$bin/")
+if [ -z "$left" ]; then
+	echo "    ok 1 no_process_left"
+else
+	for pid in $left; do
+		echo "    # left running: $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null)"
+		sed 's/^/    #   /' /proc/$pid/stack 2>/dev/null
+	done
+	echo "    not ok 1 no_process_left"
+	kill -9 $left 2>/dev/null
+	sleep 1
+	sub=1
+fi
+if wait_out=$(timeout 30 rmmod kverbs 2>&1); then
+	echo "    ok 2 rmmod"
+else
+	echo "$wait_out" | sed 's/^/    # /'
+	echo "    not ok 2 rmmod"
+	sub=1
+fi
+splat=$(dmesg | grep -E -A 20 'WARNING:|BUG:|Oops|general protection|refcount_t|KASAN|UBSAN|list_(add|del) corruption|sleeping function called from invalid context|possible circular locking|blocked for more than')
+if [ -z "$splat" ]; then
+	echo "    ok 3 dmesg_clean"
+else
+	echo "$splat" | head -80 | sed 's/^/    # /'
+	echo "    not ok 3 dmesg_clean"
+	sub=1
+fi
+if [ $sub = 0 ]; then echo "ok $n unload"; else echo "not ok $n unload"; failed=1; fi
+exit $failed
