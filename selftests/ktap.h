@@ -108,8 +108,10 @@ const char *kv_test_skip;						\
 jmp_buf kv_test_abort;							\
 int main(int argc, char **argv)						\
 {									\
-	struct kv_test *t;						\
-	int n = 0, i, failed = 0;					\
+	/* volatile: live across the setjmp() below. */			\
+	struct kv_test *volatile t;					\
+	volatile int n = 0, failed = 0;					\
+	int i;								\
 									\
 	for (t = kv_tests; t; t = t->next)				\
 		for (i = 1; i <= argc; i++)				\

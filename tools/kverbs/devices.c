@@ -211,6 +211,7 @@ int kv_cmd_devices(int argc, char **argv)
 	};
 	struct kv_devices d = {};
 	bool json = false;
+	char buf[8];
 	int opt, fd, ret;
 
 	optind = 1;
@@ -224,7 +225,8 @@ int kv_cmd_devices(int argc, char **argv)
 			devices_usage(stdout);
 			return KV_EXIT_OK;
 		default:
-			kv_usage_error("devices", "unknown option '%s'", argv[optind - 1]);
+			kv_usage_error("devices", "unknown option '%s'",
+				       kv_bad_option(argv, "jh", buf, sizeof(buf)));
 			return KV_EXIT_USAGE;
 		}
 	}

@@ -48,13 +48,57 @@ void kv_json_end_object(struct kv_json *j) { kv_json_close(j, '}'); }
 void kv_json_begin_array(struct kv_json *j) { kv_json_open(j, '['); }
 void kv_json_end_array(struct kv_json *j) { kv_json_close(j, ']'); }
 
+/*
+ * Length of the valid UTF-8 sequence at @s (at most @len bytes), 0 if it
+ * is not one: overlong forms, surrogates and values past U+10FFFF are not.
+ */
+static size_t kv_utf8_len(const unsigned char *s, size_t len)
+{
+	size_t n, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 static void kv_json_escaped(struct kv_json *j, const char *s, size_t len)
 {
-	size_t i;
+	size_t i, n;
 
 	fputc('"', j->f);
 	for (i = 0; i < len; i++) {
 		unsigned char c = s[i];
+
+		if (c >= 0x80) {
+			n = kv_utf8_len((const unsigned char *)s + i, len - i);
+			if (n) {
+				fwrite(s + i, 1, n, j->f);
+				i += n - 1;
+				continue;
+			}
+		}
 
 		switch (c) {
 		case '"':
@@ -73,7 +117,7 @@ static void kv_json_escaped(struct kv_json *j, const char *s, size_t len)
 			fputs("\\r", j->f);
 			break;
 		default:
-			/* Control characters and bytes that are not ASCII. */
+			/* Control characters, and bytes that are not UTF-8. */
 			if (c < 0x20 || c >= 0x7f)
 				fprintf(j->f, "\\u%04x", c);
 			else

@@ -35,6 +35,8 @@ int kv_parse_size(const char *s, uint32_t *out);
 int kv_parse_seconds(const char *s, uint64_t *ns);
 int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
 const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
+const char *kv_bad_option(char **argv, const char *optstring, char *buf,
+			  size_t len);
 void kv_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

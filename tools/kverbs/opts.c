@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -78,13 +79,15 @@ int kv_parse_seconds(const char *s, uint64_t *ns)
 	double v;
 	char *end;
 
-	if (!isdigit((unsigned char)*s) && *s != '.')
+	/* Decimal only: strtod() would also take hexadecimal "0x10". */
+	if ((!isdigit((unsigned char)*s) && *s != '.') || strpbrk(s, "xX"))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end || v < 0 || v > 86400.0 * 365)
 		return -EINVAL;
-	*ns = (uint64_t)(v * 1e9);
+	/* Rounded: 1.001 is 1000999999.99... as a double. */
+	*ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
 }
 
@@ -132,6 +135,25 @@ const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len
 		snprintf(host, sizeof(host), "?");
 	snprintf(buf, len, "%s", host);
 	return buf;
+}
+
+/*
+ * The option getopt_long() just rejected with '?', for the message.  An
+ * unknown letter inside a group such as -xc leaves optind on that group,
+ * so argv[optind - 1] is the argument before it: name the letter instead.
+ * For long options argv[optind - 1] is right: an unknown one sets optopt
+ * to 0, a known one given a value it does not take (--help=1) to its own
+ * value, which @optstring lists or which is not a character at all.
+ */
+const char *kv_bad_option(char **argv, const char *optstring, char *buf,
+			  size_t len)
+{
+	if (optopt > 0 && optopt <= UCHAR_MAX &&
+	    (optopt == ':' || !strchr(optstring, optopt))) {
+		snprintf(buf, len, "-%c", optopt);
+		return buf;
+	}
+	return argv[optind - 1];
 }
 
 void kv_usage_error(const char *cmd, const char *fmt, ...)

@@ -117,7 +117,9 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char optstring[] = ":sca:I:p:C:S:PvVdh";
 	uint32_t v;
+	char buf[8];
 	int opt;
 
 	memset(o, 0, sizeof(*o));
@@ -125,8 +127,7 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 	o->size = 64;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":sca:I:p:C:S:PvVdh", longopts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 		case 'c':
@@ -194,7 +195,8 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 			kv_usage_error("ping", "option '%s' needs a value", argv[optind - 1]);
 			return -1;
 		default:
-			kv_usage_error("ping", "unknown option '%s'", argv[optind - 1]);
+			kv_usage_error("ping", "unknown option '%s'",
+				       kv_bad_option(argv, optstring, buf, sizeof(buf)));
 			return -1;
 		}
 	}
@@ -497,8 +499,12 @@ static int kv_ping_outcome(const struct kv_ping_opts *o,
 		return KV_EXIT_OK;
 	}
 	if (err == EINTR) {
-		/* Running until interrupted is what was asked for. */
-		if ((server && o->persistent) || (!server && !o->count)) {
+		/*
+		 * Running until interrupted is what was asked for, if the
+		 * signal came between iterations rather than while connecting.
+		 */
+		if ((server && o->persistent) ||
+		    (!server && !o->count && !r->failed_step)) {
 			*status = r->clients_failed ? "failed" : "ok";
 			return r->clients_failed ? KV_EXIT_FAILED : KV_EXIT_OK;
 		}

@@ -1,0 +1,232 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/kverbs/tests/cli.sh: black-box tests of the kverbs command line,
+# run on the host without the module.  Usage, usage errors and the exit
+# codes that scripts rely on (kverbs --help): 2 for a bad command line,
+# 3 when /dev/kverbs cannot be used.  KVERBS names the binary (default:
+# the one built next to this directory).  Prints KTAP; exits 0 if every
+# test passed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+KVERBS=${KVERBS:-$here/../kverbs}
+
+if [ ! -x "$KVERBS" ]; then
+	echo "KTAP version 1"
+	echo "Bail out! no kverbs binary at $KVERBS (make -C tools/kverbs)"
+	exit 1
+fi
+
+tmp=$(mktemp -d /tmp/kverbs-cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# Results are collected and printed after the plan, once they are counted.
+results=()
+n=0
+failed=0
+
+emit() {
+	results+=("$1")
+}
+
+# A stuck binary must not stall the run; without timeout(1), run it as is.
+if command -v timeout >/dev/null; then
+	run_limited=(timeout -k 5 20)
+else
+	run_limited=()
+fi
+
+# kv_case NAME STATUS [CHECK...] -- ARG...
+#
+# Runs "kverbs ARG..." and expects exit STATUS; each CHECK is one of
+#	out=TEXT	stdout contains TEXT (a fixed string)
+#	err=TEXT	stderr contains TEXT
+#	out-empty	nothing on stdout
+#	err-empty	nothing on stderr
+kv_case() {
+	local name=$1 want=$2 rc c pat
+	local checks=() diag=()
+
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		checks+=("$1")
+		shift
+	done
+	shift
+
+	"${run_limited[@]}" "$KVERBS" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
+	rc=$?
+	[ "$rc" = "$want" ] || diag+=("exit status $rc, expected $want")
+	for c in "${checks[@]}"; do
+		case "$c" in
+		out=*)
+			pat=${c#out=}
+			grep -qF -e "$pat" "$tmp/stdout" || diag+=("stdout lacks: $pat")
+			;;
+		err=*)
+			pat=${c#err=}
+			grep -qF -e "$pat" "$tmp/stderr" || diag+=("stderr lacks: $pat")
+			;;
+		out-empty)
+			[ -s "$tmp/stdout" ] && diag+=("stdout is not empty")
+			;;
+		err-empty)
+			[ -s "$tmp/stderr" ] && diag+=("stderr is not empty")
+			;;
+		*)
+			diag+=("bad check '$c' in cli.sh")
+			;;
+		esac
+	done
+
+	n=$((n + 1))
+	if [ ${#diag[@]} = 0 ]; then
+		emit "ok $n $name"
+		return
+	fi
+	emit "# $name: ran kverbs$(printf ' %q' "$@")"
+	for c in "${diag[@]}"; do
+		emit "# $name: $c"
+	done
+	while IFS= read -r c; do
+		emit "# stdout: $c"
+	done < <(head -n 5 "$tmp/stdout")
+	while IFS= read -r c; do
+		emit "# stderr: $c"
+	done < <(head -n 5 "$tmp/stderr")
+	emit "not ok $n $name"
+	failed=1
+}
+
+# kv_usage_error NAME COMMAND MESSAGE -- ARG...: exit 2, MESSAGE and the
+# pointer to COMMAND's help on stderr, and stdout left empty for scripts.
+kv_usage_error() {
+	local name=$1 cmd=$2 msg=$3
+
+	shift 3
+	kv_case "$name" 2 "err=kverbs $cmd: $msg" "err=Try 'kverbs $cmd --help'." \
+		out-empty "$@"
+}
+
+kv_skip() {
+	n=$((n + 1))
+	emit "ok $n $1 # SKIP $2"
+}
+
+# ---- the top level ----
+
+kv_case no_arguments 2 "err=usage: kverbs COMMAND" out-empty --
+for h in long_option:--help command:help short_option:-h; do
+	# The usage names both commands and every exit code.
+	kv_case "help_${h%%:*}" 0 "out=usage: kverbs COMMAND" out=devices out=ping \
+		"out=exit status" "out=  0 " "out=  1 " "out=  2 " "out=  3 " \
+		"out=  130 " err-empty -- "${h#*:}"
+done
+kv_case version 0 "out=(ABI " err-empty -- --version
+kv_case unknown_command 2 "err=kverbs: unknown command 'bogus'" \
+	"err=usage: kverbs COMMAND" out-empty -- bogus
+# Options belong after the command.
+kv_case option_before_command 2 "err=unknown command '--json'" out-empty -- --json devices
+
+# ---- help of the commands ----
+
+for h in long_option:--help short_option:-h; do
+	kv_case "ping_help_${h%%:*}" 0 "out=usage: kverbs ping -s" "out=kverbs ping -c -a ADDR" \
+		out=--timeout out=--json err-empty -- ping "${h#*:}"
+	kv_case "devices_help_${h%%:*}" 0 "out=usage: kverbs devices" out=--json \
+		err-empty -- devices "${h#*:}"
+done
+# Help wins over what is missing, but not over what is wrong before it.
+kv_case ping_help_despite_missing_role 0 "out=usage: kverbs ping" err-empty -- ping -v --help
+kv_usage_error ping_help_after_unknown_option ping "unknown option '--bogus'" -- ping --bogus --help
+
+# ---- ping usage errors ----
+
+kv_usage_error ping_without_role ping "say -s (server) or -c (client)" -- ping
+kv_usage_error ping_without_role_with_address ping "say -s (server) or -c (client)" \
+	-- ping -a 127.0.0.1
+kv_usage_error ping_server_and_client ping "-s and -c exclude each other" -- ping -s -c
+kv_usage_error ping_client_and_server ping "-s and -c exclude each other" \
+	-- ping --client -a 127.0.0.1 --server
+kv_usage_error ping_client_without_address ping "the client needs the server's address: -a ADDR" \
+	-- ping -c
+kv_usage_error ping_persistent_client ping "-P is for the server" -- ping -c -a 127.0.0.1 -P
+kv_usage_error ping_server_with_source ping "-I is for the client" -- ping -s -I 127.0.0.1
+kv_usage_error ping_client_size_below_minimum ping "invalid size 25 (at least 26" \
+	-- ping -c -a 127.0.0.1 -S 25
+kv_usage_error ping_server_size_below_minimum ping "invalid size 25 (at least 26" \
+	-- ping -s -S 25
+kv_usage_error ping_size_junk ping "invalid size '10x'" -- ping -c -a 127.0.0.1 -S 10x
+kv_usage_error ping_size_fraction ping "invalid size '1.5M'" -- ping -c -a 127.0.0.1 -S 1.5M
+kv_usage_error ping_size_overflow ping "invalid size '4G'" -- ping -c -a 127.0.0.1 -S 4G
+kv_usage_error ping_port_zero ping "invalid port '0' (1 to 65535)" -- ping -c -a 127.0.0.1 -p 0
+kv_usage_error ping_port_too_big ping "invalid port '70000' (1 to 65535)" \
+	-- ping -c -a 127.0.0.1 -p 70000
+kv_usage_error ping_port_name ping "invalid port 'http'" -- ping -c -a 127.0.0.1 -p http
+kv_usage_error ping_count_negative ping "invalid count '-1'" -- ping -c -a 127.0.0.1 -C -1
+kv_usage_error ping_count_overflow ping "invalid count '4294967296'" \
+	-- ping -c -a 127.0.0.1 -C 4294967296
+kv_usage_error ping_timeout_zero ping "invalid timeout '0'" \
+	-- ping -c -a 127.0.0.1 --timeout 0
+kv_usage_error ping_timeout_below_a_nanosecond ping "invalid timeout '0.0000000001'" \
+	-- ping -c -a 127.0.0.1 --timeout 0.0000000001
+kv_usage_error ping_timeout_over_an_hour ping "invalid timeout '4000'" \
+	-- ping -c -a 127.0.0.1 --timeout 4000
+kv_usage_error ping_timeout_negative ping "invalid timeout '-1'" \
+	-- ping -c -a 127.0.0.1 --timeout -1
+kv_usage_error ping_timeout_hex ping "invalid timeout '0x10'" \
+	-- ping -c -a 127.0.0.1 --timeout 0x10
+kv_usage_error ping_unknown_long_option ping "unknown option '--bogus'" \
+	-- ping -c -a 127.0.0.1 --bogus
+kv_usage_error ping_unknown_short_option ping "unknown option '-x'" -- ping -c -a 127.0.0.1 -x
+# Inside a group: the letter, not the argument before the group.
+kv_usage_error ping_unknown_option_in_group ping "unknown option '-x'" -- ping -xc -a 127.0.0.1
+kv_usage_error ping_value_for_flag ping "unknown option '--json=yes'" \
+	-- ping -c -a 127.0.0.1 --json=yes
+kv_usage_error ping_missing_value ping "option '-a' needs a value" -- ping -c -a
+kv_usage_error ping_missing_long_value ping "option '--timeout' needs a value" \
+	-- ping -c -a 127.0.0.1 --timeout
+kv_usage_error ping_extra_argument ping "unexpected argument 'extra'" \
+	-- ping -c -a 127.0.0.1 extra
+# Names that no resolver can take (a space, a '!'), so DNS is not asked.
+kv_usage_error ping_bad_address ping "cannot resolve address 'no such host!'" \
+	-- ping -c -a "no such host!"
+kv_usage_error ping_bad_source_address ping "cannot resolve source address 'no such host!'" \
+	-- ping -c -a 127.0.0.1 -I "no such host!"
+kv_usage_error ping_source_family_mismatch ping "-I and -a must both be IPv4 or both IPv6" \
+	-- ping -c -a 127.0.0.1 -I ::1
+
+# ---- devices usage errors ----
+
+kv_usage_error devices_unknown_option devices "unknown option '--bogus'" -- devices --bogus
+kv_usage_error devices_unknown_option_in_group devices "unknown option '-x'" -- devices -xj
+kv_usage_error devices_extra_argument devices "unexpected argument 'extra'" -- devices extra
+
+# ---- without the module: exit 3 and what to do about it ----
+
+without_module=(
+	devices_without_module "devices"
+	devices_json_without_module "devices --json"
+	ping_client_without_module "ping -c -a 127.0.0.1"
+	ping_client_ipv6_without_module "ping -c -a ::1 -p 1 -C 3 -S 64k --timeout 0.5"
+	ping_minimum_size_without_module "ping -c -a 127.0.0.1 -S 26"
+	ping_server_without_module "ping -s"
+	ping_persistent_server_without_module "ping -s -a :: -P -S 1M"
+)
+for ((i = 0; i < ${#without_module[@]}; i += 2)); do
+	name=${without_module[i]}
+	if [ -e /dev/kverbs ]; then
+		# With the module these would really run, or wait for clients.
+		kv_skip "$name" "/dev/kverbs exists: the kverbs module is loaded"
+		continue
+	fi
+	# Word splitting of the command is intended: no argument has spaces.
+	# shellcheck disable=SC2086
+	kv_case "$name" 3 "err=kverbs: cannot open /dev/kverbs: is the kverbs module loaded?" \
+		out-empty -- ${without_module[i + 1]}
+done
+
+echo "KTAP version 1"
+echo "1..$n"
+printf '%s\n' "${results[@]}"
+exit $failed

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/kverbs/tests/run.sh: build the kverbs tool and its unit tests, run
+# tests/unit and tests/cli.sh on the host (no module needed), and print
+# them as one KTAP document with the two as subtests.  Exits non-zero if
+# either failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tool=$(dirname "$here")
+tmp=$(mktemp -d /tmp/kverbs-tests.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "KTAP version 1"
+if ! make -s -C "$tool" kverbs tests/unit >"$tmp/build" 2>&1; then
+	sed 's/^/# /' "$tmp/build"
+	echo "Bail out! cannot build kverbs and tests/unit"
+	exit 1
+fi
+echo "1..2"
+
+# The built binary, unless the caller names another one.
+export KVERBS=${KVERBS:-$tool/kverbs}
+
+n=0
+failed=0
+for t in unit cli; do
+	n=$((n + 1))
+	case $t in
+	unit) cmd=("$here/unit") ;;
+	cli) cmd=(bash "$here/cli.sh") ;;
+	esac
+	# A subtest is its own KTAP document, indented by four spaces.
+	"${cmd[@]}" 2>&1 | sed 's/^/    /'
+	if [ "${PIPESTATUS[0]}" = 0 ]; then
+		echo "ok $n $t"
+	else
+		echo "not ok $n $t"
+		failed=1
+	fi
+done
+exit $failed
