@@ -87,7 +87,7 @@ struct kverbs_ioctl_op {
 };
 
 #define KVERBS_IOCTL_OP(_cmd, _fn, _struct, _last)			\
-	[_cmd - KVERBS_CMD_BASE] = {					\
+	[(_cmd) - KVERBS_CMD_BASE] = {					\
 		.size = sizeof(_struct) +				\
 			BUILD_BUG_ON_ZERO(sizeof(union kverbs_ucmd_buffer) < \
 					  sizeof(_struct)),		\

@@ -127,7 +127,7 @@ struct kverbs_ep {
 	struct ib_cq *cq;
 	struct kverbs_dev_user user;
 	wait_queue_head_t wait;
-	spinlock_t lock;
+	spinlock_t lock;		/* protects state, fail, listener */
 	enum kverbs_ep_state state;
 	struct kverbs_fail fail;
 	struct kverbs_listener *listener;
@@ -182,6 +182,23 @@ static inline u32 kverbs_ep_port(const struct kverbs_ep *ep)
 static inline int kverbs_ep_error(struct kverbs_ep *ep)
 {
 	return READ_ONCE(ep->fail.error);
+}
+
+/*
+ * A completion handler records what it learned (a received length, say)
+ * and then sets a done flag; the test's thread reads the flag, then what
+ * was recorded.  Release and acquire order the two sides.
+ */
+static inline void kverbs_set_done(bool *done)
+{
+	/* Pairs with the acquire in kverbs_is_done(). */
+	smp_store_release(done, true);
+}
+
+static inline bool kverbs_is_done(const bool *done)
+{
+	/* Pairs with the release in kverbs_set_done(). */
+	return smp_load_acquire(done);
 }
 
 #define __kverbs_ep_wait(ep, cond, timeout, wait_fn)			\
@@ -244,7 +261,7 @@ struct kverbs_listener {
 	struct rdma_cm_id *id;
 	struct kverbs_dev_user user;
 	wait_queue_head_t wait;
-	spinlock_t lock;
+	spinlock_t lock;		/* protects pending, npending, error */
 	struct list_head pending;
 	unsigned int npending;
 	int error;

@@ -229,7 +229,7 @@ static void kverbs_buf_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_LOCAL_INV);
 		return;
 	}
-	smp_store_release(&buf->inv_done, true);
+	kverbs_set_done(&buf->inv_done);
 	wake_up(&ep->wait);
 }
 
@@ -307,7 +307,7 @@ static void kverbs_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_SEND);
 		return;
 	}
-	smp_store_release(&msg->done, true);
+	kverbs_set_done(&msg->done);
 	wake_up(&ep->wait);
 }
 
@@ -322,7 +322,7 @@ static void kverbs_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	msg->byte_len = wc->byte_len;
-	smp_store_release(&msg->done, true);
+	kverbs_set_done(&msg->done);
 	wake_up(&ep->wait);
 }
 

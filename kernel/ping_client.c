@@ -109,7 +109,7 @@ static int kverbs_ping_client_wait_goahead(struct kverbs_ping_client *c)
 	struct kverbs_ep *ep = c->ep;
 	int ret;
 
-	ret = kverbs_ep_wait(ep, smp_load_acquire(&c->recv.done),
+	ret = kverbs_ep_wait(ep, kverbs_is_done(&c->recv.done),
 			     kverbs_ep_wait_timeout(c->run->timeout_ns));
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
@@ -173,7 +173,7 @@ static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
 	kverbs_buf_inv_wr(&c->sink, &inv_wr, true);
 	ret = kverbs_post_send(ep, &inv_wr, KVERBS_STEP_LOCAL_INV);
 	if (!ret)
-		ret = kverbs_ep_wait(ep, smp_load_acquire(&c->sink.inv_done),
+		ret = kverbs_ep_wait(ep, kverbs_is_done(&c->sink.inv_done),
 				     kverbs_ep_wait_timeout(c->run->timeout_ns));
 	/*
 	 * A server that reached its own count may hang up first.  With the

@@ -48,7 +48,7 @@ static void kverbs_ping_server_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 		kverbs_ep_wc_failed(ep, wc, s->rw_step);
 		return;
 	}
-	smp_store_release(&s->rw_done, true);
+	kverbs_set_done(&s->rw_done);
 	wake_up(&ep->wait);
 }
 
@@ -107,10 +107,10 @@ static int kverbs_ping_server_wait_adv(struct kverbs_ping_server *s,
 
 	/* Between iterations any signal may end the session. */
 	if (first)
-		ret = kverbs_ep_wait_interruptible(ep, smp_load_acquire(&s->recv.done),
+		ret = kverbs_ep_wait_interruptible(ep, kverbs_is_done(&s->recv.done),
 						   timeout);
 	else
-		ret = kverbs_ep_wait(ep, smp_load_acquire(&s->recv.done), timeout);
+		ret = kverbs_ep_wait(ep, kverbs_is_done(&s->recv.done), timeout);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	if (s->recv.byte_len != sizeof(*info))
@@ -134,7 +134,7 @@ static int kverbs_ping_server_goahead_wr(struct kverbs_ping_server *s,
 	struct kverbs_ep *ep = s->ep;
 	int ret;
 
-	ret = kverbs_ep_wait(ep, smp_load_acquire(&s->goahead.done),
+	ret = kverbs_ep_wait(ep, kverbs_is_done(&s->goahead.done),
 			     kverbs_ep_wait_timeout(s->run->timeout_ns));
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
@@ -194,7 +194,7 @@ static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
 	ret = kverbs_post_send(ep, first, step);
 	s->goahead_posted = !ret && chain;
 	if (!ret)
-		ret = kverbs_ep_wait(ep, smp_load_acquire(done),
+		ret = kverbs_ep_wait(ep, kverbs_is_done(done),
 				     kverbs_ep_wait_timeout(s->run->timeout_ns));
 	if (ret)
 		/* Still in flight: the mapping goes after the drain. */

@@ -70,6 +70,7 @@ struct kverbs_info {
 	__aligned_u64 features;
 	char version[32];
 };
+
 #define KVERBS_IOC_INFO		_IO(KVERBS_TYPE, KVERBS_CMD_INFO)
 
 /*
@@ -274,6 +275,7 @@ struct kverbs_devices {
 	__aligned_u64 devices;
 	__aligned_u64 ports;
 };
+
 #define KVERBS_IOC_DEVICES	_IO(KVERBS_TYPE, KVERBS_CMD_DEVICES)
 
 /**
@@ -469,6 +471,7 @@ struct kverbs_ping {
 	struct kverbs_ping_log log;
 	struct kverbs_ping_result result;
 };
+
 #define KVERBS_IOC_PING		_IO(KVERBS_TYPE, KVERBS_CMD_PING)
 
 #endif /* _UAPI_KVERBS_H */
