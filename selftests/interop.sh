@@ -83,7 +83,34 @@ test_verbose_lines_match_rping() {
 		fail "kverbs -s -v prints other lines than rping -s -v"
 }
 
+# What the kernel client advertises, as rping -d reports it: every
+# advertisement has a key no earlier one had, and no address is a kernel
+# address (rxe's DMA addresses are kernel virtual addresses; kverbs
+# advertises a random iova instead).
+test_advertisements_fresh_keys_no_kernel_addresses() {
+	need_rping
+	port=$((port + 1))
+	rping -s -a "$KV_ADDR" -p "$port" -S 64 -d > "$KV_TMP/rd.out" 2>&1 &
+	kv_pid_rs=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" rping || fail "rping -s not listening" || return
+	kv_client cli "$port" -C 20 -S 64 || fail "client: $(cat "$KV_TMP/cli.err")" || return
+	kv_wait rs 30 >/dev/null
+	python3 - "$KV_TMP/rd.out" <<'PY'
+import re, sys
+adv = re.findall(r"Received rkey ([0-9a-f]+) addr ([0-9a-f]+) len (\d+)", open(sys.argv[1]).read())
+keys = [int(k, 16) for k, a, l in adv]
+addrs = [int(a, 16) for k, a, l in adv]
+# rping's debug output may lose the last lines as it exits.
+assert 38 <= len(adv) <= 40, f"{len(adv)} advertisements seen, expected 40"
+assert len(set(keys)) == len(keys), f"an rkey was advertised twice: {keys}"
+assert all(int(l) == 64 for k, a, l in adv), "wrong advertised length"
+kernel = [hex(a) for a in addrs if a >= 0xffff800000000000]
+assert not kernel, f"kernel addresses advertised: {kernel}"
+PY
+}
+
 ktap_main test_kserver_rping_client_64 test_kserver_rping_client_26 \
 	test_kserver_rping_client_65535 test_rping_server_kclient_64 \
 	test_rping_server_kclient_26 test_rping_server_kclient_65535 \
-	test_verbose_lines_match_rping
+	test_verbose_lines_match_rping \
+	test_advertisements_fresh_keys_no_kernel_addresses
