@@ -77,15 +77,26 @@ int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step)
  * @step: what the work request was doing
  *
  * A flushed work request only says the QP left the connected state; if
- * nothing else was recorded, the connection was reset under us.
+ * nothing else was recorded, the connection was reset under us.  Before
+ * the connection is established a flush says nothing at all.
  */
 void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 			 enum kverbs_step step)
 {
+	enum kverbs_ep_state state;
 	unsigned long flags;
 
 	if (wc->status == IB_WC_WR_FLUSH_ERR) {
-		kverbs_ep_failed(ep, -ECONNRESET, KVERBS_STEP_NONE);
+		/*
+		 * While a connection is being set up, rdma_cm moves the QP to
+		 * the error state before it reports why (a reject, say), and
+		 * the flush of the receive posted ahead of the connect can
+		 * overtake that report: let the CM event tell what happened.
+		 * The wait for it is bounded like any other.
+		 */
+		state = READ_ONCE(ep->state);
+		if (state == KVERBS_EP_CONNECTED || state == KVERBS_EP_DISCONNECTED)
+			kverbs_ep_failed(ep, -ECONNRESET, KVERBS_STEP_NONE);
 		return;
 	}
 	ibdev_dbg(kverbs_ep_device(ep), "qp %u: work request failed: %s (vendor error 0x%x)\n",
