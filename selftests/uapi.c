@@ -1,0 +1,1548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uapi: the /dev/kverbs ioctl contract of include/uapi/kverbs.h, checked
+ * one call at a time for the exact errno (or output) each input must get.
+ *
+ * For each of KVERBS_IOC_INFO, _DEVICES and _PING: the @size rules (too
+ * small, larger with a zero tail, larger with a non-zero one), unknown
+ * @flags bits and __reserved fields, arguments that cannot be read or
+ * written, and the ioctl number with direction and size bits.  Unknown
+ * ioctl numbers.  What INFO and DEVICES report, also into entries larger
+ * than the kernel's.  Every argument check of PING, and, over the
+ * guest's soft-RoCE device, a refused connection, a ping with a payload
+ * log and a ping whose log the kernel cannot write.
+ *
+ * Runs as root in a guest where selftests/run.sh brought up $KV_DEV on
+ * $KV_ADDR and loaded the module.  Without /dev/kverbs every test skips.
+ */
+#include "ktap.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uapi/kverbs.h>
+
+KV_MAIN()
+
+/*
+ * Ports 17400-17499 are this program's, so that the shell tests' servers
+ * never answer for ours.  Arguments that must fail their checks aim at a
+ * port nobody listens on: if the kernel wrongly accepted one, the ping
+ * would be refused at once instead of hanging.
+ */
+#define KV_PORT_NO_LISTENER	17401
+#define KV_PORT_PING_LOG	17402
+#define KV_PORT_LOG_EFAULT	17403
+#define KV_PORT_BAD_ARGS	17499
+
+/* Per-step limit of our pings: small, so that a bug fails fast. */
+#define KV_STEP_TIMEOUT_NS	(5ULL * 1000000000ULL)
+#define KV_ONE_HOUR_NS		(3600ULL * 1000000000ULL)
+#define KV_MAX_LOG_BYTES	(64U << 20)
+
+/* enum rdma_cm_event_type in the kernel's rdma/rdma_cm.h. */
+#define KV_RDMA_CM_EVENT_REJECTED	8
+
+#define KV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Larger than any struct we pass, with room for a 64-byte tail. */
+#define KV_ARG_MAX	(sizeof(struct kverbs_ping) + 64)
+
+/* ------------------------------------------------------------------ */
+/* The device, the environment, memory that faults                     */
+/* ------------------------------------------------------------------ */
+
+static int kv_fd = -1;
+
+/*
+ * /dev/kverbs, opened once for the whole run.  A missing node means the
+ * module is not loaded, which makes every test a skip rather than a
+ * failure; any other error is a failure.
+ */
+static int kv_dev(void)
+{
+	static int tried, open_errno;
+
+	if (!tried) {
+		tried = 1;
+		kv_fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
+		open_errno = errno;
+	}
+	if (kv_fd < 0) {
+		if (open_errno == ENOENT || open_errno == ENXIO || open_errno == ENODEV)
+			kv_skip("no /dev/kverbs: module not loaded");
+		KV_FAIL_AT(1, "open /dev/kverbs: %s", strerror(open_errno));
+	}
+	return kv_fd;
+}
+
+static const char *kv_env(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static const char *kv_addr(void)
+{
+	return kv_env("KV_ADDR", "10.209.0.1");
+}
+
+/* Fill @ss with @addr (IPv4 or IPv6) and @port; returns the family. */
+static int kv_sockaddr(struct __kernel_sockaddr_storage *ss, const char *addr,
+		       unsigned short port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		return AF_INET6;
+	}
+	KV_FAIL_AT(1, "'%s' is neither an IPv4 nor an IPv6 address", addr);
+	return 0;
+}
+
+static size_t kv_sockaddr_len(int family)
+{
+	return family == AF_INET ? sizeof(struct sockaddr_in) :
+				   sizeof(struct sockaddr_in6);
+}
+
+static int kv_all_bytes(const void *buf, size_t len, unsigned char byte)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != byte)
+			return 0;
+	return 1;
+}
+
+/*
+ * Three adjacent pages: one readable and writable, one PROT_NONE, one
+ * read-only.  An argument placed to end at the PROT_NONE page is
+ * readable only up to there; one in the last page cannot be written.
+ */
+static struct {
+	long page;
+	char *rw;
+	char *none;
+	char *ro;
+} kv_mem;
+
+static void kv_mem_init(void)
+{
+	char *p;
+
+	if (kv_mem.rw)
+		return;
+	kv_mem.page = sysconf(_SC_PAGESIZE);
+	p = mmap(NULL, 3 * kv_mem.page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	KV_ASSERT_TRUE(p != MAP_FAILED);
+	KV_ASSERT_OK(mprotect(p + kv_mem.page, kv_mem.page, PROT_NONE));
+	KV_ASSERT_OK(mprotect(p + 2 * kv_mem.page, kv_mem.page, PROT_READ));
+	kv_mem.rw = p;
+	kv_mem.none = p + kv_mem.page;
+	kv_mem.ro = p + 2 * kv_mem.page;
+}
+
+/* A page that can be neither read nor written. */
+static void *kv_unmapped(void)
+{
+	kv_mem_init();
+	return kv_mem.none;
+}
+
+/* Where @len bytes must start so that they end where the PROT_NONE page begins. */
+static void *kv_before_unmapped(size_t len)
+{
+	kv_mem_init();
+	return kv_mem.none - len;
+}
+
+/* A read-only copy of @len bytes of @src. */
+static void *kv_readonly_copy(const void *src, size_t len)
+{
+	kv_mem_init();
+	KV_ASSERT_OK(mprotect(kv_mem.ro, kv_mem.page, PROT_READ | PROT_WRITE));
+	memcpy(kv_mem.ro, src, len);
+	KV_ASSERT_OK(mprotect(kv_mem.ro, kv_mem.page, PROT_READ));
+	return kv_mem.ro;
+}
+
+static unsigned int kv_max_msg_size(void)
+{
+	const char *path = "/sys/module/kverbs/parameters/max_msg_size";
+	unsigned long v;
+	FILE *f;
+	int n;
+
+	kv_dev();	/* no module, no parameters: a skip, not a failure */
+	f = fopen(path, "r");
+	if (!f)
+		KV_FAIL_AT(1, "%s: %s", path, strerror(errno));
+	n = fscanf(f, "%lu", &v);
+	fclose(f);
+	KV_ASSERT_EQ(n, 1);
+	/* Nothing would be above the limit: no EMSGSIZE to provoke. */
+	if (v >= UINT32_MAX)
+		kv_skip("max_msg_size is the largest __u32");
+	return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks every command shares                                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct kv_cmd - one command, for the checks every command shares
+ * @ioc: its ioctl number
+ * @nr: the command number within it
+ * @size: sizeof its (first-version) struct
+ * @fill: writes into a zeroed buffer an argument that passes the size
+ *	checks and then gets @expect
+ * @expect: 0 if the filled argument succeeds, else the errno it gets
+ */
+struct kv_cmd {
+	unsigned long ioc;
+	unsigned int nr;
+	size_t size;
+	void (*fill)(void *arg);
+	int expect;
+};
+
+static long kv_ioctl(unsigned long ioc, void *arg)
+{
+	return ioctl(kv_dev(), ioc, arg);
+}
+
+/* An aligned buffer for an argument and a tail behind it. */
+static union {
+	__u64 align;
+	unsigned char b[KV_ARG_MAX];
+} kv_arg;
+
+/* Fill kv_arg.b with @c's argument, claiming @size bytes; the rest stays zero. */
+static void *kv_cmd_arg(const struct kv_cmd *c, __u32 size)
+{
+	kv_dev();
+	memset(&kv_arg, 0, sizeof(kv_arg));
+	c->fill(kv_arg.b);
+	memcpy(kv_arg.b, &size, sizeof(size));
+	return kv_arg.b;
+}
+
+static void kv_cmd_call(const struct kv_cmd *c, void *arg, int err)
+{
+	if (err)
+		KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), err);
+	else
+		KV_EXPECT_OK(kv_ioctl(c->ioc, arg));
+}
+
+static void kv_size_zero(const struct kv_cmd *c)
+{
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, 0)), EINVAL);
+}
+
+static void kv_size_too_small(const struct kv_cmd *c)
+{
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, c->size - 1)), EINVAL);
+	/* Just the size field itself. */
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, sizeof(__u32))), EINVAL);
+}
+
+/*
+ * A newer caller's larger struct is accepted when the bytes the kernel
+ * does not know are zero, and the kernel writes nothing into them.
+ */
+static void kv_size_larger_zero_tail(const struct kv_cmd *c)
+{
+	static const size_t extra[] = { 8, 64 };
+	unsigned char *arg;
+	size_t i;
+
+	for (i = 0; i < KV_ARRAY_SIZE(extra); i++) {
+		arg = kv_cmd_arg(c, c->size + extra[i]);
+		kv_cmd_call(c, arg, c->expect);
+		KV_EXPECT_TRUE(kv_all_bytes(arg + c->size, extra[i], 0));
+	}
+}
+
+/* Any non-zero byte the kernel does not know: -E2BIG. */
+static void kv_size_larger_nonzero_tail(const struct kv_cmd *c)
+{
+	static const struct {
+		size_t extra, at;
+	} cases[] = {
+		{ 8, 7 },	/* the last byte of a small tail */
+		{ 64, 0 },	/* the first byte of a large one */
+		{ 64, 63 },	/* its last */
+	};
+	unsigned char *arg;
+	size_t i;
+
+	for (i = 0; i < KV_ARRAY_SIZE(cases); i++) {
+		arg = kv_cmd_arg(c, c->size + cases[i].extra);
+		arg[c->size + cases[i].at] = 0x01;
+		KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), E2BIG);
+	}
+}
+
+/* @flags is the second __u32 of every argument struct. */
+static void kv_unknown_flag(const struct kv_cmd *c)
+{
+	__u32 *arg = kv_cmd_arg(c, c->size);
+
+	arg[1] |= 1U << 31;
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), EINVAL);
+}
+
+static void kv_null_arg(const struct kv_cmd *c)
+{
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, NULL), EFAULT);
+}
+
+static void kv_unmapped_arg(const struct kv_cmd *c)
+{
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_unmapped()), EFAULT);
+}
+
+/* @size can be read, everything after it lies in the PROT_NONE page. */
+static void kv_only_size_readable(const struct kv_cmd *c)
+{
+	__u32 *size = kv_before_unmapped(sizeof(__u32));
+
+	*size = c->size;
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, size), EFAULT);
+}
+
+/* A valid argument whose output cannot be written back. */
+static void kv_readonly_arg(const struct kv_cmd *c)
+{
+	void *arg = kv_readonly_copy(kv_cmd_arg(c, c->size), c->size);
+
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), EFAULT);
+}
+
+/* The right command number, but with direction and size bits: not ours. */
+static void kv_ioctl_with_dir_bits(const struct kv_cmd *c)
+{
+	void *arg = kv_cmd_arg(c, c->size);
+
+	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_READ | _IOC_WRITE, KVERBS_TYPE, c->nr,
+				      c->size), arg), ENOTTY);
+	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_READ, KVERBS_TYPE, c->nr, c->size), arg),
+			ENOTTY);
+	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_WRITE, KVERBS_TYPE, c->nr, c->size), arg),
+			ENOTTY);
+	/* A size without a direction is not _IO() either. */
+	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_NONE, KVERBS_TYPE, c->nr, c->size), arg),
+			ENOTTY);
+}
+
+#define KV_COMMON_TESTS(cmd)						\
+	KV_TEST(cmd##_size_zero) { kv_size_zero(&kv_cmd_##cmd); }	\
+	KV_TEST(cmd##_size_too_small) { kv_size_too_small(&kv_cmd_##cmd); } \
+	KV_TEST(cmd##_larger_zero_tail) { kv_size_larger_zero_tail(&kv_cmd_##cmd); } \
+	KV_TEST(cmd##_nonzero_tail) { kv_size_larger_nonzero_tail(&kv_cmd_##cmd); } \
+	KV_TEST(cmd##_unknown_flag) { kv_unknown_flag(&kv_cmd_##cmd); } \
+	KV_TEST(cmd##_null_arg) { kv_null_arg(&kv_cmd_##cmd); }	\
+	KV_TEST(cmd##_unmapped_arg) { kv_unmapped_arg(&kv_cmd_##cmd); } \
+	KV_TEST(cmd##_only_size_readable) { kv_only_size_readable(&kv_cmd_##cmd); } \
+	KV_TEST(cmd##_readonly_arg) { kv_readonly_arg(&kv_cmd_##cmd); } \
+	KV_TEST(cmd##_ioctl_with_dir_bits) { kv_ioctl_with_dir_bits(&kv_cmd_##cmd); }
+
+/* ------------------------------------------------------------------ */
+/* Unknown commands                                                     */
+/* ------------------------------------------------------------------ */
+
+/* A valid INFO argument, so that only the number can be wrong. */
+static struct kverbs_info *kv_info_arg(void)
+{
+	static struct kverbs_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	return &info;
+}
+
+KV_TEST(ioctl_unknown_nr_above)
+{
+	/* The first number after the last command. */
+	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x83), kv_info_arg()), ENOTTY);
+	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0xff), kv_info_arg()), ENOTTY);
+}
+
+KV_TEST(ioctl_unknown_nr_below)
+{
+	/* 0x00-0x7f of type 'k' belong to others. */
+	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x7f), kv_info_arg()), ENOTTY);
+	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x00), kv_info_arg()), ENOTTY);
+}
+
+KV_TEST(ioctl_other_type)
+{
+	KV_EXPECT_ERRNO(kv_ioctl(_IO('x', KVERBS_CMD_INFO), kv_info_arg()), ENOTTY);
+}
+
+KV_TEST(ioctl_info_iowr)
+{
+	KV_EXPECT_ERRNO(kv_ioctl(_IOWR(KVERBS_TYPE, KVERBS_CMD_INFO, struct kverbs_info),
+				 kv_info_arg()), ENOTTY);
+}
+
+/* ------------------------------------------------------------------ */
+/* KVERBS_IOC_INFO                                                      */
+/* ------------------------------------------------------------------ */
+
+static void kv_fill_info(void *arg)
+{
+	struct kverbs_info *info = arg;
+
+	info->size = sizeof(*info);
+}
+
+static const struct kv_cmd kv_cmd_info = {
+	.ioc = KVERBS_IOC_INFO,
+	.nr = KVERBS_CMD_INFO,
+	.size = sizeof(struct kverbs_info),
+	.fill = kv_fill_info,
+};
+
+KV_COMMON_TESTS(info)
+
+KV_TEST(info_reports_module)
+{
+	struct kverbs_info info;
+	const __u64 want = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
+			   KVERBS_FEATURE_PING_LOG;
+
+	/* Output fields' input values are ignored: make stale ones visible. */
+	memset(&info, 0xff, sizeof(info));
+	info.size = sizeof(info);
+	info.flags = 0;
+	info.__reserved = 0;
+	KV_ASSERT_OK(kv_ioctl(KVERBS_IOC_INFO, &info));
+	KV_EXPECT_EQ(info.abi_version, KVERBS_ABI_VERSION);
+	KV_EXPECT_EQ(info.features & want, want);
+	KV_ASSERT_TRUE(memchr(info.version, '\0', sizeof(info.version)));
+	KV_EXPECT_TRUE(info.version[0] != '\0');
+	/* Input fields are not written back changed. */
+	KV_EXPECT_EQ(info.size, sizeof(info));
+	KV_EXPECT_EQ(info.flags, 0);
+	KV_EXPECT_EQ(info.__reserved, 0);
+	kv_diag("kverbs %s, ABI %u, features 0x%llx", info.version,
+		info.abi_version, (unsigned long long)info.features);
+}
+
+KV_TEST(info_reserved_nonzero)
+{
+	struct kverbs_info info = { .size = sizeof(info), .__reserved = 1 };
+
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_INFO, &info), EINVAL);
+	info.__reserved = 1U << 31;
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_INFO, &info), EINVAL);
+}
+
+KV_TEST(info_flags_nonzero)
+{
+	struct kverbs_info info = { .size = sizeof(info), .flags = 1 };
+
+	/* INFO has no flags at all: even the lowest bit is unknown. */
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_INFO, &info), EINVAL);
+}
+
+/* The kernel knows sizeof(struct kverbs_info) bytes and leaves the rest alone. */
+KV_TEST(info_larger_struct_tail_untouched)
+{
+	struct {
+		struct kverbs_info info;
+		unsigned char tail[64];
+	} arg;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.info.size = sizeof(arg);
+	KV_ASSERT_OK(kv_ioctl(KVERBS_IOC_INFO, &arg));
+	KV_EXPECT_EQ(arg.info.abi_version, KVERBS_ABI_VERSION);
+	KV_EXPECT_TRUE(memchr(arg.info.version, '\0', sizeof(arg.info.version)));
+	KV_EXPECT_TRUE(kv_all_bytes(arg.tail, sizeof(arg.tail), 0));
+}
+
+/* ------------------------------------------------------------------ */
+/* KVERBS_IOC_DEVICES                                                   */
+/* ------------------------------------------------------------------ */
+
+#define KV_DEVS_MAX	32
+#define KV_PORTS_MAX	128
+
+static struct kverbs_device_info kv_devs[KV_DEVS_MAX];
+static struct kverbs_port_info kv_ports[KV_PORTS_MAX];
+
+/* A complete query into arrays far larger than a test guest needs. */
+static void kv_fill_devices(void *arg)
+{
+	struct kverbs_devices *d = arg;
+
+	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
+	d->device_entry_size = sizeof(struct kverbs_device_info);
+	d->port_entry_size = sizeof(struct kverbs_port_info);
+	d->device_capacity = KV_DEVS_MAX;
+	d->port_capacity = KV_PORTS_MAX;
+	d->devices = (uintptr_t)kv_devs;
+	d->ports = (uintptr_t)kv_ports;
+}
+
+static const struct kv_cmd kv_cmd_devices = {
+	.ioc = KVERBS_IOC_DEVICES,
+	.nr = KVERBS_CMD_DEVICES,
+	.size = sizeof(struct kverbs_devices),
+	.fill = kv_fill_devices,
+};
+
+KV_COMMON_TESTS(devices)
+
+/* Sizes only, no arrays: what the first call of a two-call query looks like. */
+static struct kverbs_devices kv_devices_sizes(__u32 dsz, __u32 psz)
+{
+	struct kverbs_devices d = {
+		.size = sizeof(d),
+		.device_entry_size = dsz,
+		.port_entry_size = psz,
+	};
+
+	return d;
+}
+
+KV_TEST(devices_entry_size_too_small)
+{
+	const __u32 dsz = sizeof(struct kverbs_device_info);
+	const __u32 psz = sizeof(struct kverbs_port_info);
+	struct kverbs_devices d;
+
+	d = kv_devices_sizes(dsz - 1, psz);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	d = kv_devices_sizes(0, psz);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	d = kv_devices_sizes(dsz, psz - 1);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	d = kv_devices_sizes(dsz, 0);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+}
+
+KV_TEST(devices_entry_size_too_large)
+{
+	const __u32 dsz = sizeof(struct kverbs_device_info);
+	const __u32 psz = sizeof(struct kverbs_port_info);
+	struct kverbs_devices d;
+
+	d = kv_devices_sizes(4097, psz);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	d = kv_devices_sizes(dsz, 4097);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	d = kv_devices_sizes(UINT32_MAX, UINT32_MAX);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	/* A page is still a size: it passes, and the empty arrays are too small. */
+	d = kv_devices_sizes(4096, 4096);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+}
+
+KV_TEST(devices_count_only)
+{
+	struct kverbs_devices d = kv_devices_sizes(sizeof(struct kverbs_device_info),
+						   sizeof(struct kverbs_port_info));
+
+	d.device_count = d.port_count = 0xdeadbeef;
+	KV_ASSERT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	/* The guest has at least $KV_DEV, with one port. */
+	KV_EXPECT_GE(d.device_count, 1);
+	KV_EXPECT_GE(d.port_count, 1);
+	KV_EXPECT_TRUE(d.device_count != 0xdeadbeef && d.port_count != 0xdeadbeef);
+	KV_EXPECT_GE(d.port_count, d.device_count);
+}
+
+/* One array too small: -ENOSPC, the counts, and nothing written to either array. */
+KV_TEST(devices_array_too_small)
+{
+	struct kverbs_devices d = kv_devices_sizes(sizeof(struct kverbs_device_info),
+						   sizeof(struct kverbs_port_info));
+	__u32 ndev, nport;
+
+	KV_ASSERT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	ndev = d.device_count;
+	nport = d.port_count;
+	KV_ASSERT_TRUE(ndev >= 1 && ndev <= KV_DEVS_MAX && nport >= 1 && nport <= KV_PORTS_MAX);
+
+	memset(kv_devs, 0xff, sizeof(kv_devs));
+	memset(kv_ports, 0xff, sizeof(kv_ports));
+	kv_fill_devices(&d);
+	d.port_capacity = nport - 1;
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	KV_EXPECT_EQ(d.device_count, ndev);
+	KV_EXPECT_EQ(d.port_count, nport);
+	KV_EXPECT_TRUE(kv_all_bytes(kv_devs, sizeof(kv_devs), 0xff));
+	KV_EXPECT_TRUE(kv_all_bytes(kv_ports, sizeof(kv_ports), 0xff));
+
+	kv_fill_devices(&d);
+	d.device_capacity = ndev - 1;
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	KV_EXPECT_TRUE(kv_all_bytes(kv_devs, sizeof(kv_devs), 0xff));
+	KV_EXPECT_TRUE(kv_all_bytes(kv_ports, sizeof(kv_ports), 0xff));
+}
+
+KV_TEST(devices_null_array)
+{
+	struct kverbs_devices d;
+
+	kv_fill_devices(&d);
+	d.devices = 0;
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	kv_fill_devices(&d);
+	d.ports = 0;
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+}
+
+KV_TEST(devices_unmapped_array)
+{
+	struct kverbs_devices d;
+
+	kv_fill_devices(&d);
+	d.devices = (uintptr_t)kv_unmapped();
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	kv_fill_devices(&d);
+	d.ports = (uintptr_t)kv_unmapped();
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	/* The first entry fits, the rest of the array would be in the hole. */
+	kv_fill_devices(&d);
+	d.devices = (uintptr_t)kv_before_unmapped(sizeof(struct kverbs_device_info) - 8);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+}
+
+/**
+ * struct kv_devlist - every device and port, in caller-sized entries
+ * @cmd: the successful query
+ * @devs: @cmd.device_count entries of @cmd.device_entry_size bytes, then
+ *	one spare entry the kernel must not touch
+ * @ports: likewise for ports
+ */
+struct kv_devlist {
+	struct kverbs_devices cmd;
+	unsigned char *devs;
+	unsigned char *ports;
+};
+
+/*
+ * Query the counts, then everything into arrays of @dsz and @psz-byte
+ * entries filled with 0xff, one entry larger than needed.
+ */
+static void kv_devices_get(struct kv_devlist *l, __u32 dsz, __u32 psz)
+{
+	struct kverbs_devices d = kv_devices_sizes(dsz, psz);
+
+	memset(l, 0, sizeof(*l));
+	KV_ASSERT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	KV_ASSERT_GE(d.device_count, 1);
+	KV_ASSERT_GE(d.port_count, 1);
+
+	d.device_capacity = d.device_count + 1;
+	d.port_capacity = d.port_count + 1;
+	l->devs = malloc((size_t)d.device_capacity * dsz);
+	l->ports = malloc((size_t)d.port_capacity * psz);
+	KV_ASSERT_TRUE(l->devs && l->ports);
+	memset(l->devs, 0xff, (size_t)d.device_capacity * dsz);
+	memset(l->ports, 0xff, (size_t)d.port_capacity * psz);
+	d.devices = (uintptr_t)l->devs;
+	d.ports = (uintptr_t)l->ports;
+	l->cmd = d;
+	KV_ASSERT_OK(kv_ioctl(KVERBS_IOC_DEVICES, &l->cmd));
+	/* Nothing was added or removed between the two calls. */
+	KV_ASSERT_EQ(l->cmd.device_count, d.device_count);
+	KV_ASSERT_EQ(l->cmd.port_count, d.port_count);
+}
+
+static void kv_devlist_free(struct kv_devlist *l)
+{
+	free(l->devs);
+	free(l->ports);
+}
+
+static struct kverbs_device_info kv_devlist_dev(const struct kv_devlist *l, __u32 i)
+{
+	struct kverbs_device_info info;
+
+	memcpy(&info, l->devs + (size_t)i * l->cmd.device_entry_size, sizeof(info));
+	return info;
+}
+
+static struct kverbs_port_info kv_devlist_port(const struct kv_devlist *l, __u32 i)
+{
+	struct kverbs_port_info info;
+
+	memcpy(&info, l->ports + (size_t)i * l->cmd.port_entry_size, sizeof(info));
+	return info;
+}
+
+/*
+ * The entries in @l parse, and $KV_DEV is there with an active port 1 of
+ * an Ethernet link layer and the fast registration kverbs needs.
+ */
+static void kv_devlist_check(const struct kv_devlist *l)
+{
+	const char *want = kv_env("KV_DEV", "rxe0");
+	struct kverbs_device_info dev;
+	struct kverbs_port_info port;
+	__u32 i, found = 0, first = 0, nports = 0;
+	int port1 = 0;
+
+	for (i = 0; i < l->cmd.device_count; i++) {
+		dev = kv_devlist_dev(l, i);
+		KV_EXPECT_TRUE(memchr(dev.name, '\0', sizeof(dev.name)));
+		KV_EXPECT_GE(dev.port_count, 1);
+		KV_EXPECT_LE((__u64)dev.first_port + dev.port_count, l->cmd.port_count);
+		if (!strncmp(dev.name, want, sizeof(dev.name))) {
+			found++;
+			first = dev.first_port;
+			nports = dev.port_count;
+			KV_EXPECT_TRUE(dev.cap_flags & KVERBS_DEVICE_CAP_FAST_REG);
+			KV_EXPECT_GE(dev.max_fast_reg_page_list_len, 1);
+			KV_EXPECT_GE(dev.max_qp, 1);
+		}
+	}
+	if (found != 1) {
+		for (i = 0; i < l->cmd.device_count; i++)
+			kv_diag("device %u: %.64s", i, kv_devlist_dev(l, i).name);
+		KV_FAIL_AT(1, "device %s found %u times, expected once", want, found);
+	}
+	KV_ASSERT_TRUE((__u64)first + nports <= l->cmd.port_count);
+
+	for (i = 0; i < l->cmd.port_count; i++) {
+		port = kv_devlist_port(l, i);
+		KV_EXPECT_GE(port.port_num, 1);
+		KV_EXPECT_EQ(port.__reserved0, 0);
+		KV_EXPECT_EQ(port.__reserved1, 0);
+	}
+	for (i = first; i < first + nports; i++) {
+		port = kv_devlist_port(l, i);
+		if (port.port_num != 1)
+			continue;
+		port1++;
+		KV_EXPECT_EQ(port.state, KVERBS_PORT_ACTIVE);
+		KV_EXPECT_EQ(port.link_layer, KVERBS_LINK_LAYER_ETHERNET);
+		if (port.active_mtu != 256 && port.active_mtu != 512 &&
+		    port.active_mtu != 1024 && port.active_mtu != 2048 &&
+		    port.active_mtu != 4096)
+			KV_FAIL_AT(0, "%s port 1: active_mtu %u is not an IB MTU",
+				   want, port.active_mtu);
+		KV_EXPECT_GE(port.max_mtu, port.active_mtu);
+		KV_EXPECT_GE(port.gid_tbl_len, 1);
+	}
+	KV_EXPECT_EQ(port1, 1);
+}
+
+/*
+ * Bytes of the caller's entries past the kernel's struct are zeroed, and
+ * the spare entry after the last is left as it was (0xff).
+ */
+static void kv_devlist_check_padding(const struct kv_devlist *l)
+{
+	const __u32 dsz = l->cmd.device_entry_size, psz = l->cmd.port_entry_size;
+	const size_t dknown = sizeof(struct kverbs_device_info);
+	const size_t pknown = sizeof(struct kverbs_port_info);
+	__u32 i;
+
+	for (i = 0; i < l->cmd.device_count; i++)
+		if (!kv_all_bytes(l->devs + (size_t)i * dsz + dknown, dsz - dknown, 0))
+			KV_FAIL_AT(0, "device entry %u: bytes past %zu not zeroed", i, dknown);
+	for (i = 0; i < l->cmd.port_count; i++)
+		if (!kv_all_bytes(l->ports + (size_t)i * psz + pknown, psz - pknown, 0))
+			KV_FAIL_AT(0, "port entry %u: bytes past %zu not zeroed", i, pknown);
+	KV_EXPECT_TRUE(kv_all_bytes(l->devs + (size_t)l->cmd.device_count * dsz, dsz, 0xff));
+	KV_EXPECT_TRUE(kv_all_bytes(l->ports + (size_t)l->cmd.port_count * psz, psz, 0xff));
+}
+
+KV_TEST(devices_find_kv_dev)
+{
+	struct kv_devlist l;
+
+	kv_devices_get(&l, sizeof(struct kverbs_device_info),
+		       sizeof(struct kverbs_port_info));
+	kv_devlist_check(&l);
+	kv_devlist_check_padding(&l);
+	kv_devlist_free(&l);
+}
+
+/* A newer caller's larger entries: the known fields still parse, the rest is zeroed. */
+KV_TEST(devices_larger_entries)
+{
+	struct kv_devlist l;
+
+	kv_devices_get(&l, sizeof(struct kverbs_device_info) + 16,
+		       sizeof(struct kverbs_port_info) + 8);
+	kv_devlist_check(&l);
+	kv_devlist_check_padding(&l);
+	kv_devlist_free(&l);
+}
+
+KV_TEST(devices_page_sized_entries)
+{
+	struct kv_devlist l;
+
+	kv_devices_get(&l, 4096, 4096);
+	kv_devlist_check(&l);
+	kv_devlist_check_padding(&l);
+	kv_devlist_free(&l);
+}
+
+/* ------------------------------------------------------------------ */
+/* KVERBS_IOC_PING: argument checks                                     */
+/* ------------------------------------------------------------------ */
+
+/* A client ping of one 64-byte message to $KV_ADDR:@port; valid as it is. */
+static void kv_ping_base(struct kverbs_ping *p, unsigned short port)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->role = KVERBS_ROLE_CLIENT;
+	p->msg_size = 64;
+	p->count = 1;
+	p->timeout_ns = KV_STEP_TIMEOUT_NS;
+	kv_sockaddr(&p->addr, kv_addr(), port);
+}
+
+/* Valid except for a message larger than the module's limit: -EMSGSIZE. */
+static void kv_fill_ping(void *arg)
+{
+	struct kverbs_ping *p = arg;
+
+	kv_ping_base(p, KV_PORT_BAD_ARGS);
+	p->msg_size = kv_max_msg_size() + 1;
+}
+
+static const struct kv_cmd kv_cmd_ping = {
+	.ioc = KVERBS_IOC_PING,
+	.nr = KVERBS_CMD_PING,
+	.size = sizeof(struct kverbs_ping),
+	.fill = kv_fill_ping,
+	.expect = EMSGSIZE,
+};
+
+KV_COMMON_TESTS(ping)
+
+/*
+ * @p must fail with @err.  Whatever failed, the result part of the
+ * caller's struct is written back: for a rejected argument, all zero.
+ */
+#define KV_PING_REJECTED(p, err) kv_ping_rejected(p, err, __LINE__)
+static void kv_ping_rejected(struct kverbs_ping *p, int err, int line)
+{
+	int failed = kv_test_failed;
+
+	memset(&p->result, 0xff, sizeof(p->result));
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PING, p), err);
+	if (!kv_all_bytes(&p->result, sizeof(p->result), 0))
+		KV_FAIL_AT(0, "result not zeroed after the call");
+	if (kv_test_failed && !failed)
+		kv_diag("(the case at line %d)", line);
+}
+
+KV_TEST(ping_unknown_flags)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.flags = 1U << 2;	/* the first bit not in enum kverbs_ping_flags */
+	KV_PING_REJECTED(&p, EINVAL);
+	p.flags = KVERBS_PING_F_VALIDATE | 1U << 31;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_reserved_nonzero)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.__reserved0 = 1;
+	KV_PING_REJECTED(&p, EINVAL);
+	p.__reserved0 = 1U << 31;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_unknown_role)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.role = 0;
+	KV_PING_REJECTED(&p, EINVAL);
+	p.role = 3;
+	KV_PING_REJECTED(&p, EINVAL);
+	p.role = UINT32_MAX;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_persistent_client)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.flags = KVERBS_PING_F_PERSISTENT;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_client_msg_size_zero)
+{
+	struct kverbs_ping p;
+
+	/* 0 means "the module's limit" only for a server. */
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.msg_size = 0;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_msg_size_below_min)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.msg_size = KVERBS_PING_MIN_SIZE - 1;
+	KV_PING_REJECTED(&p, EINVAL);
+	p.msg_size = 1;
+	KV_PING_REJECTED(&p, EINVAL);
+	/* A server's limit has the same floor. */
+	p.role = KVERBS_ROLE_SERVER;
+	p.msg_size = KVERBS_PING_MIN_SIZE - 1;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_msg_size_above_max)
+{
+	unsigned int max = kv_max_msg_size();
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.msg_size = max + 1;
+	KV_PING_REJECTED(&p, EMSGSIZE);
+	p.msg_size = UINT32_MAX;
+	KV_PING_REJECTED(&p, EMSGSIZE);
+	p.role = KVERBS_ROLE_SERVER;
+	p.count = 0;
+	p.msg_size = max + 1;
+	KV_PING_REJECTED(&p, EMSGSIZE);
+}
+
+KV_TEST(ping_timeout_above_one_hour)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.timeout_ns = KV_ONE_HOUR_NS + 1;
+	KV_PING_REJECTED(&p, EINVAL);
+	p.timeout_ns = UINT64_MAX;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_addr_bad_family)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.addr.ss_family = AF_UNIX;
+	KV_PING_REJECTED(&p, EINVAL);
+	/* No address at all. */
+	memset(&p.addr, 0, sizeof(p.addr));
+	KV_PING_REJECTED(&p, EINVAL);
+	/* An address and port, but family 0. */
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_BAD_ARGS);
+	p.addr.ss_family = 0;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_addr_port_zero)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	kv_sockaddr(&p.addr, "10.209.0.1", 0);
+	KV_PING_REJECTED(&p, EINVAL);
+	kv_sockaddr(&p.addr, "fd00::1", 0);
+	KV_PING_REJECTED(&p, EINVAL);
+	/* A server needs its port too. */
+	p.role = KVERBS_ROLE_SERVER;
+	p.count = 0;
+	kv_sockaddr(&p.addr, "0.0.0.0", 0);
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+/* Past the sockaddr_in or sockaddr_in6, the storage must be zero. */
+KV_TEST(ping_addr_trailing_bytes)
+{
+	static const struct {
+		const char *addr;
+		size_t at;	/* from the end of the sockaddr */
+	} cases[] = {
+		{ "10.209.0.1", 0 },
+		{ "10.209.0.1", sizeof(struct __kernel_sockaddr_storage) -
+				sizeof(struct sockaddr_in) - 1 },
+		{ "fd00::1", 0 },
+		{ "fd00::1", sizeof(struct __kernel_sockaddr_storage) -
+			     sizeof(struct sockaddr_in6) - 1 },
+	};
+	struct kverbs_ping p;
+	size_t i;
+	int family;
+
+	for (i = 0; i < KV_ARRAY_SIZE(cases); i++) {
+		kv_ping_base(&p, KV_PORT_BAD_ARGS);
+		family = kv_sockaddr(&p.addr, cases[i].addr, KV_PORT_BAD_ARGS);
+		((unsigned char *)&p.addr)[kv_sockaddr_len(family) + cases[i].at] = 1;
+		KV_PING_REJECTED(&p, EINVAL);
+	}
+}
+
+KV_TEST(ping_server_with_src_addr)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.role = KVERBS_ROLE_SERVER;
+	p.msg_size = 0;
+	p.count = 0;
+	kv_sockaddr(&p.src_addr, kv_addr(), 0);
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_src_addr_other_family)
+{
+	struct kverbs_ping p;
+	int family;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	family = p.addr.ss_family;
+	kv_sockaddr(&p.src_addr, family == AF_INET ? "fd00::1" : "10.209.0.1", 0);
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_src_addr_with_port)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	kv_sockaddr(&p.src_addr, kv_addr(), 4791);
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_src_addr_stray_bytes)
+{
+	struct kverbs_ping p;
+	int family;
+
+	/* "All zero" means all: family 0 with anything else set is not. */
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	((unsigned char *)&p.src_addr)[4] = 1;
+	KV_PING_REJECTED(&p, EINVAL);
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	((unsigned char *)&p.src_addr)[sizeof(p.src_addr) - 1] = 1;
+	KV_PING_REJECTED(&p, EINVAL);
+	/* A source address has the same zero tail as a destination. */
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	family = kv_sockaddr(&p.src_addr, kv_addr(), 0);
+	((unsigned char *)&p.src_addr)[kv_sockaddr_len(family)] = 1;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(ping_log_partial)
+{
+	static __u64 seq;
+	static char buf[256];
+	const struct kverbs_ping_log all = {
+		.buf = (uintptr_t)buf,
+		.seq = (uintptr_t)&seq,
+		.slots = 4,
+		.slot_size = 64,
+	};
+	struct kverbs_ping p;
+	unsigned int mask;
+
+	/* Every combination of the four fields but none and all. */
+	for (mask = 1; mask < 15; mask++) {
+		kv_ping_base(&p, KV_PORT_BAD_ARGS);
+		if (mask & 1)
+			p.log.buf = all.buf;
+		if (mask & 2)
+			p.log.seq = all.seq;
+		if (mask & 4)
+			p.log.slots = all.slots;
+		if (mask & 8)
+			p.log.slot_size = all.slot_size;
+		KV_PING_REJECTED(&p, EINVAL);
+	}
+}
+
+KV_TEST(ping_log_too_large)
+{
+	static const struct {
+		__u32 slots, slot_size;
+	} cases[] = {
+		{ KV_MAX_LOG_BYTES / 1024 + 1, 1024 },
+		{ 1, KV_MAX_LOG_BYTES + 1 },
+		/* Exactly 4 GiB: zero, were the product taken in 32 bits. */
+		{ 0x10000, 0x10000 },
+		{ UINT32_MAX, UINT32_MAX },
+	};
+	static __u64 seq;
+	struct kverbs_ping p;
+	size_t i;
+
+	for (i = 0; i < KV_ARRAY_SIZE(cases); i++) {
+		kv_ping_base(&p, KV_PORT_BAD_ARGS);
+		/* Never written: the call must fail before anything runs. */
+		p.log.buf = (uintptr_t)kv_unmapped();
+		p.log.seq = (uintptr_t)&seq;
+		p.log.slots = cases[i].slots;
+		p.log.slot_size = cases[i].slot_size;
+		KV_PING_REJECTED(&p, EINVAL);
+	}
+}
+
+/* The result is output as a whole: stale bytes in it are cleared on any failure. */
+KV_TEST(ping_einval_zeroes_result)
+{
+	struct kverbs_ping p;
+
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.role = 0;
+	memset(&p.result, 0xff, sizeof(p.result));
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PING, &p), EINVAL);
+	KV_EXPECT_TRUE(kv_all_bytes(&p.result, sizeof(p.result), 0));
+	/* And the input part is left as the caller wrote it. */
+	KV_EXPECT_EQ(p.size, sizeof(p));
+	KV_EXPECT_EQ(p.msg_size, 64);
+	KV_EXPECT_EQ(p.timeout_ns, KV_STEP_TIMEOUT_NS);
+}
+
+/* ------------------------------------------------------------------ */
+/* KVERBS_IOC_PING over the guest's device                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The last line of defence against a call that never returns: the
+ * harness has no per-test time limit, and a hung test would hang the
+ * guest until its own limit.  Ending the program says which test it was.
+ */
+static const char *kv_watchdog_test;
+
+static void kv_watchdog_fired(int sig)
+{
+	static const char msg[] = "# watchdog: a test did not finish in time: ";
+	ssize_t r;
+
+	(void)sig;
+	r = write(STDOUT_FILENO, msg, sizeof(msg) - 1);
+	r = write(STDOUT_FILENO, kv_watchdog_test, strlen(kv_watchdog_test));
+	r = write(STDOUT_FILENO, "\n", 1);
+	(void)r;
+	_exit(1);
+}
+
+/*
+ * Arm it once everything that may end the test early (a skip, a fatal
+ * assertion) is behind: a leftover alarm would kill a later test.
+ */
+static void kv_watchdog(const char *test, unsigned int seconds)
+{
+	struct sigaction sa = { .sa_handler = kv_watchdog_fired };
+
+	kv_watchdog_test = test;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(seconds);
+}
+
+/* What a test over the network needs before it arms the watchdog. */
+static void kv_net_begin(void)
+{
+	struct __kernel_sockaddr_storage ss;
+
+	kv_dev();
+	kv_sockaddr(&ss, kv_addr(), 1);
+	kv_mem_init();
+}
+
+/* SIGUSR1 only interrupts: it ends a server waiting for clients. */
+static void kv_wakeup(int sig)
+{
+	(void)sig;
+}
+
+/**
+ * struct kv_server - a server ping running in its own thread
+ * @thread: the thread
+ * @ping: its argument
+ * @ret: what the ioctl returned
+ * @err: errno after it
+ */
+struct kv_server {
+	pthread_t thread;
+	struct kverbs_ping ping;
+	long ret;
+	int err;
+};
+
+static void *kv_server_main(void *arg)
+{
+	struct kv_server *s = arg;
+
+	errno = 0;
+	s->ret = ioctl(kv_fd, KVERBS_IOC_PING, &s->ping);
+	s->err = errno;
+	return NULL;
+}
+
+/* Serve one client on $KV_ADDR:@port, any size, until it leaves. */
+static struct kv_server *kv_server_start(unsigned short port)
+{
+	struct sigaction sa = { .sa_handler = kv_wakeup };
+	struct kv_server *s;
+
+	kv_dev();	/* the thread must find it open: it cannot skip */
+	KV_ASSERT_OK(sigaction(SIGUSR1, &sa, NULL));
+	s = calloc(1, sizeof(*s));
+	KV_ASSERT_TRUE(s);
+	kv_ping_base(&s->ping, port);
+	s->ping.role = KVERBS_ROLE_SERVER;
+	s->ping.flags = KVERBS_PING_F_VALIDATE;
+	s->ping.msg_size = 0;
+	s->ping.count = 0;
+	KV_ASSERT_OK(pthread_create(&s->thread, NULL, kv_server_main, s));
+	return s;
+}
+
+/*
+ * Wait up to @seconds for the server to end by itself.  Returns 0 if it
+ * did; otherwise interrupts it and returns -1, or -2 if even that did
+ * not end it within a few seconds (@s is then left to the thread).
+ */
+static int kv_server_wait(struct kv_server *s, int seconds)
+{
+	struct timespec ts;
+	int ret;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += seconds;
+	if (!pthread_timedjoin_np(s->thread, NULL, &ts))
+		return 0;
+	kv_diag("server still running after %d s: interrupting it", seconds);
+	pthread_kill(s->thread, SIGUSR1);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	ret = pthread_timedjoin_np(s->thread, NULL, &ts);
+	if (ret) {
+		kv_diag("server did not end on a signal either");
+		return -2;
+	}
+	kv_diag("server ended on the signal: ret %ld errno %d (%s)", s->ret,
+		s->err, strerror(s->err));
+	return -1;
+}
+
+/* A refusal at connect time: nothing listens (yet). */
+static int kv_refused(long ret, int err, const struct kverbs_ping_result *r)
+{
+	return ret == -1 && err == ECONNREFUSED &&
+	       r->failed_step == KVERBS_STEP_CONNECT;
+}
+
+/*
+ * Run the client @p until the server is listening: a refusal within
+ * the first 5 s means the server's thread has not got there yet.
+ * Returns the last call's return value, and its errno in @err.
+ */
+static long kv_client_run(struct kverbs_ping *p, int *err)
+{
+	const struct kverbs_ping input = *p;
+	struct timespec start, now;
+	long ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		*p = input;
+		errno = 0;
+		ret = ioctl(kv_fd, KVERBS_IOC_PING, p);
+		*err = errno;
+		if (!kv_refused(ret, *err, &p->result))
+			return ret;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= 5)
+			return ret;
+		usleep(20000);
+	}
+}
+
+/*
+ * @p gets as far as connecting, and is refused there: its arguments
+ * passed every check.
+ */
+#define KV_EXPECT_REFUSED(p) kv_expect_refused(p, __LINE__)
+static void kv_expect_refused(struct kverbs_ping *p, int line)
+{
+	long ret;
+	int err;
+
+	errno = 0;
+	ret = kv_ioctl(KVERBS_IOC_PING, p);
+	err = errno;
+	if (!kv_refused(ret, err, &p->result) ||
+	    p->result.failed_step != KVERBS_STEP_CONNECT)
+		KV_FAIL_AT(0, "line %d: returned %ld errno %d (%s) at step %u, expected a refused connection",
+			   line, ret, err, strerror(err), p->result.failed_step);
+}
+
+static void kv_diag_result(const char *who, const struct kverbs_ping_result *r)
+{
+	kv_diag("%s: iterations %llu read %llu written %llu clients %u failed %u",
+		who, (unsigned long long)r->iterations, (unsigned long long)r->bytes_read,
+		(unsigned long long)r->bytes_written, r->clients, r->clients_failed);
+	kv_diag("%s: valid 0x%x step %u wc %u/%u cm %u/%d mismatch %u", who,
+		r->valid, r->failed_step, r->wc_status, r->vendor_err, r->cm_event,
+		r->cm_status, r->mismatch_offset);
+}
+
+/* rping's payload of iteration @iter: "rdma-ping-N: ", 'A'..'z' from N on, NUL. */
+static void kv_rping_payload(char *buf, size_t len, unsigned int iter)
+{
+	const int run = 'z' - 'A' + 1;
+	char c = 'A' + iter % run;
+	size_t i;
+
+	i = snprintf(buf, len, "rdma-ping-%u: ", iter);
+	for (; i < len - 1; i++) {
+		buf[i] = c;
+		c = c == 'z' ? 'A' : c + 1;
+	}
+	buf[len - 1] = '\0';
+}
+
+KV_TEST(ping_no_listener)
+{
+	struct kverbs_ping p;
+
+	kv_net_begin();
+	kv_watchdog("ping_no_listener", 60);
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	memset(&p.result, 0xff, sizeof(p.result));
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PING, &p), ECONNREFUSED);
+	alarm(0);
+	KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_CONNECT);
+	KV_EXPECT_TRUE(p.result.valid & KVERBS_RESULT_CM);
+	KV_EXPECT_EQ(p.result.cm_event, KV_RDMA_CM_EVENT_REJECTED);
+	KV_EXPECT_EQ(p.result.iterations, 0);
+	KV_EXPECT_EQ(p.result.__reserved, 0);
+	if (kv_test_failed)
+		kv_diag_result("client", &p.result);
+}
+
+/*
+ * Values at the limits pass the checks: each ping gets as far as the
+ * connection, which nobody accepts.  (Which errno a refusal gets is
+ * ping_no_listener's business.)
+ */
+KV_TEST(ping_limits_accepted)
+{
+	struct {
+		struct kverbs_ping p;
+		unsigned char tail[64];
+	} big;
+	struct kverbs_ping p;
+	static __u64 seq;
+
+	kv_net_begin();
+	kv_watchdog("ping_limits_accepted", 120);
+
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	p.msg_size = KVERBS_PING_MIN_SIZE;
+	KV_EXPECT_REFUSED(&p);
+
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	p.timeout_ns = KV_ONE_HOUR_NS;
+	KV_EXPECT_REFUSED(&p);
+
+	/* 64 MiB of log; nothing is stored before a connection. */
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	p.log.buf = (uintptr_t)kv_unmapped();
+	p.log.seq = (uintptr_t)&seq;
+	p.log.slots = KV_MAX_LOG_BYTES / 65536;
+	p.log.slot_size = 65536;
+	KV_EXPECT_REFUSED(&p);
+
+	/* A source address of the destination's family, port 0. */
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	kv_sockaddr(&p.src_addr, kv_addr(), 0);
+	KV_EXPECT_REFUSED(&p);
+
+	/* A larger struct with a zero tail is the same call, tail untouched. */
+	memset(&big, 0, sizeof(big));
+	kv_ping_base(&big.p, KV_PORT_NO_LISTENER);
+	big.p.size = sizeof(big);
+	KV_EXPECT_REFUSED(&big.p);
+	KV_EXPECT_TRUE(kv_all_bytes(big.tail, sizeof(big.tail), 0));
+	alarm(0);
+}
+
+#define KV_LOG_SLOTS	4
+#define KV_LOG_SLOT	64
+#define KV_LOG_COUNT	3
+
+KV_TEST(ping_with_log)
+{
+	static char log[KV_LOG_SLOTS][KV_LOG_SLOT];
+	char want[KV_LOG_SLOT];
+	struct kverbs_ping p;
+	struct kv_server *s;
+	__u64 seq;
+	long ret;
+	int err, waited;
+	unsigned int i;
+
+	kv_net_begin();
+	s = kv_server_start(KV_PORT_PING_LOG);
+	kv_watchdog("ping_with_log", 60);
+
+	/* From here on no KV_ASSERT: the server must be waited for. */
+	memset(log, 0xff, sizeof(log));
+	seq = UINT64_MAX;
+	kv_ping_base(&p, KV_PORT_PING_LOG);
+	p.flags = KVERBS_PING_F_VALIDATE;
+	p.count = KV_LOG_COUNT;
+	p.msg_size = KV_LOG_SLOT;
+	p.log.buf = (uintptr_t)log;
+	p.log.seq = (uintptr_t)&seq;
+	p.log.slots = KV_LOG_SLOTS;
+	p.log.slot_size = KV_LOG_SLOT;
+	ret = kv_client_run(&p, &err);
+	waited = kv_server_wait(s, 15);
+	alarm(0);
+
+	if (ret)
+		KV_FAIL_AT(0, "client: returned %ld errno %d (%s), expected 0", ret,
+			   err, strerror(err));
+	KV_EXPECT_EQ(p.result.iterations, KV_LOG_COUNT);
+	KV_EXPECT_EQ(p.result.bytes_read, KV_LOG_COUNT * KV_LOG_SLOT);
+	KV_EXPECT_EQ(p.result.bytes_written, KV_LOG_COUNT * KV_LOG_SLOT);
+	KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_NONE);
+	KV_EXPECT_EQ(p.result.valid, 0);
+	KV_EXPECT_LE(p.result.iter_ns_min, p.result.iter_ns_avg);
+	KV_EXPECT_LE(p.result.iter_ns_avg, p.result.iter_ns_max);
+	KV_EXPECT_GE(p.result.elapsed_ns, p.result.iter_ns_max);
+	if (kv_test_failed)
+		kv_diag_result("client", &p.result);
+
+	KV_EXPECT_EQ(seq, KV_LOG_COUNT);
+	for (i = 0; i < KV_LOG_COUNT; i++) {
+		kv_rping_payload(want, sizeof(want), i);
+		if (memcmp(log[i], want, sizeof(want)))
+			KV_FAIL_AT(0, "log slot %u: '%.*s', expected '%s'", i,
+				   KV_LOG_SLOT, log[i], want);
+	}
+	/* Slots past the last iteration are never written. */
+	for (; i < KV_LOG_SLOTS; i++)
+		if (!kv_all_bytes(log[i], KV_LOG_SLOT, 0xff))
+			KV_FAIL_AT(0, "log slot %u written, only %u iterations ran",
+				   i, KV_LOG_COUNT);
+
+	if (waited == -2)
+		KV_FAIL_AT(1, "server thread stuck");
+	if (waited)
+		KV_FAIL_AT(0, "server did not end when its client left");
+	if (s->ret)
+		KV_FAIL_AT(0, "server: returned %ld errno %d (%s), expected 0",
+			   s->ret, s->err, strerror(s->err));
+	KV_EXPECT_EQ(s->ping.result.clients, 1);
+	KV_EXPECT_EQ(s->ping.result.clients_failed, 0);
+	KV_EXPECT_EQ(s->ping.result.iterations, KV_LOG_COUNT);
+	KV_EXPECT_EQ(s->ping.result.bytes_read, KV_LOG_COUNT * KV_LOG_SLOT);
+	if (kv_test_failed)
+		kv_diag_result("server", &s->ping.result);
+	free(s);
+}
+
+/*
+ * The client cannot store the first payload it receives: it fails with
+ * -EFAULT at KVERBS_STEP_LOG, and neither end hangs.
+ *
+ * The client stores a payload only after the server's last message of
+ * the iteration, so for the server that iteration is complete and the
+ * client hangs up before starting the next one: exactly what a client
+ * that has run its count does.  The server cannot tell the two apart,
+ * and ends as for a client that left (ping_server.c treats a hang-up
+ * instead of a new iteration as leaving): 0, one iteration, no failed
+ * client.
+ */
+KV_TEST(ping_log_unwritable)
+{
+	struct kverbs_ping p;
+	struct kv_server *s;
+	__u64 seq = 0;
+	long ret;
+	int err, waited;
+
+	kv_net_begin();
+	s = kv_server_start(KV_PORT_LOG_EFAULT);
+	kv_watchdog("ping_log_unwritable", 60);
+
+	/* From here on no KV_ASSERT: the server must be waited for. */
+	kv_ping_base(&p, KV_PORT_LOG_EFAULT);
+	p.flags = KVERBS_PING_F_VALIDATE;
+	p.count = KV_LOG_COUNT;
+	p.msg_size = KV_LOG_SLOT;
+	p.log.buf = (uintptr_t)kv_unmapped();
+	p.log.seq = (uintptr_t)&seq;
+	p.log.slots = KV_LOG_SLOTS;
+	p.log.slot_size = KV_LOG_SLOT;
+	ret = kv_client_run(&p, &err);
+	waited = kv_server_wait(s, 15);
+	alarm(0);
+
+	if (ret != -1 || err != EFAULT)
+		KV_FAIL_AT(0, "client: returned %ld errno %d (%s), expected EFAULT",
+			   ret, err, strerror(err));
+	KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_LOG);
+	KV_EXPECT_EQ(p.result.iterations, 0);
+	KV_EXPECT_EQ(seq, 0);
+	if (kv_test_failed)
+		kv_diag_result("client", &p.result);
+
+	if (waited == -2)
+		KV_FAIL_AT(1, "server thread stuck");
+	if (waited)
+		KV_FAIL_AT(0, "server did not end when its client left");
+	if (s->ret)
+		KV_FAIL_AT(0, "server: returned %ld errno %d (%s), expected 0",
+			   s->ret, s->err, strerror(s->err));
+	KV_EXPECT_EQ(s->ping.result.clients, 1);
+	KV_EXPECT_EQ(s->ping.result.clients_failed, 0);
+	KV_EXPECT_EQ(s->ping.result.iterations, 1);
+	KV_EXPECT_EQ(s->ping.result.failed_step, KVERBS_STEP_NONE);
+	if (kv_test_failed)
+		kv_diag_result("server", &s->ping.result);
+	free(s);
+}
