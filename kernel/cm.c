@@ -367,6 +367,27 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	return rdma_create_qp(ep->id, ep->pd, &attr);
 }
 
+/*
+ * Connection parameters: RDMA READs (and atomics) this side answers at
+ * once and issues at once, within what the device allows.
+ */
+static void kverbs_ep_conn_param(struct kverbs_ep *ep,
+				 struct rdma_conn_param *param,
+				 u8 responder_resources, u8 initiator_depth)
+{
+	const struct ib_device_attr *attrs = &kverbs_ep_device(ep)->attrs;
+
+	memset(param, 0, sizeof(*param));
+	param->responder_resources = min_t(int, responder_resources,
+					   attrs->max_qp_rd_atom);
+	param->initiator_depth = min_t(int, initiator_depth,
+				       attrs->max_qp_init_rd_atom);
+	/* The IB maximum, as rping: ride out a slow peer or fabric. */
+	param->retry_count = 7;
+	/* 7 retries forever; a peer that never posts hits the step timeout. */
+	param->rnr_retry_count = 7;
+}
+
 /**
  * kverbs_ep_connect - connect a resolved client endpoint with a QP
  * @ep: the endpoint
@@ -379,17 +400,10 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
  */
 int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
 {
-	const struct ib_device_attr *attrs = &kverbs_ep_device(ep)->attrs;
-	struct rdma_conn_param param = {
-		.responder_resources = min_t(int, rd_atom, attrs->max_qp_rd_atom),
-		.initiator_depth = min_t(int, rd_atom, attrs->max_qp_init_rd_atom),
-		/* The IB maximum, as rping: ride out a slow peer or fabric. */
-		.retry_count = 7,
-		/* 7 retries forever; a peer that never posts is caught by the step timeout. */
-		.rnr_retry_count = 7,
-	};
+	struct rdma_conn_param param;
 	int ret;
 
+	kverbs_ep_conn_param(ep, &param, rd_atom, rd_atom);
 	ret = rdma_connect(ep->id, &param);
 	if (!ret)
 		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
@@ -407,18 +421,12 @@ int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
  */
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 {
-	const struct ib_device_attr *attrs = &kverbs_ep_device(ep)->attrs;
-	struct rdma_conn_param param = {
-		/* Answer as many READs as the client wants to issue, and vice versa. */
-		.responder_resources = min_t(int, ep->initiator_depth,
-					     attrs->max_qp_rd_atom),
-		.initiator_depth = min_t(int, ep->responder_resources,
-					 attrs->max_qp_init_rd_atom),
-		.retry_count = 7,
-		.rnr_retry_count = 7,
-	};
+	struct rdma_conn_param param;
 	int ret;
 
+	/* Answer as many READs as the client will issue, and vice versa. */
+	kverbs_ep_conn_param(ep, &param, ep->initiator_depth,
+			     ep->responder_resources);
 	ret = rdma_accept(ep->id, &param);
 	if (!ret)
 		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);

@@ -297,28 +297,16 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 	return 0;
 }
 
-static void kverbs_msg_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe);
 	struct kverbs_ep *ep = cq->cq_context;
+	enum kverbs_step step = msg->dir == DMA_TO_DEVICE ? KVERBS_STEP_SEND :
+							    KVERBS_STEP_RECV;
 
-	trace_kverbs_wc(wc, KVERBS_STEP_SEND);
+	trace_kverbs_wc(wc, step);
 	if (wc->status != IB_WC_SUCCESS) {
-		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_SEND);
-		return;
-	}
-	kverbs_set_done(&msg->done);
-	wake_up(&ep->wait);
-}
-
-static void kverbs_msg_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe);
-	struct kverbs_ep *ep = cq->cq_context;
-
-	trace_kverbs_wc(wc, KVERBS_STEP_RECV);
-	if (wc->status != IB_WC_SUCCESS) {
-		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_RECV);
+		kverbs_ep_wc_failed(ep, wc, step);
 		return;
 	}
 	msg->byte_len = wc->byte_len;
@@ -352,8 +340,7 @@ int kverbs_msg_alloc(struct kverbs_msg *msg, struct ib_pd *pd, size_t len,
 	msg->sge.addr = msg->dma;
 	msg->sge.length = len;
 	msg->sge.lkey = pd->local_dma_lkey;
-	msg->cqe.done = dir == DMA_TO_DEVICE ? kverbs_msg_send_done :
-					       kverbs_msg_recv_done;
+	msg->cqe.done = kverbs_msg_done;
 	return 0;
 }
 
