@@ -46,18 +46,27 @@ demo: deps
 deps:
 	scripts/deps check
 
+# DESTDIR=/some/root stages the files there (for packaging, and for the
+# test in scripts/check) and leaves the running system alone.
+# Distribution kernels do not ship their signing key, so modules_install
+# is not asked to sign; where Secure Boot wants signed modules, sign
+# kverbs.ko with the kernel's scripts/sign-file and your own key.
 install: modules tool
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KRELEASE) modules_install
-	depmod -a $(KRELEASE)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+		KERNELRELEASE=$(KRELEASE) CONFIG_MODULE_SIG_ALL= \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR) DEPMOD=true) \
+		modules_install
+	$(if $(DESTDIR),,depmod -a $(KRELEASE))
 	install -D -m 0644 udev/60-kverbs.rules $(DESTDIR)$(UDEVDIR)/60-kverbs.rules
 	install -D -m 0755 tools/kverbs/kverbs $(DESTDIR)$(PREFIX)/bin/kverbs
-	-udevadm control --reload 2>/dev/null
+	$(if $(DESTDIR),,-udevadm control --reload 2>/dev/null)
 
 uninstall:
 	rm -f $(DESTDIR)$(UDEVDIR)/60-kverbs.rules $(DESTDIR)$(PREFIX)/bin/kverbs
-	rm -f /lib/modules/*/extra/kverbs.ko*
-	-depmod -a
-	-udevadm control --reload 2>/dev/null
+	rm -f $(DESTDIR)/lib/modules/*/extra/kernel/kverbs.ko*
+	-rmdir $(DESTDIR)/lib/modules/*/extra/kernel 2>/dev/null
+	$(if $(DESTDIR),,-depmod -a $(KRELEASE))
+	$(if $(DESTDIR),,-udevadm control --reload 2>/dev/null)
 
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
