@@ -13,14 +13,52 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
 
+/**
+ * struct kverbs_file - what an open /dev/kverbs holds
+ * @sessions: tests running on it now, against max_sessions_per_file
+ */
+struct kverbs_file {
+	atomic_t sessions;
+};
+
+/* Tests running now, on all files, against max_sessions. */
+static atomic_t kverbs_sessions = ATOMIC_INIT(0);
+
 struct kverbs_ucmd {
+	struct kverbs_file *file;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
 };
+
+/*
+ * Count a test in, or refuse it: -EMFILE past the file's limit, -ENFILE
+ * past the module's.  kverbs_session_end() counts it out.
+ */
+static int kverbs_session_begin(struct kverbs_file *kfile)
+{
+	if (atomic_inc_return(&kverbs_sessions) > READ_ONCE(kverbs_max_sessions)) {
+		atomic_dec(&kverbs_sessions);
+		return -ENFILE;
+	}
+	if (atomic_inc_return(&kfile->sessions) >
+	    READ_ONCE(kverbs_max_sessions_per_file)) {
+		atomic_dec(&kfile->sessions);
+		atomic_dec(&kverbs_sessions);
+		return -EMFILE;
+	}
+	return 0;
+}
+
+static void kverbs_session_end(struct kverbs_file *kfile)
+{
+	atomic_dec(&kfile->sessions);
+	atomic_dec(&kverbs_sessions);
+}
 
 /* Copy a command's output back, as much of it as the caller's struct holds. */
 static int kverbs_ucmd_respond(struct kverbs_ucmd *ucmd, size_t cmd_len)
@@ -63,7 +101,15 @@ static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
 	struct kverbs_ping *cmd = ucmd->cmd;
 	int ret;
 
-	ret = kverbs_ping_cmd(cmd);
+	ret = kverbs_session_begin(ucmd->file);
+	if (ret) {
+		memset(&cmd->result, 0, sizeof(cmd->result));
+		cmd->result.failed_step = KVERBS_STEP_SETUP;
+		cmd->result.error = ret;
+	} else {
+		ret = kverbs_ping_cmd(cmd);
+		kverbs_session_end(ucmd->file);
+	}
 	/*
 	 * The result is written back whatever happened, so the caller learns
 	 * what failed; only the result part, the rest is the caller's input.
@@ -120,6 +166,7 @@ static long kverbs_fops_ioctl(struct file *filp, unsigned int cmd,
 		return -ENOTTY;
 	op = &kverbs_ioctl_ops[nr - KVERBS_CMD_BASE];
 
+	ucmd.file = filp->private_data;
 	ucmd.ubuffer = (void __user *)arg;
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
 	if (ret)
@@ -134,8 +181,28 @@ static long kverbs_fops_ioctl(struct file *filp, unsigned int cmd,
 	return op->execute(&ucmd);
 }
 
+static int kverbs_fops_open(struct inode *inode, struct file *filp)
+{
+	struct kverbs_file *kfile;
+
+	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL);
+	if (!kfile)
+		return -ENOMEM;
+	filp->private_data = kfile;
+	return nonseekable_open(inode, filp);
+}
+
+/* No test can be running: each holds the file for its ioctl's duration. */
+static int kverbs_fops_release(struct inode *inode, struct file *filp)
+{
+	kfree(filp->private_data);
+	return 0;
+}
+
 static const struct file_operations kverbs_fops = {
 	.owner = THIS_MODULE,
+	.open = kverbs_fops_open,
+	.release = kverbs_fops_release,
 	.unlocked_ioctl = kverbs_fops_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,

@@ -15,6 +15,7 @@
 #include "trace.h"
 
 #include <linux/jiffies.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -138,6 +139,69 @@ int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
 	return kept;
 }
 
+static bool kverbs_ep_link_down(struct kverbs_ep *ep)
+{
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 port = kverbs_ep_port(ep);
+	struct ib_port_attr attr;
+	struct net_device *ndev;
+	bool down = false;
+
+	if (!ib_query_port(ibdev, port, &attr) && attr.state != IB_PORT_ACTIVE)
+		return true;
+	if (rdma_protocol_ib(ibdev, port))
+		return false;
+	/*
+	 * RoCE and iWARP: the netdev rdma_cm bound to says it first.  Its
+	 * routes go, and rxe's transmits fail, before the driver marks the
+	 * port down.
+	 */
+	ndev = dev_get_by_index(&init_net, ep->id->route.addr.dev_addr.bound_dev_if);
+	if (ndev) {
+		down = !netif_running(ndev) || !netif_carrier_ok(ndev);
+		dev_put(ndev);
+	}
+	return down;
+}
+
+/**
+ * kverbs_ep_reset_cause - the endpoint's failure, with a reset explained
+ * @ep: a failed endpoint
+ *
+ * A connection that was reset (a flush, a disconnect), or whose work
+ * request could not be transmitted, may have failed because its link
+ * went down: a device such as rxe fails a QP as soon as it cannot
+ * transmit, before the port event is delivered.  Ask, and report
+ * -ENETDOWN if so.  Process context:
+ * ib_query_port() may sleep.
+ *
+ * Returns the endpoint's error.
+ */
+int kverbs_ep_reset_cause(struct kverbs_ep *ep)
+{
+	struct kverbs_fail fail;
+	unsigned long flags;
+
+	kverbs_ep_fail_info(ep, &fail);
+	/*
+	 * Resets, and failures to transmit (the device's words for "cannot
+	 * send" and "no answer"); the completion's details stay in the report.
+	 */
+	if (fail.error != -ECONNRESET &&
+	    !(fail.error == -EIO && (fail.valid & KVERBS_RESULT_WC) &&
+	      (fail.wc_status == IB_WC_LOC_QP_OP_ERR ||
+	       fail.wc_status == IB_WC_RETRY_EXC_ERR)))
+		return fail.error;
+	if (!ep->id->device || !kverbs_ep_link_down(ep))
+		return fail.error;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (ep->fail.error == fail.error)
+		WRITE_ONCE(ep->fail.error, -ENETDOWN);
+	fail.error = ep->fail.error;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return fail.error;
+}
+
 /* Record a failure that an rdma_cm event reported. */
 static void kverbs_ep_cm_failed(struct kverbs_ep *ep,
 				const struct rdma_cm_event *event, int error,
@@ -186,12 +250,12 @@ static bool kverbs_ep_state_is(struct kverbs_ep *ep, enum kverbs_ep_state state)
 	return READ_ONCE(ep->state) == state;
 }
 
-/* The device is going away: make the test let go of it. */
-static void kverbs_ep_abort(struct kverbs_dev_user *user)
+/* The device is going away, or the port went down: make the test let go. */
+static void kverbs_ep_abort(struct kverbs_dev_user *user, int error)
 {
 	struct kverbs_ep *ep = container_of(user, struct kverbs_ep, user);
 
-	kverbs_ep_failed(ep, -ENODEV, KVERBS_STEP_NONE);
+	kverbs_ep_failed(ep, error, KVERBS_STEP_NONE);
 }
 
 static struct kverbs_ep *kverbs_ep_alloc(void)
@@ -271,7 +335,7 @@ int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RESOLVE_ROUTE);
 
-	ret = kverbs_dev_attach(&ep->user, kverbs_ep_device(ep));
+	ret = kverbs_dev_attach(&ep->user, kverbs_ep_device(ep), kverbs_ep_port(ep));
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RESOLVE_ROUTE);
 	return 0;
@@ -290,9 +354,18 @@ static void kverbs_qp_event(struct ib_event *event, void *context)
 		 */
 		rdma_notify(ep->id, event->event);
 		break;
+	case IB_EVENT_QP_ACCESS_ERR:
+		/*
+		 * As responder, the QP refused an access of the peer: a key
+		 * it does not hold, rights it was not given, or bytes outside
+		 * what was advertised.
+		 */
+		ibdev_dbg(event->device, "qp %u: the peer made an access it was not granted\n",
+			  event->element.qp->qp_num);
+		kverbs_ep_failed(ep, -EACCES, KVERBS_STEP_NONE);
+		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
-	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_PATH_MIG_ERR:
 		ibdev_dbg(event->device, "qp %u: async event %s\n",
 			  event->element.qp->qp_num, ib_event_msg(event->event));
@@ -567,14 +640,14 @@ static int kverbs_ep_cm_event(struct kverbs_ep *ep, struct rdma_cm_event *event)
 }
 
 /* The device of a listener bound to one address is going away. */
-static void kverbs_listener_abort(struct kverbs_dev_user *user)
+static void kverbs_listener_abort(struct kverbs_dev_user *user, int error)
 {
 	struct kverbs_listener *lsn = container_of(user, struct kverbs_listener, user);
 	unsigned long flags;
 
 	spin_lock_irqsave(&lsn->lock, flags);
 	if (!lsn->error)
-		lsn->error = -ENODEV;
+		lsn->error = error;
 	spin_unlock_irqrestore(&lsn->lock, flags);
 	wake_up(&lsn->wait);
 }
@@ -622,7 +695,7 @@ static int kverbs_listener_event(struct kverbs_listener *lsn,
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		return kverbs_listener_request(lsn, id, event);
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		kverbs_listener_abort(&lsn->user);
+		kverbs_listener_abort(&lsn->user, -ENODEV);
 		break;
 	default:
 		break;
@@ -674,7 +747,7 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr)
 		goto out_destroy_id;
 	/* Bound to one device's address: removal of that device ends it. */
 	if (lsn->id->device) {
-		ret = kverbs_dev_attach(&lsn->user, lsn->id->device);
+		ret = kverbs_dev_attach(&lsn->user, lsn->id->device, 0);
 		if (ret)
 			goto out_destroy_id;
 	}
@@ -759,7 +832,8 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
 			kfree(ep);
 			continue;
 		}
-		ret = kverbs_dev_attach(&ep->user, kverbs_ep_device(ep));
+		ret = kverbs_dev_attach(&ep->user, kverbs_ep_device(ep),
+					kverbs_ep_port(ep));
 		if (ret) {
 			kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
 			rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);

@@ -22,6 +22,7 @@
  * @users: &kverbs_dev_user.node of objects holding verbs resources on it
  * @removing: set once removal started; no new users from then on
  * @idle: woken when @users becomes empty
+ * @events: asynchronous events of the device: ports going down
  */
 struct kverbs_dev {
 	struct ib_device *ibdev;
@@ -29,6 +30,7 @@ struct kverbs_dev {
 	struct list_head users;
 	bool removing;
 	wait_queue_head_t idle;
+	struct ib_event_handler events;
 };
 
 /*
@@ -56,11 +58,13 @@ static struct kverbs_dev *kverbs_dev_find(struct ib_device *ibdev)
  * kverbs_dev_attach - note that @user will create verbs objects on @ibdev
  * @user: the object; its ->abort must be set
  * @ibdev: the device rdma_cm bound it to
+ * @port: the port, 0 for a listener not bound to one
  *
  * Returns 0, or -ENODEV when the device is being removed (or was never
  * seen), in which case @user is not attached.
  */
-int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev)
+int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
+		      u32 port)
 {
 	struct kverbs_dev *dev;
 	int ret = -ENODEV;
@@ -69,6 +73,7 @@ int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev)
 	dev = kverbs_dev_find(ibdev);
 	if (dev && !dev->removing) {
 		user->dev = dev;
+		user->port = port;
 		list_add_tail(&user->node, &dev->users);
 		ret = 0;
 	}
@@ -106,6 +111,29 @@ static bool kverbs_dev_idle(struct kverbs_dev *dev)
 	return idle;
 }
 
+/*
+ * A port went down (for RoCE and iWARP: its netdev).  Connections on it
+ * cannot carry traffic until it comes back, which may be never: end them
+ * now with a clear reason rather than let them run into retry timeouts.
+ * Listeners stay: a server can take new clients once the port is up.
+ * ib_core calls this from a workqueue, so the mutex is fine.
+ */
+static void kverbs_dev_event(struct ib_event_handler *handler,
+			     struct ib_event *event)
+{
+	struct kverbs_dev *dev = container_of(handler, struct kverbs_dev, events);
+	struct kverbs_dev_user *user;
+
+	if (event->event != IB_EVENT_PORT_ERR)
+		return;
+	mutex_lock(&kverbs_dev_lock);
+	list_for_each_entry(user, &dev->users, node)
+		if (user->port == event->element.port_num)
+			user->abort(user, -ENETDOWN);
+	mutex_unlock(&kverbs_dev_lock);
+	ibdev_dbg(dev->ibdev, "port %u down\n", event->element.port_num);
+}
+
 static int kverbs_add_one(struct ib_device *ibdev)
 {
 	struct kverbs_dev *dev;
@@ -116,6 +144,8 @@ static int kverbs_add_one(struct ib_device *ibdev)
 	dev->ibdev = ibdev;
 	INIT_LIST_HEAD(&dev->users);
 	init_waitqueue_head(&dev->idle);
+	INIT_IB_EVENT_HANDLER(&dev->events, ibdev, kverbs_dev_event);
+	ib_register_event_handler(&dev->events);
 
 	mutex_lock(&kverbs_dev_lock);
 	list_add_tail(&dev->list, &kverbs_dev_list);
@@ -131,11 +161,14 @@ static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
 	struct kverbs_dev_user *user;
 	unsigned int n = 0;
 
+	/* Not under kverbs_dev_lock: this waits for a running handler. */
+	ib_unregister_event_handler(&dev->events);
+
 	mutex_lock(&kverbs_dev_lock);
 	dev->removing = true;
 	list_del(&dev->list);
 	list_for_each_entry(user, &dev->users, node) {
-		user->abort(user);
+		user->abort(user, -ENODEV);
 		n++;
 	}
 	mutex_unlock(&kverbs_dev_lock);

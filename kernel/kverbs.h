@@ -41,6 +41,9 @@
 /* Module parameters, main.c. */
 extern unsigned int kverbs_max_msg_size;
 extern unsigned int kverbs_timeout_ms;
+extern unsigned int kverbs_max_sessions;
+extern unsigned int kverbs_max_sessions_per_file;
+extern unsigned int kverbs_max_pinned_mb;
 
 /*
  * struct kverbs_fail - the first thing that went wrong in a test, as it
@@ -65,16 +68,20 @@ struct kverbs_dev_user;
  * struct kverbs_dev_user - something that holds verbs objects on a device
  * @node: entry in the device's user list
  * @dev: the device, valid from kverbs_dev_attach() until kverbs_dev_detach()
- * @abort: called when the device is being removed, under the device list
- *	lock: must not sleep, must make the owner let go of the device soon
+ * @port: the port it uses, 0 if it is not bound to one
+ * @abort: called with -ENODEV when the device is being removed, or with
+ *	-ENETDOWN when @port went down; under the device list lock: must
+ *	not sleep, must make the owner let go of the device soon
  */
 struct kverbs_dev_user {
 	struct list_head node;
 	struct kverbs_dev *dev;
-	void (*abort)(struct kverbs_dev_user *user);
+	u32 port;
+	void (*abort)(struct kverbs_dev_user *user, int error);
 };
 
-int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev);
+int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
+		      u32 port);
 void kverbs_dev_detach(struct kverbs_dev_user *user);
 int kverbs_devices_register(void);
 void kverbs_devices_unregister(void);
@@ -166,6 +173,7 @@ int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);
 void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 			 enum kverbs_step step);
 int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset);
+int kverbs_ep_reset_cause(struct kverbs_ep *ep);
 void kverbs_ep_fail_info(struct kverbs_ep *ep, struct kverbs_fail *fail);
 long kverbs_ep_wait_timeout(u64 timeout_ns);
 
@@ -210,7 +218,7 @@ static inline bool kverbs_is_done(const bool *done)
 	if (cond)							\
 		__err = 0;						\
 	else if (kverbs_ep_error(ep))					\
-		__err = kverbs_ep_error(ep);				\
+		__err = kverbs_ep_reset_cause(ep);			\
 	else if (__ret == 0)						\
 		__err = -ETIMEDOUT;					\
 	else								\
@@ -277,6 +285,7 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
  * struct kverbs_buf - a data buffer for RDMA
  * @len: bytes in use; the sg table describes exactly these
  * @npages: pages allocated, enough for @len
+ * @accounted: pages counted against max_pinned_mb
  * @pages: the pages
  * @vaddr: contiguous kernel mapping of @pages for the CPU
  * @sgt: scatter/gather table of the first @len bytes
@@ -291,6 +300,7 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
 struct kverbs_buf {
 	size_t len;
 	unsigned int npages;
+	unsigned int accounted;
 	struct page **pages;
 	void *vaddr;
 	struct sg_table sgt;
@@ -354,5 +364,9 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd);
 /* chardev.c */
 int kverbs_chardev_register(void);
 void kverbs_chardev_unregister(void);
+
+/* mr.c: memory all tests hold for RDMA, against max_pinned_mb */
+int kverbs_pin_account(unsigned int npages);
+void kverbs_pin_unaccount(unsigned int npages);
 
 #endif /* _KVERBS_H */

@@ -19,6 +19,25 @@ module_param_named(timeout_ms, kverbs_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(timeout_ms,
 		 "default limit on each step of a test, in ms (default 10000)");
 
+/*
+ * Limits, so that no caller can make the module pin memory or hold
+ * connections without bound: past one, a test fails with a clear errno
+ * (ENFILE, EMFILE, ENOBUFS) instead of pushing the machine into OOM.
+ */
+unsigned int kverbs_max_sessions = 256;
+module_param_named(max_sessions, kverbs_max_sessions, uint, 0644);
+MODULE_PARM_DESC(max_sessions, "tests running at once in all (default 256)");
+
+unsigned int kverbs_max_sessions_per_file = 64;
+module_param_named(max_sessions_per_file, kverbs_max_sessions_per_file, uint, 0644);
+MODULE_PARM_DESC(max_sessions_per_file,
+		 "tests running at once on one open /dev/kverbs (default 64)");
+
+unsigned int kverbs_max_pinned_mb = 1024;
+module_param_named(max_pinned_mb, kverbs_max_pinned_mb, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb,
+		 "memory all tests together may hold for RDMA, in MiB (default 1024)");
+
 static int __init kverbs_init(void)
 {
 	int ret;

@@ -40,6 +40,34 @@ unsigned int kverbs_max_reg_size(struct ib_device *ibdev)
 	return min_t(u64, size, UINT_MAX);
 }
 
+static atomic_long_t kverbs_pinned_pages = ATOMIC_LONG_INIT(0);
+
+/**
+ * kverbs_pin_account - reserve @npages against the max_pinned_mb limit
+ * @npages: pages about to be allocated for RDMA
+ *
+ * Returns 0, or -ENOBUFS when that would pass the limit.
+ */
+int kverbs_pin_account(unsigned int npages)
+{
+	long limit = (long)READ_ONCE(kverbs_max_pinned_mb) << (20 - PAGE_SHIFT);
+
+	if (atomic_long_add_return(npages, &kverbs_pinned_pages) > limit) {
+		atomic_long_sub(npages, &kverbs_pinned_pages);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+/**
+ * kverbs_pin_unaccount - give back what kverbs_pin_account() reserved
+ * @npages: as reserved
+ */
+void kverbs_pin_unaccount(unsigned int npages)
+{
+	atomic_long_sub(npages, &kverbs_pinned_pages);
+}
+
 static int kverbs_buf_build_sgt(struct kverbs_buf *buf, size_t len)
 {
 	return sg_alloc_table_from_pages_segment(&buf->sgt, buf->pages,
@@ -52,13 +80,18 @@ static int kverbs_buf_build_sgt(struct kverbs_buf *buf, size_t len)
  * @buf: zeroed by the caller
  * @len: size, at least 1
  *
- * Returns 0 or -ENOMEM.  kverbs_buf_free() releases what was allocated,
- * also after a failure.
+ * Returns 0, -ENOBUFS past the module's max_pinned_mb, or -ENOMEM.
+ * kverbs_buf_free() releases what was allocated, also after a failure.
  */
 int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len)
 {
 	unsigned int i, npages = DIV_ROUND_UP(len, PAGE_SIZE);
+	int ret;
 
+	ret = kverbs_pin_account(npages);
+	if (ret)
+		return ret;
+	buf->accounted = npages;
 	buf->pages = kvcalloc(npages, sizeof(*buf->pages), GFP_KERNEL);
 	if (!buf->pages)
 		return -ENOMEM;
@@ -174,6 +207,7 @@ void kverbs_buf_free(struct kverbs_buf *buf)
 	for (i = 0; i < buf->npages; i++)
 		__free_page(buf->pages[i]);
 	kvfree(buf->pages);
+	kverbs_pin_unaccount(buf->accounted);
 	memset(buf, 0, sizeof(*buf));
 }
 

@@ -259,6 +259,7 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd)
 		ret = kverbs_ping_client(run);
 
 	if (run->fail.error) {
+		res->error = run->fail.error;
 		res->failed_step = run->fail.step;
 		res->valid = run->fail.valid;
 		res->wc_status = run->fail.wc_status;

@@ -220,8 +220,9 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 		return ret;
 	start = ktime_get_ns();
 
-	if (kverbs_buf_resize(&s->buf, len))
-		return kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_RDMA_READ);
+	ret = kverbs_buf_resize(&s->buf, len);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RDMA_READ);
 	ret = kverbs_ping_server_rdma(s, DMA_FROM_DEVICE, addr, rkey, NULL, NULL);
 	if (ret)
 		return ret;

@@ -21,10 +21,11 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$module" ] || module=$top/build/$(uname -r)/kernel/kverbs.ko
 [ -f "$module" ] || module=$top/kernel/kverbs.ko
+module=$(realpath "$module")
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping interop errors concurrent removal)
+[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping interop errors concurrent limits faults removal)
 
-export KV_TOP=$top KV_ADDR=10.209.0.1 KV_DEV=rxe0
+export KV_TOP=$top KV_ADDR=10.209.0.1 KV_DEV=rxe0 KV_MODULE=$module
 
 # Run copies: a rebuild on the host must not change binaries under us
 # (the tree is shared over 9p without caching).

@@ -1356,7 +1356,7 @@ KV_TEST(ping_no_listener)
 	KV_EXPECT_TRUE(p.result.valid & KVERBS_RESULT_CM);
 	KV_EXPECT_EQ(p.result.cm_event, KV_RDMA_CM_EVENT_REJECTED);
 	KV_EXPECT_EQ(p.result.iterations, 0);
-	KV_EXPECT_EQ(p.result.__reserved, 0);
+	KV_EXPECT_EQ(p.result.error, -ECONNREFUSED);
 	if (kv_test_failed)
 		kv_diag_result("client", &p.result);
 }

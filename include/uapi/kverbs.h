@@ -379,10 +379,10 @@ enum kverbs_result_flags {
  * @cm_event: rdma_cm event (enum rdma_cm_event_type) that ended things
  * @cm_status: its status, a negative errno or an IB CM reject reason
  * @mismatch_offset: first differing byte when validation failed
- * @__reserved: written as 0
- *
- * In persistent server mode the failure fields describe the last client
- * that failed.
+ * @error: the failure the fields above describe, a negative errno, 0 if
+ *	none.  It is the call's own error, except for a persistent server:
+ *	its call ends with -EINTR, and the fields describe the last client
+ *	that failed.
  */
 struct kverbs_ping_result {
 	__aligned_u64 iterations;
@@ -401,7 +401,7 @@ struct kverbs_ping_result {
 	__u32 cm_event;
 	__s32 cm_status;
 	__u32 mismatch_offset;
-	__u32 __reserved;
+	__s32 error;
 };
 
 /**
@@ -455,8 +455,11 @@ struct kverbs_ping_log {
  * cannot be reached, -EADDRINUSE when a server's port is taken,
  * -ECONNRESET when the peer hung up mid-iteration, -EIO when a work
  * request failed, -EBADMSG when validation found a difference, -EPROTO
- * when the peer broke the ping protocol, -ENODEV when the RDMA device
- * went away.
+ * when the peer broke the ping protocol, -EACCES when the peer made an
+ * RDMA access it had not been granted, -ENODEV when the RDMA device went
+ * away, -ENETDOWN when its port went down, -ENFILE or -EMFILE past the
+ * module's limits on tests running in all or on this file, -ENOBUFS past
+ * its limit on memory held for RDMA.
  */
 struct kverbs_ping {
 	__u32 size;

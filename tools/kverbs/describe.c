@@ -105,6 +105,8 @@ const char *kv_errno_name(int err)
 		{ EFAULT, "EFAULT" }, { EOPNOTSUPP, "EOPNOTSUPP" },
 		{ ENETRESET, "ENETRESET" }, { ENOSPC, "ENOSPC" },
 		{ E2BIG, "E2BIG" }, { ENOTTY, "ENOTTY" }, { EBUSY, "EBUSY" },
+		{ ENFILE, "ENFILE" }, { EMFILE, "EMFILE" }, { ENOBUFS, "ENOBUFS" },
+		{ ENETDOWN, "ENETDOWN" }, { EACCES, "EACCES" },
 	};
 	size_t i;
 
@@ -196,6 +198,12 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 	const char *who = server ? "the client" : "the server";
 	unsigned long long iter = res->iterations;
 
+	/* Limits are checked at whatever step allocates: name the limit. */
+	if (err == ENOBUFS)
+		return snprintf(buf, len, "the module's limit on memory for RDMA buffers is reached (max_pinned_mb)");
+	/* The link going down is the cause; a failed completion its symptom. */
+	if (err == ENETDOWN)
+		return snprintf(buf, len, "the RDMA port went down in iteration %llu", iter);
 	if ((res->valid & KVERBS_RESULT_WC) && res->failed_step)
 		return snprintf(buf, len, "%s failed in iteration %llu: %s (vendor error 0x%x)",
 				kv_step_op_str(res->failed_step), iter,
@@ -235,6 +243,11 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 		return snprintf(buf, len, "accepting a client on %s failed: %s", peer,
 				strerror(err));
 	case KVERBS_STEP_SETUP:
+		if (err == ENFILE)
+			return snprintf(buf, len, "too many tests are running (the module's max_sessions)");
+		if (err == EMFILE)
+			return snprintf(buf, len, "too many tests are running on this open %s (max_sessions_per_file)",
+					KV_DEVICE_PATH);
 		if (err == EMSGSIZE)
 			return snprintf(buf, len, "a %u-byte buffer is more than the RDMA device can register with one MR",
 					cmd->msg_size);
@@ -251,6 +264,9 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 	}
 
 	switch (err) {
+	case EACCES:
+		return snprintf(buf, len, "%s made an RDMA access it had not been granted, in iteration %llu",
+				who, iter);
 	case ECONNRESET:
 		return snprintf(buf, len, "%s closed the connection in iteration %llu", who, iter);
 	case ETIMEDOUT:

@@ -526,7 +526,7 @@ int kv_cmd_ping(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = kv_ping_on_signal };
 	char addr[128], where[160], msg[512];
 	const char *status, *message = NULL;
-	int fd, ret, err, code;
+	int fd, ret, err, code, failure;
 	bool have_log = false;
 
 	ret = kv_ping_parse(argc, argv, &o);
@@ -585,19 +585,21 @@ int kv_cmd_ping(int argc, char **argv)
 		kv_log_stop(&log);
 
 	code = kv_ping_outcome(&o, &cmd, err, &status);
+	/* What the failure fields describe: a persistent server's last failed client. */
+	failure = cmd.result.error ? -cmd.result.error : err;
 	if (code != KV_EXIT_OK || (err && err != EINTR) || cmd.result.clients_failed) {
 		if (code == KV_EXIT_USAGE)
 			snprintf(msg, sizeof(msg), "the module refused the arguments: %s%s",
 				 strerror(err), err == EMSGSIZE ?
 				 " (more than the module's max_msg_size)" : "");
 		else
-			kv_describe_ping_failure(msg, sizeof(msg), err, &cmd, where);
+			kv_describe_ping_failure(msg, sizeof(msg), failure, &cmd, where);
 		message = msg;
 	}
 	if (o.debug)
 		kv_ping_print_debug(&cmd, err);
 	if (o.json) {
-		kv_ping_print_json(&o, &cmd, addr, err, status, message,
+		kv_ping_print_json(&o, &cmd, addr, failure, status, message,
 				   have_log ? &log : NULL);
 	} else {
 		if (message)

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Faults under load: the link going down, an attempt to unload the module
+# while a test runs, many sessions at once.
+. "$(dirname "$0")/lib.sh"
+
+# The netdev under rxe goes down mid-ping: the connection ends at once
+# on both ends, and both say the port went down.  A persistent server
+# counts the client as failed and keeps listening.
+#
+# rxe cannot carry connections across the flap: the teardown sends a
+# DREQ while the netdev is down, rxe fails to transmit it and moves its
+# GSI QP (QP1, all CM traffic) to the error state for good; on 6.1 even
+# rping alone cannot connect after a flap.  So, as after any such fault,
+# the device is re-created, which must end the server that listened on
+# it, and leave a device that works at once.
+test_netdev_down_during_ping() {
+	local pid
+	kv_server srv 17701 -P -V || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17701 -V --json > "$KV_TMP/c.json" 2> "$KV_TMP/c.err" &
+	pid=$!
+	sleep 2
+	ip link set kv0 down
+	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 5 s after link down" || return
+	wait $pid
+	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/c.err")" || return
+	json_check "$KV_TMP/c.json" 'd["error"]["name"] == "ENETDOWN"' || return
+	ip link set kv0 up
+	wait_for 10 eval "rdma link show $KV_DEV/1 | grep -q ACTIVE" || fail "port did not come back" || return
+	kv_listening "$KV_ADDR" 17701 || fail "the persistent server stopped listening" || return
+
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 10
+	[ $? = 1 ] || fail "server exit code, expected 1 (one client failed)" || return
+	# A persistent server's report is of its last failed client.
+	json_check "$KV_TMP/srv.json" 'd["clients"] == 1' 'd["clients_failed"] == 1' \
+		'd["error"]["name"] == "ENETDOWN"' || return
+	timeout 20 rdma link del "$KV_DEV" || fail "rdma link del failed" || return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair 17700 -C 10
+}
+
+# The module cannot go while a test holds /dev/kverbs; once it ends it can.
+test_rmmod_refused_while_running() {
+	local pid out
+	[ -n "${KV_MODULE:-}" ] || skip "KV_MODULE (the module to load again) is not set"
+	kv_server srv 17702 || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17702 > /dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	out=$(rmmod kverbs 2>&1) && fail "rmmod succeeded under a running test" && return 1
+	echo "$out" | grep -q "in use" || fail "rmmod said: $out" || return
+	kill -INT $pid "$kv_pid_srv"
+	wait $pid 2>/dev/null
+	kv_wait srv 5 >/dev/null
+	rmmod kverbs || fail "rmmod failed after the test ended" || return
+	insmod "$KV_MODULE" || fail "cannot load $KV_MODULE again"
+}
+
+# 64 sessions at once, from many processes: 32 servers and 32 clients,
+# of several sizes, every byte validated.
+test_64_sessions() {
+	local i pids=() sizes=(26 64 4096 65536)
+	for i in $(seq 0 31); do
+		kv_server "s$i" $((17710 + i)) -V || return 1
+	done
+	for i in $(seq 0 31); do
+		# A generous step limit: 64 processes share two emulated CPUs.
+		kv_client "c$i" $((17710 + i)) -C 50 -V -S "${sizes[$((i % 4))]}" --timeout 120 &
+		pids+=($!)
+	done
+	for i in $(seq 0 31); do
+		wait "${pids[$i]}" ||
+			fail "client $i exited $?: $(cat "$KV_TMP/c$i.err" "$KV_TMP/c$i.json")" || return
+		kv_wait "s$i" 60 || fail "server $i: $(cat "$KV_TMP/s$i.err")" || return
+		json_check "$KV_TMP/c$i.json" 'd["iterations"] == 50' || return
+		json_check "$KV_TMP/s$i.json" 'd["iterations"] == 50' 'd["clients_failed"] == 0' || return
+	done
+}
+
+ktap_main test_netdev_down_during_ping test_rmmod_refused_while_running test_64_sessions
