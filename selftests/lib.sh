@@ -13,7 +13,8 @@
 KV_TOP=${KV_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 KVERBS=${KVERBS:-$KV_TOP/tools/kverbs/kverbs}
 KV_ADDR=${KV_ADDR:-10.209.0.1}
-KV_DEV=${KV_DEV:-rxe0}
+KV_TYPE=${KV_TYPE:-rxe}
+KV_DEV=${KV_DEV:-${KV_TYPE}0}
 KV_TMP=$(mktemp -d /tmp/kverbs-test.XXXXXX)
 
 # Lines that mean the kernel is unwell.
@@ -128,7 +129,7 @@ kv_ping_pair() {
 # Bring up $KV_DEV again after a test removed it.
 kv_rxe_readd() {
 	rdma link show "$KV_DEV/1" >/dev/null 2>&1 ||
-		rdma link add "$KV_DEV" type rxe netdev kv0
+		rdma link add "$KV_DEV" type "$KV_TYPE" netdev kv0
 	wait_for 10 eval "rdma link show $KV_DEV/1 2>/dev/null | grep -q ACTIVE"
 }
 

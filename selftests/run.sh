@@ -25,7 +25,9 @@ module=$(realpath "$module")
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping interop errors concurrent limits faults removal)
 
-export KV_TOP=$top KV_ADDR=10.209.0.1 KV_DEV=rxe0 KV_MODULE=$module
+# KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
+KV_TYPE=${KV_TYPE:-rxe}
+export KV_TOP=$top KV_ADDR=10.209.0.1 KV_TYPE KV_DEV=${KV_TYPE}0 KV_MODULE=$module
 
 # Run copies: a rebuild on the host must not change binaries under us
 # (the tree is shared over 9p without caching).
@@ -42,11 +44,11 @@ bail() {
 }
 
 [ "$(id -u)" = 0 ] || bail "needs root (run it in a guest: tools/vm/run)"
-"$top/tools/vm/rxe-setup" "$KV_ADDR/24" "$KV_DEV" || bail "cannot set up $KV_DEV"
+"$top/tools/vm/rdma-setup" "$KV_TYPE" "$KV_ADDR/24" "$KV_DEV" || bail "cannot set up $KV_DEV"
 insmod "$module" || bail "cannot load $module"
 
 echo "KTAP version 1"
-echo "# kernel $(uname -r), module $module"
+echo "# kernel $(uname -r), $KV_DEV ($KV_TYPE), module $module"
 echo "1..$((${#tests[@]} + 1))"
 n=0 failed=0
 for t in "${tests[@]}"; do
