@@ -43,6 +43,11 @@ check: deps
 demo: deps
 	scripts/demo
 
+# The debug lane: a sanitizer kernel (built once, cached), rxe and siw.
+check-debug:
+	scripts/deps debug
+	scripts/check-debug
+
 deps:
 	scripts/deps check
 
@@ -77,4 +82,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules modules-in tool selftests check demo deps install uninstall clean distclean
+.PHONY: all modules modules-in tool selftests check check-debug demo deps install uninstall clean distclean

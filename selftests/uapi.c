@@ -15,7 +15,7 @@
  * Runs as root in a guest where selftests/run.sh brought up $KV_DEV on
  * $KV_ADDR and loaded the module.  Without /dev/kverbs every test skips.
  */
-#include "ktap.h"
+#include "kvlib.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -45,15 +45,11 @@ KV_MAIN()
 #define KV_PORT_LOG_EFAULT	17403
 #define KV_PORT_BAD_ARGS	17499
 
-/* Per-step limit of our pings: small, so that a bug fails fast. */
-#define KV_STEP_TIMEOUT_NS	(5ULL * 1000000000ULL)
 #define KV_ONE_HOUR_NS		(3600ULL * 1000000000ULL)
 #define KV_MAX_LOG_BYTES	(64U << 20)
 
 /* enum rdma_cm_event_type in the kernel's rdma/rdma_cm.h. */
 #define KV_RDMA_CM_EVENT_REJECTED	8
-
-#define KV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Larger than any struct we pass, with room for a 64-byte tail. */
 #define KV_ARG_MAX	(sizeof(struct kverbs_ping) + 64)
@@ -61,70 +57,6 @@ KV_MAIN()
 /* ------------------------------------------------------------------ */
 /* The device, the environment, memory that faults                     */
 /* ------------------------------------------------------------------ */
-
-static int kv_fd = -1;
-
-/*
- * /dev/kverbs, opened once for the whole run.  A missing node means the
- * module is not loaded, which makes every test a skip rather than a
- * failure; any other error is a failure.
- */
-static int kv_dev(void)
-{
-	static int tried, open_errno;
-
-	if (!tried) {
-		tried = 1;
-		kv_fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
-		open_errno = errno;
-	}
-	if (kv_fd < 0) {
-		if (open_errno == ENOENT || open_errno == ENXIO || open_errno == ENODEV)
-			kv_skip("no /dev/kverbs: module not loaded");
-		KV_FAIL_AT(1, "open /dev/kverbs: %s", strerror(open_errno));
-	}
-	return kv_fd;
-}
-
-static const char *kv_env(const char *name, const char *def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : def;
-}
-
-static const char *kv_addr(void)
-{
-	return kv_env("KV_ADDR", "10.209.0.1");
-}
-
-/* Fill @ss with @addr (IPv4 or IPv6) and @port; returns the family. */
-static int kv_sockaddr(struct __kernel_sockaddr_storage *ss, const char *addr,
-		       unsigned short port)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		return AF_INET;
-	}
-	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		return AF_INET6;
-	}
-	KV_FAIL_AT(1, "'%s' is neither an IPv4 nor an IPv6 address", addr);
-	return 0;
-}
-
-static size_t kv_sockaddr_len(int family)
-{
-	return family == AF_INET ? sizeof(struct sockaddr_in) :
-				   sizeof(struct sockaddr_in6);
-}
 
 static int kv_all_bytes(const void *buf, size_t len, unsigned char byte)
 {
@@ -818,18 +750,6 @@ KV_TEST(devices_page_sized_entries)
 /* KVERBS_IOC_PING: argument checks                                     */
 /* ------------------------------------------------------------------ */
 
-/* A client ping of one 64-byte message to $KV_ADDR:@port; valid as it is. */
-static void kv_ping_base(struct kverbs_ping *p, unsigned short port)
-{
-	memset(p, 0, sizeof(*p));
-	p->size = sizeof(*p);
-	p->role = KVERBS_ROLE_CLIENT;
-	p->msg_size = 64;
-	p->count = 1;
-	p->timeout_ns = KV_STEP_TIMEOUT_NS;
-	kv_sockaddr(&p->addr, kv_addr(), port);
-}
-
 /* Valid except for a message larger than the module's limit: -EMSGSIZE. */
 static void kv_fill_ping(void *arg)
 {
@@ -1186,116 +1106,6 @@ static void kv_net_begin(void)
 	kv_dev();
 	kv_sockaddr(&ss, kv_addr(), 1);
 	kv_mem_init();
-}
-
-/* SIGUSR1 only interrupts: it ends a server waiting for clients. */
-static void kv_wakeup(int sig)
-{
-	(void)sig;
-}
-
-/**
- * struct kv_server - a server ping running in its own thread
- * @thread: the thread
- * @ping: its argument
- * @ret: what the ioctl returned
- * @err: errno after it
- */
-struct kv_server {
-	pthread_t thread;
-	struct kverbs_ping ping;
-	long ret;
-	int err;
-};
-
-static void *kv_server_main(void *arg)
-{
-	struct kv_server *s = arg;
-
-	errno = 0;
-	s->ret = ioctl(kv_fd, KVERBS_IOC_PING, &s->ping);
-	s->err = errno;
-	return NULL;
-}
-
-/* Serve one client on $KV_ADDR:@port, any size, until it leaves. */
-static struct kv_server *kv_server_start(unsigned short port)
-{
-	struct sigaction sa = { .sa_handler = kv_wakeup };
-	struct kv_server *s;
-
-	kv_dev();	/* the thread must find it open: it cannot skip */
-	KV_ASSERT_OK(sigaction(SIGUSR1, &sa, NULL));
-	s = calloc(1, sizeof(*s));
-	KV_ASSERT_TRUE(s);
-	kv_ping_base(&s->ping, port);
-	s->ping.role = KVERBS_ROLE_SERVER;
-	s->ping.flags = KVERBS_PING_F_VALIDATE;
-	s->ping.msg_size = 0;
-	s->ping.count = 0;
-	KV_ASSERT_OK(pthread_create(&s->thread, NULL, kv_server_main, s));
-	return s;
-}
-
-/*
- * Wait up to @seconds for the server to end by itself.  Returns 0 if it
- * did; otherwise interrupts it and returns -1, or -2 if even that did
- * not end it within a few seconds (@s is then left to the thread).
- */
-static int kv_server_wait(struct kv_server *s, int seconds)
-{
-	struct timespec ts;
-	int ret;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += seconds;
-	if (!pthread_timedjoin_np(s->thread, NULL, &ts))
-		return 0;
-	kv_diag("server still running after %d s: interrupting it", seconds);
-	pthread_kill(s->thread, SIGUSR1);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 5;
-	ret = pthread_timedjoin_np(s->thread, NULL, &ts);
-	if (ret) {
-		kv_diag("server did not end on a signal either");
-		return -2;
-	}
-	kv_diag("server ended on the signal: ret %ld errno %d (%s)", s->ret,
-		s->err, strerror(s->err));
-	return -1;
-}
-
-/* A refusal at connect time: nothing listens (yet). */
-static int kv_refused(long ret, int err, const struct kverbs_ping_result *r)
-{
-	return ret == -1 && err == ECONNREFUSED &&
-	       r->failed_step == KVERBS_STEP_CONNECT;
-}
-
-/*
- * Run the client @p until the server is listening: a refusal within
- * the first 5 s means the server's thread has not got there yet.
- * Returns the last call's return value, and its errno in @err.
- */
-static long kv_client_run(struct kverbs_ping *p, int *err)
-{
-	const struct kverbs_ping input = *p;
-	struct timespec start, now;
-	long ret;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		*p = input;
-		errno = 0;
-		ret = ioctl(kv_fd, KVERBS_IOC_PING, p);
-		*err = errno;
-		if (!kv_refused(ret, *err, &p->result))
-			return ret;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec >= 5)
-			return ret;
-		usleep(20000);
-	}
 }
 
 /*

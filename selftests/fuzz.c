@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz: throw random and mutated ioctls at /dev/kverbs.
+ *
+ * Each call is one of: a random command number in and around kverbs'
+ * ioctl type, with a random direction and size; or a valid
+ * KVERBS_IOC_INFO, _DEVICES or _PING argument mutated a few times, field
+ * by field (sizes, counts, flags, reserved words, pointers, addresses)
+ * or bit by bit, and placed where it may straddle an unmapped page or sit
+ * in a read-only one.  Pointers inside arguments are NULL, unmapped,
+ * read-only, kernel addresses, non-canonical, or land in our own arena.
+ *
+ * What must hold: every call returns 0 or -1 with an errno the uAPI
+ * documents for it, none blocks past its bound (a ping may wait for the
+ * network, so each is interrupted by SIGALRM after KV_FUZZ_PING_MS), the
+ * process survives, and valid calls work afterwards.  run.sh's unload
+ * step then checks that rmmod works and dmesg is clean; the debug lane
+ * adds KASAN and kmemleak.
+ *
+ * The run is reproducible from its seed, which is printed first:
+ *	KV_FUZZ_SEED=1234 KV_FUZZ_CALLS=100000 selftests/fuzz
+ */
+#include "kvlib.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+KV_MAIN()
+
+/* Nobody listens on these ports while the fuzzer runs. */
+#define KV_FUZZ_PORT_BASE	17500
+#define KV_FUZZ_PORTS		100
+/* The port of the valid ping after the run. */
+#define KV_FUZZ_PORT_VALID	17498
+/* How long a ping may run before SIGALRM interrupts it. */
+#define KV_FUZZ_PING_MS		20
+/* A call that takes longer than this despite the alarm is a hang. */
+#define KV_FUZZ_CALL_LIMIT_NS	(5ULL * 1000000000ULL)
+/* Reopen /dev/kverbs this often, so that release runs too. */
+#define KV_FUZZ_REOPEN		997
+/* Check that a valid call still works this often. */
+#define KV_FUZZ_SANITY		1000
+
+/* ------------------------------------------------------------------ */
+/* Randomness: xorshift64*, from a printed seed                          */
+/* ------------------------------------------------------------------ */
+
+static uint64_t kv_rng;
+
+static uint64_t kv_rand(void)
+{
+	kv_rng ^= kv_rng >> 12;
+	kv_rng ^= kv_rng << 25;
+	kv_rng ^= kv_rng >> 27;
+	return kv_rng * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform in [0, @n). */
+static uint64_t kv_below(uint64_t n)
+{
+	return n ? kv_rand() % n : 0;
+}
+
+static uint64_t kv_pick(const uint64_t *v, size_t n)
+{
+	return v[kv_below(n)];
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory: an arena, a page that faults, a page that is read-only        */
+/* ------------------------------------------------------------------ */
+
+#define KV_ARENA_PAGES	16
+
+static struct {
+	long page;
+	size_t size;		/* of the read-write part */
+	unsigned char *rw;
+	unsigned char *none;	/* right after rw */
+	unsigned char *ro;	/* right after none */
+} kv_arena;
+
+static void kv_arena_init(void)
+{
+	unsigned char *p;
+
+	kv_arena.page = sysconf(_SC_PAGESIZE);
+	kv_arena.size = KV_ARENA_PAGES * kv_arena.page;
+	p = mmap(NULL, kv_arena.size + 2 * kv_arena.page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	KV_ASSERT_TRUE(p != MAP_FAILED);
+	kv_arena.rw = p;
+	kv_arena.none = p + kv_arena.size;
+	kv_arena.ro = kv_arena.none + kv_arena.page;
+	KV_ASSERT_OK(mprotect(kv_arena.none, kv_arena.page, PROT_NONE));
+	memset(kv_arena.ro, 0xa5, kv_arena.page);
+	KV_ASSERT_OK(mprotect(kv_arena.ro, kv_arena.page, PROT_READ));
+}
+
+/*
+ * A user pointer for the kernel to read or write through.  Most are bad;
+ * the good ones point into the arena, never at anything else of ours.
+ */
+static uint64_t kv_pointer(void)
+{
+	switch (kv_below(10)) {
+	case 0:
+		return 0;
+	case 1:
+		return (uintptr_t)kv_arena.none + kv_below(kv_arena.page);
+	case 2:
+		return (uintptr_t)kv_arena.ro + kv_below(kv_arena.page);
+	case 3:		/* ends just inside the arena: straddles the hole */
+		return (uintptr_t)kv_arena.none - 1 - kv_below(256);
+	case 4:		/* the direct map of a typical x86_64 kernel */
+		return 0xffff888000000000ULL + (kv_rand() & 0xfffffff8);
+	case 5:		/* non-canonical */
+		return 0x0000800000000000ULL + (kv_rand() & 0xffff);
+	case 6:
+		return ~0ULL - kv_below(64);
+	case 7:		/* random: almost always non-canonical or unmapped */
+		return kv_rand();
+	default:
+		return (uintptr_t)kv_arena.rw + kv_below(kv_arena.size);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Mutating arguments                                                    */
+/* ------------------------------------------------------------------ */
+
+/* A field of an argument struct that mutations aim at. */
+struct kv_field {
+	const char *name;
+	size_t offset;
+	size_t width;		/* 1, 2, 4 or 8 bytes */
+	int pointer;		/* a user pointer */
+};
+
+#define KV_FIELD(type, member, ptr) {					\
+	#member, offsetof(type, member),				\
+	sizeof(((type *)0)->member), ptr }
+
+static const struct kv_field kv_info_fields[] = {
+	KV_FIELD(struct kverbs_info, size, 0),
+	KV_FIELD(struct kverbs_info, flags, 0),
+	KV_FIELD(struct kverbs_info, __reserved, 0),
+};
+
+static const struct kv_field kv_devices_fields[] = {
+	KV_FIELD(struct kverbs_devices, size, 0),
+	KV_FIELD(struct kverbs_devices, flags, 0),
+	KV_FIELD(struct kverbs_devices, device_entry_size, 0),
+	KV_FIELD(struct kverbs_devices, port_entry_size, 0),
+	KV_FIELD(struct kverbs_devices, device_capacity, 0),
+	KV_FIELD(struct kverbs_devices, port_capacity, 0),
+	KV_FIELD(struct kverbs_devices, device_count, 0),
+	KV_FIELD(struct kverbs_devices, port_count, 0),
+	KV_FIELD(struct kverbs_devices, devices, 1),
+	KV_FIELD(struct kverbs_devices, ports, 1),
+};
+
+static const struct kv_field kv_ping_fields[] = {
+	KV_FIELD(struct kverbs_ping, size, 0),
+	KV_FIELD(struct kverbs_ping, flags, 0),
+	KV_FIELD(struct kverbs_ping, role, 0),
+	KV_FIELD(struct kverbs_ping, msg_size, 0),
+	KV_FIELD(struct kverbs_ping, count, 0),
+	KV_FIELD(struct kverbs_ping, __reserved0, 0),
+	KV_FIELD(struct kverbs_ping, timeout_ns, 0),
+	KV_FIELD(struct kverbs_ping, addr.ss_family, 0),
+	KV_FIELD(struct kverbs_ping, addr.__data[0], 0),	/* port */
+	KV_FIELD(struct kverbs_ping, addr.__data[2], 0),	/* IPv4 address */
+	KV_FIELD(struct kverbs_ping, addr.__data[60], 0),	/* past any sockaddr */
+	KV_FIELD(struct kverbs_ping, src_addr.ss_family, 0),
+	KV_FIELD(struct kverbs_ping, src_addr.__data[2], 0),
+	KV_FIELD(struct kverbs_ping, log.buf, 1),
+	KV_FIELD(struct kverbs_ping, log.seq, 1),
+	KV_FIELD(struct kverbs_ping, log.slots, 0),
+	KV_FIELD(struct kverbs_ping, log.slot_size, 0),
+	KV_FIELD(struct kverbs_ping, result.iterations, 0),
+	KV_FIELD(struct kverbs_ping, result.error, 0),
+};
+
+/* Values that find boundary bugs, for a field of any width. */
+static uint64_t kv_interesting(void)
+{
+	static const uint64_t v[] = {
+		0, 1, 2, 3, 7, 8, 15, 16, 25, 26, 27, 63, 64, 65, 255, 256,
+		4095, 4096, 4097, 65535, 65536, 1 << 20, (1 << 20) + 1,
+		1 << 24, 1U << 31, 0x7fffffff, 0xfffffffe, 0xffffffff,
+		0x100000000ULL, 0x7fffffffffffffffULL, 0x8000000000000000ULL,
+		~0ULL,
+		sizeof(struct kverbs_info), sizeof(struct kverbs_devices),
+		sizeof(struct kverbs_ping), sizeof(struct kverbs_ping) + 8,
+		sizeof(struct kverbs_device_info), sizeof(struct kverbs_port_info),
+		3600ULL * 1000000000ULL, 3600ULL * 1000000000ULL + 1,
+	};
+
+	if (kv_below(4) == 0)
+		return kv_rand() >> kv_below(64);
+	return kv_pick(v, KV_ARRAY_SIZE(v));
+}
+
+static void kv_store(unsigned char *p, size_t width, uint64_t v)
+{
+	uint8_t v8 = v;
+	uint16_t v16 = v;
+	uint32_t v32 = v;
+
+	switch (width) {
+	case 1: memcpy(p, &v8, 1); break;
+	case 2: memcpy(p, &v16, 2); break;
+	case 4: memcpy(p, &v32, 4); break;
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+static uint64_t kv_load(const unsigned char *p, size_t width)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, width);	/* little-endian */
+	return v;
+}
+
+/*
+ * A mutated pointer field may now name any of our own memory: a bit
+ * flipped in the arena's address reaches libc's data as easily as the
+ * hole.  The kernel would rightly write there and the fuzzer would die
+ * of its own doing, so user addresses outside the arena become the hole.
+ */
+static void kv_confine_pointers(unsigned char *arg, const struct kv_field *fields,
+				size_t nfields)
+{
+	uintptr_t lo = (uintptr_t)kv_arena.rw;
+	uintptr_t hi = (uintptr_t)kv_arena.ro + kv_arena.page;
+	size_t i;
+
+	for (i = 0; i < nfields; i++) {
+		uint64_t v;
+
+		if (!fields[i].pointer)
+			continue;
+		v = kv_load(arg + fields[i].offset, fields[i].width);
+		if (v >= (uint64_t)kv_arena.page && v < 0x0000800000000000ULL &&
+		    (v < lo || v >= hi))
+			kv_store(arg + fields[i].offset, fields[i].width,
+				 (uintptr_t)kv_arena.none);
+	}
+}
+
+/* One to four mutations of the @len-byte argument at @arg. */
+static void kv_mutate(unsigned char *arg, size_t len,
+		      const struct kv_field *fields, size_t nfields)
+{
+	int i, n = 1 + kv_below(4);
+
+	for (i = 0; i < n; i++) {
+		const struct kv_field *f = &fields[kv_below(nfields)];
+
+		switch (kv_below(4)) {
+		case 0:		/* flip a bit anywhere */
+			arg[kv_below(len)] ^= 1 << kv_below(8);
+			break;
+		case 1:		/* a random byte anywhere */
+			arg[kv_below(len)] = kv_rand();
+			break;
+		default:	/* a field: a pointer or a boundary value */
+			kv_store(arg + f->offset, f->width,
+				 f->pointer && kv_below(4) ? kv_pointer() :
+							     kv_interesting());
+			break;
+		}
+	}
+	kv_confine_pointers(arg, fields, nfields);
+}
+
+/* ------------------------------------------------------------------ */
+/* Valid arguments to start from                                         */
+/* ------------------------------------------------------------------ */
+
+static void kv_valid_info(void *arg)
+{
+	struct kverbs_info *i = arg;
+
+	i->size = sizeof(*i);
+}
+
+static void kv_valid_devices(void *arg)
+{
+	struct kverbs_devices *d = arg;
+	/* Entries go to the second half of the arena. */
+	unsigned char *out = kv_arena.rw + kv_arena.size / 2;
+
+	d->size = sizeof(*d);
+	d->device_entry_size = sizeof(struct kverbs_device_info);
+	d->port_entry_size = sizeof(struct kverbs_port_info);
+	d->device_capacity = 4;
+	d->port_capacity = 8;
+	d->devices = (uintptr_t)out;
+	d->ports = (uintptr_t)out + 4 * sizeof(struct kverbs_device_info);
+}
+
+static void kv_valid_ping(void *arg)
+{
+	struct kverbs_ping *p = arg;
+	unsigned short port = KV_FUZZ_PORT_BASE + kv_below(KV_FUZZ_PORTS);
+
+	kv_ping_base(p, port);
+	p->count = 1 + kv_below(3);
+	p->timeout_ns = 1000000ULL * (1 + kv_below(50));
+	if (kv_below(2))
+		p->flags |= KVERBS_PING_F_VALIDATE;
+	if (kv_below(4) == 0) {
+		p->role = KVERBS_ROLE_SERVER;
+		p->msg_size = 0;
+		if (kv_below(2))
+			p->flags |= KVERBS_PING_F_PERSISTENT;
+	}
+	if (kv_below(4) == 0) {
+		/* A log in the first half of the arena. */
+		p->log.buf = (uintptr_t)kv_arena.rw + 64;
+		p->log.seq = (uintptr_t)kv_arena.rw;
+		p->log.slots = 4;
+		p->log.slot_size = 128;
+	}
+}
+
+/**
+ * struct kv_kind - one kind of call the fuzzer makes
+ * @name: for the report
+ * @ioc: its ioctl number
+ * @len: sizeof its struct
+ * @valid: fills a zeroed buffer with a valid argument
+ * @fields: what kv_mutate() aims at
+ * @nfields: how many
+ * @errnos: every errno the uAPI documents for the call, 0-terminated
+ */
+struct kv_kind {
+	const char *name;
+	unsigned long ioc;
+	size_t len;
+	void (*valid)(void *arg);
+	const struct kv_field *fields;
+	size_t nfields;
+	const int *errnos;
+};
+
+/* Argument checks: what any kverbs ioctl may answer. */
+#define KV_ARG_ERRNOS	EINVAL, EFAULT, E2BIG
+
+static const int kv_info_errnos[] = { KV_ARG_ERRNOS, 0 };
+static const int kv_devices_errnos[] = { KV_ARG_ERRNOS, ENOSPC, ENOMEM, 0 };
+/* As listed in include/uapi/kverbs.h for struct kverbs_ping. */
+static const int kv_ping_errnos[] = {
+	KV_ARG_ERRNOS, EINTR, EMSGSIZE, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH,
+	ENETUNREACH, EADDRINUSE, EADDRNOTAVAIL, EAFNOSUPPORT, ENODEV, ENETDOWN,
+	ENFILE, EMFILE, ENOBUFS, ENOMEM, 0
+};
+static const int kv_unknown_errnos[] = { ENOTTY, KV_ARG_ERRNOS, ENOSPC, ENOMEM, EINTR,
+	EMSGSIZE, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH,
+	EADDRINUSE, EADDRNOTAVAIL, EAFNOSUPPORT, ENODEV, ENETDOWN, ENFILE,
+	EMFILE, ENOBUFS, 0 };
+
+static const struct kv_kind kv_kinds[] = {
+	{ "INFO", KVERBS_IOC_INFO, sizeof(struct kverbs_info), kv_valid_info,
+	  kv_info_fields, KV_ARRAY_SIZE(kv_info_fields), kv_info_errnos },
+	{ "DEVICES", KVERBS_IOC_DEVICES, sizeof(struct kverbs_devices),
+	  kv_valid_devices, kv_devices_fields,
+	  KV_ARRAY_SIZE(kv_devices_fields), kv_devices_errnos },
+	{ "PING", KVERBS_IOC_PING, sizeof(struct kverbs_ping), kv_valid_ping,
+	  kv_ping_fields, KV_ARRAY_SIZE(kv_ping_fields), kv_ping_errnos },
+};
+
+static int kv_errno_allowed(const int *list, int err)
+{
+	for (; *list; list++)
+		if (*list == err)
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The run                                                               */
+/* ------------------------------------------------------------------ */
+
+static void kv_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* Interrupt whatever is running in @ms milliseconds (0: never). */
+static void kv_alarm_in(unsigned int ms)
+{
+	struct itimerval it = {
+		.it_value = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 },
+	};
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static uint64_t kv_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* What one call was, to report it. */
+struct kv_call {
+	unsigned long ioc;
+	const char *what;
+	size_t len;
+	void *arg;
+};
+
+/*
+ * Make the next call: decide, from the generator, what to ask and where
+ * its argument lies.  Returns the errnos it may get.
+ */
+static const int *kv_make_call(struct kv_call *c)
+{
+	/* Arguments go in the last page before the hole, or in the read-only page. */
+	unsigned char *slot = kv_arena.none - kv_arena.page;
+	const struct kv_kind *k;
+	size_t len;
+
+	memset(slot, 0, kv_arena.page);
+	if (kv_below(10) == 0) {
+		/* A random command near ours: any nr, direction and size. */
+		static const uint64_t types[] = { KVERBS_TYPE - 1, KVERBS_TYPE,
+						  KVERBS_TYPE, KVERBS_TYPE + 1 };
+		unsigned int nr = kv_below(2) ? kv_below(8) : kv_below(256);
+
+		c->ioc = _IOC(kv_below(4), kv_pick(types, KV_ARRAY_SIZE(types)), nr,
+			      kv_below(_IOC_SIZEMASK + 1));
+		c->what = "random";
+		c->len = kv_below(kv_arena.page);
+		for (len = 0; len < c->len; len++)
+			slot[len] = kv_below(4) ? 0 : kv_rand();
+		/* It may still be one of ours, if the handler ignores the extra bits. */
+		for (k = kv_kinds; k < kv_kinds + KV_ARRAY_SIZE(kv_kinds); k++)
+			if (_IOC_NR(k->ioc) == nr)
+				kv_confine_pointers(slot, k->fields, k->nfields);
+		c->arg = kv_below(3) ? slot : (void *)(uintptr_t)kv_pointer();
+		return kv_unknown_errnos;
+	}
+
+	k = &kv_kinds[kv_below(KV_ARRAY_SIZE(kv_kinds))];
+	c->ioc = k->ioc;
+	c->what = k->name;
+	/* Sometimes larger than the struct, with a tail that may be non-zero. */
+	len = k->len + (kv_below(4) ? 0 : kv_below(128));
+	k->valid(slot);
+	if (len > k->len && kv_below(2))
+		kv_store(slot, sizeof(__u32), len);
+	kv_mutate(slot, len, k->fields, k->nfields);
+	c->len = len;
+	switch (kv_below(8)) {
+	case 0:		/* cut off by the hole: only part can be read */
+		c->arg = kv_arena.none - kv_below(len);
+		memmove(c->arg, slot, kv_arena.none - (unsigned char *)c->arg);
+		break;
+	case 1:		/* read-only: the result cannot be written back */
+		KV_ASSERT_OK(mprotect(kv_arena.ro, kv_arena.page, PROT_READ | PROT_WRITE));
+		memcpy(kv_arena.ro, slot, len);
+		KV_ASSERT_OK(mprotect(kv_arena.ro, kv_arena.page, PROT_READ));
+		c->arg = kv_arena.ro;
+		break;
+	case 2:
+		c->arg = (void *)(uintptr_t)kv_pointer();
+		break;
+	default:
+		c->arg = slot;
+		break;
+	}
+	return k->errnos;
+}
+
+/* A valid INFO must still work. */
+static int kv_info_works(int fd)
+{
+	struct kverbs_info info = { .size = sizeof(info) };
+
+	return ioctl(fd, KVERBS_IOC_INFO, &info) == 0 &&
+	       info.abi_version == KVERBS_ABI_VERSION;
+}
+
+KV_TEST(fuzz_calls)
+{
+	struct sigaction sa = { .sa_handler = kv_alarm };	/* no SA_RESTART */
+	unsigned long calls = strtoul(kv_env("KV_FUZZ_CALLS", "100000"), NULL, 0);
+	uint64_t seed = strtoull(kv_env("KV_FUZZ_SEED", "0"), NULL, 0);
+	unsigned long i, ok = 0, bad = 0, by_errno[256] = { 0 };
+	uint64_t start = kv_now_ns(), slowest = 0;
+	int fd;
+
+	if (!seed)
+		seed = (kv_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
+	kv_rng = seed;
+	kv_diag("seed %llu, %lu calls (replay: KV_FUZZ_SEED=%llu KV_FUZZ_CALLS=%lu)",
+		(unsigned long long)seed, calls, (unsigned long long)seed, calls);
+	fflush(stdout);
+
+	kv_dev();	/* skips without the module */
+	fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
+	KV_ASSERT_GE(fd, 0);
+	kv_arena_init();
+	KV_ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
+
+	for (i = 0; i < calls; i++) {
+		struct kv_call c;
+		const int *allowed = kv_make_call(&c);
+		uint64_t t0, took;
+		long ret;
+		int err;
+
+		if (i && i % KV_FUZZ_REOPEN == 0) {
+			close(fd);
+			fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
+			KV_ASSERT_GE(fd, 0);
+		}
+		t0 = kv_now_ns();
+		kv_alarm_in(KV_FUZZ_PING_MS);
+		errno = 0;
+		ret = ioctl(fd, c.ioc, c.arg);
+		err = errno;
+		kv_alarm_in(0);
+		took = kv_now_ns() - t0;
+		if (took > slowest)
+			slowest = took;
+
+		if (ret == 0) {
+			ok++;
+		} else if (ret != -1 || !kv_errno_allowed(allowed, err)) {
+			if (bad++ < 10)
+				kv_diag("call %lu: %s ioctl 0x%lx, %zu bytes at %p: returned %ld errno %d (%s)",
+					i, c.what, c.ioc, c.len, c.arg, ret, err,
+					strerror(err));
+		} else {
+			by_errno[err & 255]++;
+		}
+		if (took > KV_FUZZ_CALL_LIMIT_NS) {
+			kv_diag("call %lu: %s ioctl 0x%lx took %llu ms despite the alarm",
+				i, c.what, c.ioc, (unsigned long long)(took / 1000000));
+			kv_test_failed = 1;
+		}
+		if (i % KV_FUZZ_SANITY == 0 && !kv_info_works(fd))
+			KV_FAIL_AT(1, "after call %lu, a valid INFO fails: %s", i,
+				   strerror(errno));
+	}
+	close(fd);
+
+	kv_diag("%lu calls in %llu ms, slowest %llu ms: %lu succeeded, %lu unexpected",
+		calls, (unsigned long long)((kv_now_ns() - start) / 1000000),
+		(unsigned long long)(slowest / 1000000), ok, bad);
+	for (i = 1; i < 256; i++)
+		if (by_errno[i])
+			kv_diag("  %-6lu %s", by_errno[i], strerror(i));
+	KV_EXPECT_EQ(bad, 0);
+}
+
+/* After all that, the device answers and a real ping works. */
+KV_TEST(valid_calls_after)
+{
+	struct kverbs_devices d = { 0 };
+	struct kverbs_ping p;
+	struct kv_server *s;
+	long ret;
+	int err;
+
+	KV_ASSERT_TRUE(kv_info_works(kv_dev()));
+	if (!kv_arena.rw)
+		kv_arena_init();
+	kv_valid_devices(&d);
+	KV_EXPECT_OK(ioctl(kv_fd, KVERBS_IOC_DEVICES, &d));
+	KV_EXPECT_GE(d.device_count, 1);
+
+	s = kv_server_start(KV_FUZZ_PORT_VALID);
+	kv_ping_base(&p, KV_FUZZ_PORT_VALID);
+	p.count = 10;
+	p.msg_size = 4096;
+	p.flags = KVERBS_PING_F_VALIDATE;
+	ret = kv_client_run(&p, &err);
+	if (ret)
+		kv_diag("client: errno %d (%s), step %u", err, strerror(err),
+			p.result.failed_step);
+	KV_EXPECT_EQ(ret, 0);
+	KV_EXPECT_EQ(p.result.iterations, 10);
+	KV_EXPECT_EQ(kv_server_wait(s, 30), 0);
+	KV_EXPECT_EQ(s->ret, 0);
+	free(s);
+}

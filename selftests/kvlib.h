@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvlib: what kverbs' C selftests share.  The helpers report failures
+ * and skips through ktap.h, so they are called from within test cases.
+ */
+#ifndef KVERBS_KVLIB_H
+#define KVERBS_KVLIB_H
+
+#include "ktap.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include <uapi/kverbs.h>
+
+/* Per-step limit of our pings: small, so that a bug fails fast. */
+#define KV_STEP_TIMEOUT_NS	(5ULL * 1000000000ULL)
+
+#define KV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* /dev/kverbs, opened on first use; kv_dev() skips the test without it. */
+extern int kv_fd;
+int kv_dev(void);
+
+/* $@name, or @def if it is unset or empty. */
+const char *kv_env(const char *name, const char *def);
+/* The guest's RDMA address: $KV_ADDR. */
+const char *kv_addr(void);
+int kv_sockaddr(struct __kernel_sockaddr_storage *ss, const char *addr,
+		unsigned short port);
+size_t kv_sockaddr_len(int family);
+
+void kv_ping_base(struct kverbs_ping *p, unsigned short port);
+
+/**
+ * struct kv_server - a server ping running in its own thread
+ * @thread: the thread
+ * @ping: its argument
+ * @ret: what the ioctl returned
+ * @err: errno after it
+ * @fail_nth: (in) make the thread's fail_nth-th allocation fail, 0: none
+ * @fail_nth_left: what was left of @fail_nth after the call
+ * @done: set (release) when the call has returned
+ */
+struct kv_server {
+	pthread_t thread;
+	struct kverbs_ping ping;
+	long ret;
+	int err;
+	unsigned int fail_nth;
+	long fail_nth_left;
+	int done;
+};
+
+int kv_fail_nth_set(unsigned int n);
+long kv_fail_nth_get(void);
+
+struct kv_server *kv_server_start(unsigned short port);
+struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
+				       unsigned int fail_nth);
+int kv_server_wait(struct kv_server *s, int seconds);
+int kv_refused(long ret, int err, const struct kverbs_ping_result *r);
+long kv_client_run(struct kverbs_ping *p, int *err);
+
+#endif /* KVERBS_KVLIB_H */
