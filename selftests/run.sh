@@ -23,7 +23,7 @@ done
 [ -f "$module" ] || module=$top/kernel/kverbs.ko
 module=$(realpath "$module")
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping interop errors concurrent limits faults removal perm fuzz failnth)
+[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping interop errors concurrent limits faults removal perm security fuzz failnth)
 
 # KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
 KV_TYPE=${KV_TYPE:-rxe}
@@ -74,7 +74,7 @@ for t in "${tests[@]}"; do
 		echo "ok $n $t # SKIP not built"
 		continue
 	fi
-	"${cmd[@]}" 2>&1 | sed 's/^/    /'
+	"${cmd[@]}" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" = 0 ]; then
 		echo "ok $n $t"

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hostile: an rping-style server, built on rdma-core's librdmacm and
+ * libibverbs, that abuses what a kverbs ping client advertises to it.
+ *
+ *	hostile -a ADDR [-p PORT] [-t SECONDS] ATTACK
+ *
+ * It waits for one client, takes the client's first advertisement (the
+ * source buffer, granted remote read only), and, depending on ATTACK:
+ *
+ *   read_past_end     RDMA READ one byte more than advertised
+ *   read_before_start RDMA READ starting 8 bytes before the buffer
+ *   write_source      RDMA WRITE to the source buffer, advertised read-only
+ *   reuse_rkey        play one step fair (READ the source, send the
+ *                     go-ahead), then, once the client has advertised its
+ *                     sink, READ the source again with its old rkey
+ *   write_past_end    play fair up to the sink, then RDMA WRITE one byte
+ *                     more than advertised
+ *   read_sink         play fair up to the sink, then RDMA READ it: it was
+ *                     granted remote write only
+ *   fair              one fair iteration, as rping -s -C 1 would do
+ *
+ * Prints "ATTACK: STATUS" with the work completion status the attack got
+ * and exits 0 if the client's side refused it with a remote access error
+ * (for "fair": if everything succeeded), 1 if it was not refused, 2 on
+ * any other failure.  On iWARP an RDMA WRITE completes locally before the
+ * peer has checked it; the refusal arrives as the peer's TERMINATE, seen
+ * here as a QP error: a probe SEND after the write then fails.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#define KV_BUF_SIZE	(1 << 20)
+
+/* The rping message, as on the wire. */
+struct kv_msg {
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t size;
+} __attribute__((packed));
+
+static struct {
+	const char *attack;
+	int timeout_s;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listen_id;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *msg_mr;
+	struct ibv_mr *buf_mr;
+	struct kv_msg recv_msg;
+	struct kv_msg send_msg;
+	unsigned char *buf;
+} kv;
+
+static void kv_die(const char *what)
+{
+	fprintf(stderr, "hostile: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static uint64_t kv_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* The next rdma_cm event, which must be @want, within the time limit. */
+static struct rdma_cm_event *kv_cm_event(enum rdma_cm_event_type want)
+{
+	struct pollfd pfd = { .fd = kv.ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	if (poll(&pfd, 1, kv.timeout_s * 1000) != 1) {
+		fprintf(stderr, "hostile: no %s within %d s\n", rdma_event_str(want),
+			kv.timeout_s);
+		exit(2);
+	}
+	if (rdma_get_cm_event(kv.ch, &ev))
+		kv_die("rdma_get_cm_event");
+	if (ev->event != want) {
+		fprintf(stderr, "hostile: got %s (status %d), expected %s\n",
+			rdma_event_str(ev->event), ev->status, rdma_event_str(want));
+		exit(2);
+	}
+	return ev;
+}
+
+/* Wait for one completion; returns its status, or -1 on timeout. */
+static int kv_wait_wc(struct ibv_wc *wc)
+{
+	uint64_t end = kv_now_ms() + kv.timeout_s * 1000ULL;
+	int n;
+
+	while ((n = ibv_poll_cq(kv.cq, 1, wc)) == 0) {
+		if (kv_now_ms() > end)
+			return -1;
+		usleep(1000);
+	}
+	if (n < 0)
+		kv_die("ibv_poll_cq");
+	return wc->status;
+}
+
+static void kv_post_recv(void)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)&kv.recv_msg,
+		.length = sizeof(kv.recv_msg),
+		.lkey = kv.msg_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(kv.id->qp, &wr, &bad))
+		kv_die("ibv_post_recv");
+}
+
+/* Post one signaled work request; @len bytes of our buffer, at @raddr/@rkey. */
+static void kv_post(enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)kv.buf,
+		.length = len,
+		.lkey = kv.buf_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = op + 100,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	if (op == IBV_WR_SEND) {
+		sge.addr = (uintptr_t)&kv.send_msg;
+		sge.length = sizeof(kv.send_msg);
+		sge.lkey = kv.msg_mr->lkey;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	if (ibv_post_send(kv.id->qp, &wr, &bad))
+		kv_die("ibv_post_send");
+}
+
+/* The client's next advertisement. */
+static void kv_recv_advert(uint64_t *addr, uint32_t *rkey, uint32_t *size)
+{
+	struct ibv_wc wc;
+	int st = kv_wait_wc(&wc);
+
+	if (st != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
+		fprintf(stderr, "hostile: waiting for the client's message: %s\n",
+			st < 0 ? "timeout" : ibv_wc_status_str(st));
+		exit(2);
+	}
+	*addr = be64toh(kv.recv_msg.addr);
+	*rkey = be32toh(kv.recv_msg.rkey);
+	*size = be32toh(kv.recv_msg.size);
+	if (*size > KV_BUF_SIZE) {
+		fprintf(stderr, "hostile: client advertised %u bytes\n", *size);
+		exit(2);
+	}
+}
+
+/* A fair step: post @op over the whole buffer; it must succeed. */
+static void kv_fair(enum ibv_wr_opcode op, uint64_t addr, uint32_t rkey, uint32_t size)
+{
+	struct ibv_wc wc;
+	int st;
+
+	kv_post(op, addr, rkey, size);
+	st = kv_wait_wc(&wc);
+	if (st != IBV_WC_SUCCESS) {
+		fprintf(stderr, "hostile: fair step failed: %s\n",
+			st < 0 ? "timeout" : ibv_wc_status_str(st));
+		exit(2);
+	}
+}
+
+/* The go-ahead, after the client's next message is expected. */
+static void kv_go_ahead(void)
+{
+	kv_post_recv();
+	kv_fair(IBV_WR_SEND, 0, 0, 0);
+}
+
+/*
+ * Post the attack and report what came of it: the first completion that
+ * is not a success, from the attack itself or, if it completed locally
+ * (an iWARP WRITE), from a probe SEND behind it.
+ */
+static int kv_attack(enum ibv_wr_opcode op, uint64_t addr, uint32_t rkey, uint32_t len)
+{
+	struct ibv_wc wc;
+	int st, probes = 0;
+
+	kv_post(op, addr, rkey, len);
+	for (;;) {
+		st = kv_wait_wc(&wc);
+		if (st < 0) {
+			printf("%s: no completion within %d s\n", kv.attack, kv.timeout_s);
+			return 2;
+		}
+		if (st != IBV_WC_SUCCESS)
+			break;
+		if (wc.opcode == IBV_WC_RECV || op != IBV_WR_RDMA_WRITE ||
+		    kv.id->verbs->device->transport_type != IBV_TRANSPORT_IWARP ||
+		    probes++ > 20) {
+			printf("%s: %s succeeded: not refused\n", kv.attack,
+			       op == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA WRITE");
+			return 1;
+		}
+		/* Give the peer's TERMINATE time to arrive, then probe. */
+		usleep(100000);
+		kv_post(IBV_WR_SEND, 0, 0, 0);
+	}
+	printf("%s: %s\n", kv.attack, ibv_wc_status_str(st));
+	/* A flush means the QP failed on an earlier error we already saw. */
+	return st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_REM_OP_ERR ||
+	       (probes && st == IBV_WC_WR_FLUSH_ERR) ? 0 : 2;
+}
+
+static void kv_setup(const char *addr, const char *port)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+	};
+	struct ibv_qp_init_attr qpa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
+				       .ai_port_space = RDMA_PS_TCP }, *res;
+	struct rdma_cm_event *ev;
+
+	kv.ch = rdma_create_event_channel();
+	if (!kv.ch)
+		kv_die("rdma_create_event_channel");
+	if (rdma_create_id(kv.ch, &kv.listen_id, NULL, RDMA_PS_TCP))
+		kv_die("rdma_create_id");
+	if (rdma_getaddrinfo(addr, port, &hints, &res))
+		kv_die("rdma_getaddrinfo");
+	if (rdma_bind_addr(kv.listen_id, res->ai_src_addr))
+		kv_die("rdma_bind_addr");
+	rdma_freeaddrinfo(res);
+	if (rdma_listen(kv.listen_id, 1))
+		kv_die("rdma_listen");
+	printf("listening\n");
+	fflush(stdout);
+
+	ev = kv_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
+	kv.id = ev->id;
+	rdma_ack_cm_event(ev);
+
+	kv.pd = ibv_alloc_pd(kv.id->verbs);
+	kv.cq = ibv_create_cq(kv.id->verbs, 64, NULL, NULL, 0);
+	if (!kv.pd || !kv.cq)
+		kv_die("ibv_alloc_pd/ibv_create_cq");
+	qpa.send_cq = qpa.recv_cq = kv.cq;
+	if (rdma_create_qp(kv.id, kv.pd, &qpa))
+		kv_die("rdma_create_qp");
+	kv.buf = calloc(1, KV_BUF_SIZE);
+	if (!kv.buf)
+		kv_die("calloc");
+	kv.msg_mr = ibv_reg_mr(kv.pd, &kv.recv_msg, 2 * sizeof(struct kv_msg),
+			       IBV_ACCESS_LOCAL_WRITE);
+	/* iWARP: the sink of an RDMA READ needs remote write. */
+	kv.buf_mr = ibv_reg_mr(kv.pd, kv.buf, KV_BUF_SIZE,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!kv.msg_mr || !kv.buf_mr)
+		kv_die("ibv_reg_mr");
+	kv_post_recv();
+	if (rdma_accept(kv.id, &param))
+		kv_die("rdma_accept");
+	rdma_ack_cm_event(kv_cm_event(RDMA_CM_EVENT_ESTABLISHED));
+}
+
+static int kv_run(void)
+{
+	uint64_t src, sink;
+	uint32_t src_rkey, sink_rkey, src_len, sink_len;
+	int ret;
+
+	kv_recv_advert(&src, &src_rkey, &src_len);
+	if (!strcmp(kv.attack, "read_past_end"))
+		return kv_attack(IBV_WR_RDMA_READ, src, src_rkey, src_len + 1);
+	if (!strcmp(kv.attack, "read_before_start"))
+		return kv_attack(IBV_WR_RDMA_READ, src - 8, src_rkey, 16);
+	if (!strcmp(kv.attack, "write_source"))
+		return kv_attack(IBV_WR_RDMA_WRITE, src, src_rkey, 16);
+
+	/* The rest play fair up to the sink. */
+	kv_fair(IBV_WR_RDMA_READ, src, src_rkey, src_len);
+	kv_go_ahead();
+	kv_recv_advert(&sink, &sink_rkey, &sink_len);
+	if (!strcmp(kv.attack, "reuse_rkey"))
+		return kv_attack(IBV_WR_RDMA_READ, src, src_rkey, src_len);
+	if (!strcmp(kv.attack, "write_past_end"))
+		return kv_attack(IBV_WR_RDMA_WRITE, sink, sink_rkey, sink_len + 1);
+	if (!strcmp(kv.attack, "read_sink"))
+		return kv_attack(IBV_WR_RDMA_READ, sink, sink_rkey, sink_len);
+	if (!strcmp(kv.attack, "fair")) {
+		/* Echo what was read, as rping does, and let the client check it. */
+		kv_fair(IBV_WR_RDMA_WRITE, sink, sink_rkey, sink_len);
+		kv_go_ahead();
+		ret = src_len == sink_len ? 0 : 2;
+		printf("fair: %s\n", ret ? "sizes differ" : "success");
+		return ret;
+	}
+	fprintf(stderr, "hostile: unknown attack '%s'\n", kv.attack);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr = NULL, *port = "7174";
+	int c, ret;
+
+	kv.timeout_s = 10;
+	while ((c = getopt(argc, argv, "a:p:t:")) != -1) {
+		switch (c) {
+		case 'a': addr = optarg; break;
+		case 'p': port = optarg; break;
+		case 't': kv.timeout_s = atoi(optarg); break;
+		default: goto usage;
+		}
+	}
+	if (!addr || optind != argc - 1)
+		goto usage;
+	kv.attack = argv[optind];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	kv_setup(addr, port);
+	ret = kv_run();
+	rdma_disconnect(kv.id);
+	/* Leave the rest to process exit: the kernel releases it all. */
+	return ret;
+usage:
+	fprintf(stderr, "usage: hostile -a ADDR [-p PORT] [-t SECONDS] ATTACK\n");
+	return 2;
+}

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# security: a remote peer reaches only the buffer advertised to it, only
+# with the rights it needs, only while the ping needs it.  The peer is
+# selftests/hostile, an rping-style server written on rdma-core's
+# libraries, and the kverbs client is its victim.  Each attack must fail
+# on the attacker's side with a remote access error, the kverbs client
+# must report it as an error, and kverbs must stay healthy.  The "fair"
+# run shows the harness itself works: the same peer, playing by the
+# rules, completes a validated ping.
+. "$(dirname "$0")/lib.sh"
+
+HOSTILE=$(dirname "$KVERBS")/hostile
+port=19000
+
+# attack NAME: one client against a hostile server doing NAME.
+attack() {
+	local name=$1 rc hrc
+	port=$((port + 1))
+	[ -x "$HOSTILE" ] || skip "hostile is not built (libibverbs-dev, librdmacm-dev)"
+	timeout -k 5 60 "$HOSTILE" -a "$KV_ADDR" -p "$port" "$name" \
+		> "$KV_TMP/h.out" 2> "$KV_TMP/h.err" &
+	local hpid=$!
+	if ! wait_for 10 kv_listening "$KV_ADDR" "$port" hostile; then
+		cat "$KV_TMP/h.out" "$KV_TMP/h.err"
+		fail "hostile did not start listening"
+		return 1
+	fi
+	kv_client c "$port" -C 1 -S 4096 -V
+	rc=$?
+	wait "$hpid"
+	hrc=$?
+	echo "# attacker: $(cat "$KV_TMP/h.out" "$KV_TMP/h.err" | grep -v '^listening' | tr '\n' ' ')"
+	echo "# kverbs: exit $rc: $(cat "$KV_TMP/c.err")"
+	if [ "$name" = fair ]; then
+		[ $hrc = 0 ] && [ $rc = 0 ] || fail "a fair peer failed: attacker $hrc, kverbs $rc" || return 1
+		json_check "$KV_TMP/c.json" 'd["status"] == "ok"' 'd["iterations"] == 1'
+		return
+	fi
+	[ $hrc = 0 ] || fail "the attack was not refused with a remote access error (attacker exit $hrc)" || return 1
+	[ $rc = 1 ] || fail "kverbs exit $rc, expected 1: the ping must fail" || return 1
+	# siw raises IB_EVENT_QP_ACCESS_ERR on the victim's QP, as hardware
+	# does: kverbs reports EACCES.  rxe (6.1, 6.12) only moves the QP to
+	# the error state and the attacker hangs up: kverbs sees its receive
+	# flushed and the connection closed.
+	local names='("EACCES",)'
+	[ "$KV_TYPE" = rxe ] && names='("EACCES", "ECONNRESET", "EIO")'
+	json_check "$KV_TMP/c.json" 'd["status"] == "failed"' \
+		"d['error']['name'] in $names" || return 1
+	# Where the device reports the violation to the victim, it says so.
+	if grep -q 'EACCES' "$KV_TMP/c.json"; then
+		grep -q 'made an RDMA access it had not been granted' "$KV_TMP/c.err" ||
+			fail "the message does not name the access violation"
+	fi
+}
+
+test_read_past_end() { attack read_past_end; }
+test_read_before_start() { attack read_before_start; }
+test_write_to_read_only_source() { attack write_source; }
+test_reuse_invalidated_rkey() { attack reuse_rkey; }
+test_write_past_end() { attack write_past_end; }
+test_read_write_only_sink() { attack read_sink; }
+test_fair_peer() { attack fair; }
+
+# After all of it, kverbs works.
+test_healthy_after() {
+	kv_ping_pair 19100 -C 10 -S 65536
+}
+
+ktap_main test_fair_peer test_read_past_end test_read_before_start \
+	test_write_to_read_only_source test_reuse_invalidated_rkey \
+	test_write_past_end test_read_write_only_sink test_healthy_after
