@@ -173,6 +173,12 @@ static void kv_recv_advert(uint64_t *addr, uint32_t *rkey, uint32_t *size)
 	*addr = be64toh(kv.recv_msg.addr);
 	*rkey = be32toh(kv.recv_msg.rkey);
 	*size = be32toh(kv.recv_msg.size);
+	/* What a peer is told must not disclose where the kernel keeps things. */
+	if (*addr >= 0xffff800000000000ULL) {
+		printf("%s: the client advertised a kernel virtual address, 0x%llx\n",
+		       kv.attack, (unsigned long long)*addr);
+		exit(1);
+	}
 	if (*size > KV_BUF_SIZE) {
 		fprintf(stderr, "hostile: client advertised %u bytes\n", *size);
 		exit(2);
