@@ -3,9 +3,9 @@
  * hostile: an rping-style server, built on rdma-core's librdmacm and
  * libibverbs, that abuses what a kverbs ping client advertises to it.
  *
- *	hostile -a ADDR [-p PORT] [-t SECONDS] ATTACK
+ *	hostile [-c] -a ADDR [-p PORT] [-t SECONDS] ATTACK
  *
- * It waits for one client, takes the client's first advertisement (the
+ * As a server (the default) it waits for one client, takes the client's first advertisement (the
  * source buffer, granted remote read only), and, depending on ATTACK:
  *
  *   read_past_end     RDMA READ one byte more than advertised
@@ -26,6 +26,18 @@
  * any other failure.  On iWARP an RDMA WRITE completes locally before the
  * peer has checked it; the refusal arrives as the peer's TERMINATE, seen
  * here as a QP error: a probe SEND after the write then fails.
+ *
+ * As a client (-c) it connects to a kverbs ping server and sends it what
+ * a server must not accept from the network:
+ *
+ *   short_message     an advertisement of 8 bytes instead of 16
+ *   zero_size         a buffer of 0 bytes
+ *   huge_size         a buffer of 4 GiB - 1, past any server's limit
+ *   bad_rkey          an rkey we never had: the server's READ must fail
+ *   small_sink        a fair source, then a sink smaller than it
+ *
+ * and exits 0 if the server hung up on it, 1 if it answered as if the
+ * input were fine, 2 on any other failure.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -243,40 +255,20 @@ static int kv_attack(enum ibv_wr_opcode op, uint64_t addr, uint32_t rkey, uint32
 	       (probes && st == IBV_WC_WR_FLUSH_ERR) ? 0 : 2;
 }
 
-static void kv_setup(const char *addr, const char *port)
+static struct rdma_conn_param kv_param = {
+	.responder_resources = 1,
+	.initiator_depth = 1,
+	.retry_count = 7,
+};
+
+/* PD, CQ, QP and buffers for kv.id, and a receive posted. */
+static void kv_make_qp(void)
 {
-	struct rdma_conn_param param = {
-		.responder_resources = 1,
-		.initiator_depth = 1,
-		.retry_count = 7,
-	};
 	struct ibv_qp_init_attr qpa = {
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 32, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE,
-				       .ai_port_space = RDMA_PS_TCP }, *res;
-	struct rdma_cm_event *ev;
-
-	kv.ch = rdma_create_event_channel();
-	if (!kv.ch)
-		kv_die("rdma_create_event_channel");
-	if (rdma_create_id(kv.ch, &kv.listen_id, NULL, RDMA_PS_TCP))
-		kv_die("rdma_create_id");
-	if (rdma_getaddrinfo(addr, port, &hints, &res))
-		kv_die("rdma_getaddrinfo");
-	if (rdma_bind_addr(kv.listen_id, res->ai_src_addr))
-		kv_die("rdma_bind_addr");
-	rdma_freeaddrinfo(res);
-	if (rdma_listen(kv.listen_id, 1))
-		kv_die("rdma_listen");
-	printf("listening\n");
-	fflush(stdout);
-
-	ev = kv_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
-	kv.id = ev->id;
-	rdma_ack_cm_event(ev);
 
 	kv.pd = ibv_alloc_pd(kv.id->verbs);
 	kv.cq = ibv_create_cq(kv.id->verbs, 64, NULL, NULL, 0);
@@ -292,16 +284,171 @@ static void kv_setup(const char *addr, const char *port)
 			       IBV_ACCESS_LOCAL_WRITE);
 	/* iWARP: the sink of an RDMA READ needs remote write. */
 	kv.buf_mr = ibv_reg_mr(kv.pd, kv.buf, KV_BUF_SIZE,
-			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_READ);
 	if (!kv.msg_mr || !kv.buf_mr)
 		kv_die("ibv_reg_mr");
 	kv_post_recv();
-	if (rdma_accept(kv.id, &param))
+}
+
+static struct rdma_addrinfo *kv_addrinfo(const char *addr, const char *port, int passive)
+{
+	struct rdma_addrinfo hints = { .ai_flags = passive ? RAI_PASSIVE : 0,
+				       .ai_port_space = RDMA_PS_TCP }, *res;
+
+	if (rdma_getaddrinfo(addr, port, &hints, &res))
+		kv_die("rdma_getaddrinfo");
+	return res;
+}
+
+/* As a server: wait for one client and accept it. */
+static void kv_accept(const char *addr, const char *port)
+{
+	struct rdma_addrinfo *res = kv_addrinfo(addr, port, 1);
+	struct rdma_cm_event *ev;
+
+	if (rdma_create_id(kv.ch, &kv.listen_id, NULL, RDMA_PS_TCP))
+		kv_die("rdma_create_id");
+	if (rdma_bind_addr(kv.listen_id, res->ai_src_addr))
+		kv_die("rdma_bind_addr");
+	rdma_freeaddrinfo(res);
+	if (rdma_listen(kv.listen_id, 1))
+		kv_die("rdma_listen");
+	printf("listening\n");
+	fflush(stdout);
+
+	ev = kv_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
+	kv.id = ev->id;
+	rdma_ack_cm_event(ev);
+	kv_make_qp();
+	if (rdma_accept(kv.id, &kv_param))
 		kv_die("rdma_accept");
 	rdma_ack_cm_event(kv_cm_event(RDMA_CM_EVENT_ESTABLISHED));
 }
 
-static int kv_run(void)
+/* As a client: connect to the server. */
+static void kv_connect(const char *addr, const char *port)
+{
+	struct rdma_addrinfo *res = kv_addrinfo(addr, port, 0);
+
+	if (rdma_create_id(kv.ch, &kv.id, NULL, RDMA_PS_TCP))
+		kv_die("rdma_create_id");
+	if (rdma_resolve_addr(kv.id, NULL, res->ai_dst_addr, 2000))
+		kv_die("rdma_resolve_addr");
+	rdma_freeaddrinfo(res);
+	rdma_ack_cm_event(kv_cm_event(RDMA_CM_EVENT_ADDR_RESOLVED));
+	if (rdma_resolve_route(kv.id, 2000))
+		kv_die("rdma_resolve_route");
+	rdma_ack_cm_event(kv_cm_event(RDMA_CM_EVENT_ROUTE_RESOLVED));
+	kv_make_qp();
+	if (rdma_connect(kv.id, &kv_param))
+		kv_die("rdma_connect");
+	rdma_ack_cm_event(kv_cm_event(RDMA_CM_EVENT_ESTABLISHED));
+}
+
+/* Send {@addr, @rkey, @size}, or only its first @len bytes. */
+static void kv_send_advert(uint64_t addr, uint32_t rkey, uint32_t size, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)&kv.send_msg,
+		.length = len,
+		.lkey = kv.msg_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+	int st;
+
+	kv.send_msg.addr = htobe64(addr);
+	kv.send_msg.rkey = htobe32(rkey);
+	kv.send_msg.size = htobe32(size);
+	if (ibv_post_send(kv.id->qp, &wr, &bad))
+		kv_die("ibv_post_send");
+	st = kv_wait_wc(&wc);
+	if (st != IBV_WC_SUCCESS) {
+		fprintf(stderr, "hostile: sending an advertisement: %s\n",
+			st < 0 ? "timeout" : ibv_wc_status_str(st));
+		exit(2);
+	}
+}
+
+/* rping's payload of ping @iter: "rdma-ping-N: ", then 'A'..'z' over and over, NUL. */
+static void kv_fill_rping(unsigned char *p, uint32_t size, unsigned int iter)
+{
+	unsigned char c = 'A' + iter % ('z' - 'A' + 1);
+	uint32_t i = snprintf((char *)p, size, "rdma-ping-%u: ", iter);
+
+	for (; i < size; i++) {
+		p[i] = c;
+		c = c == 'z' ? 'A' : c + 1;
+	}
+	p[size - 1] = 0;
+}
+
+/*
+ * The client's attacks on a kverbs server: input it must refuse.  The
+ * server must hang up on us (exit 0); an answer means it went on with
+ * what it should have refused (exit 1).
+ */
+static int kv_run_client(void)
+{
+	uint64_t addr = (uintptr_t)kv.buf;
+	uint32_t rkey = kv.buf_mr->rkey;
+	struct pollfd pfd = { .fd = kv.ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	struct ibv_wc wc;
+	uint64_t end;
+	int n;
+
+	if (!strcmp(kv.attack, "short_message"))
+		kv_send_advert(addr, rkey, 64, 8);
+	else if (!strcmp(kv.attack, "zero_size"))
+		kv_send_advert(addr, rkey, 0, sizeof(struct kv_msg));
+	else if (!strcmp(kv.attack, "huge_size"))
+		kv_send_advert(addr, rkey, 0xffffffff, sizeof(struct kv_msg));
+	else if (!strcmp(kv.attack, "bad_rkey"))
+		kv_send_advert(addr, rkey ^ 0x5a5a5a00, 64, sizeof(struct kv_msg));
+	else if (!strcmp(kv.attack, "small_sink")) {
+		kv_fill_rping(kv.buf, 4096, 0);
+		kv_send_advert(addr, rkey, 4096, sizeof(struct kv_msg));
+		if (kv_wait_wc(&wc) != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
+			fprintf(stderr, "hostile: no go-ahead for a fair source\n");
+			return 2;
+		}
+		kv_post_recv();
+		kv_send_advert(addr, rkey, 2048, sizeof(struct kv_msg));
+	} else {
+		fprintf(stderr, "hostile: unknown attack '%s'\n", kv.attack);
+		return 2;
+	}
+
+	/* Now the server must hang up, and never answer. */
+	end = kv_now_ms() + kv.timeout_s * 1000ULL;
+	while (kv_now_ms() < end) {
+		n = ibv_poll_cq(kv.cq, 1, &wc);
+		if (n > 0 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV) {
+			printf("%s: the server answered: not refused\n", kv.attack);
+			return 1;
+		}
+		if (poll(&pfd, 1, 10) == 1) {
+			if (rdma_get_cm_event(kv.ch, &ev))
+				kv_die("rdma_get_cm_event");
+			n = ev->event;
+			rdma_ack_cm_event(ev);
+			if (n == RDMA_CM_EVENT_DISCONNECTED) {
+				printf("%s: the server hung up\n", kv.attack);
+				return 0;
+			}
+		}
+	}
+	printf("%s: the server neither answered nor hung up within %d s\n",
+	       kv.attack, kv.timeout_s);
+	return 2;
+}
+
+static int kv_run_server(void)
 {
 	uint64_t src, sink;
 	uint32_t src_rkey, sink_rkey, src_len, sink_len;
@@ -340,12 +487,13 @@ static int kv_run(void)
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *port = "7174";
-	int c, ret;
+	int c, ret, client = 0;
 
 	kv.timeout_s = 10;
-	while ((c = getopt(argc, argv, "a:p:t:")) != -1) {
+	while ((c = getopt(argc, argv, "a:cp:t:")) != -1) {
 		switch (c) {
 		case 'a': addr = optarg; break;
+		case 'c': client = 1; break;
 		case 'p': port = optarg; break;
 		case 't': kv.timeout_s = atoi(optarg); break;
 		default: goto usage;
@@ -356,12 +504,20 @@ int main(int argc, char **argv)
 	kv.attack = argv[optind];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	kv_setup(addr, port);
-	ret = kv_run();
+	kv.ch = rdma_create_event_channel();
+	if (!kv.ch)
+		kv_die("rdma_create_event_channel");
+	if (client) {
+		kv_connect(addr, port);
+		ret = kv_run_client();
+	} else {
+		kv_accept(addr, port);
+		ret = kv_run_server();
+	}
 	rdma_disconnect(kv.id);
 	/* Leave the rest to process exit: the kernel releases it all. */
 	return ret;
 usage:
-	fprintf(stderr, "usage: hostile -a ADDR [-p PORT] [-t SECONDS] ATTACK\n");
+	fprintf(stderr, "usage: hostile [-c] -a ADDR [-p PORT] [-t SECONDS] ATTACK\n");
 	return 2;
 }

@@ -63,6 +63,32 @@ test_write_past_end() { attack write_past_end; }
 test_read_write_only_sink() { attack read_sink; }
 test_fair_peer() { attack fair; }
 
+# A persistent kverbs server takes every attack a client can make with
+# what it sends: each session ends in an error, the server goes on, and a
+# fair client then gets a validated ping.
+test_server_refuses_bad_input() {
+	local a rc failed_before=0
+	local attacks="short_message zero_size huge_size bad_rkey small_sink"
+	[ -x "$HOSTILE" ] || skip "hostile is not built (libibverbs-dev, librdmacm-dev)"
+	kv_server srvp 19200 -P -V -S 65536 || return 1
+	for a in $attacks; do
+		timeout -k 5 60 "$HOSTILE" -c -a "$KV_ADDR" -p 19200 "$a" \
+			> "$KV_TMP/h.out" 2> "$KV_TMP/h.err"
+		rc=$?
+		echo "# $a: exit $rc: $(cat "$KV_TMP/h.out" "$KV_TMP/h.err" | tr '\n' ' ')"
+		[ $rc = 0 ] || fail "the server did not refuse $a" || return 1
+		kill -0 "$kv_pid_srvp" 2>/dev/null || fail "the server died of $a" || return 1
+	done
+	kv_client c 19200 -C 5 -S 4096 -V || { cat "$KV_TMP/c.err"; fail "a fair client failed after the attacks"; return 1; }
+	kill -INT "$kv_pid_srvp"
+	kv_wait srvp 30
+	rc=$?
+	# Interrupted, with clients that failed: exit 1, not 130.
+	[ $rc = 1 ] || { cat "$KV_TMP/srvp.err"; fail "server exit $rc after SIGINT, expected 1"; return 1; }
+	json_check "$KV_TMP/srvp.json" 'd["clients"] == 6' 'd["clients_failed"] == 5' \
+		'd["iterations"] == 5' 'd["error"] is not None'
+}
+
 # After all of it, kverbs works.
 test_healthy_after() {
 	kv_ping_pair 19100 -C 10 -S 65536
@@ -70,4 +96,5 @@ test_healthy_after() {
 
 ktap_main test_fair_peer test_read_past_end test_read_before_start \
 	test_write_to_read_only_source test_reuse_invalidated_rkey \
-	test_write_past_end test_read_write_only_sink test_healthy_after
+	test_write_past_end test_read_write_only_sink \
+	test_server_refuses_bad_input test_healthy_after
