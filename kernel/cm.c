@@ -500,12 +500,32 @@ int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 	/* Answer as many READs as the client will issue, and vice versa. */
 	kverbs_ep_conn_param(ep, &param, ep->initiator_depth,
 			     ep->responder_resources);
+	/*
+	 * rdma_accept() is made to be called from the ID's event handler,
+	 * under its handler mutex; this request was handed over to the
+	 * ioctl's thread, which takes the mutex to the same effect.
+	 */
+	rdma_lock_handler(ep->id);
 	ret = rdma_accept(ep->id, &param);
+	rdma_unlock_handler(ep->id);
 	if (!ret)
 		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
 	return 0;
+}
+
+/**
+ * kverbs_ep_reject - turn down a connection request taken from a listener
+ * @ep: the endpoint of the request
+ *
+ * Outside the ID's event handler, as kverbs_ep_accept() does.
+ */
+void kverbs_ep_reject(struct kverbs_ep *ep)
+{
+	rdma_lock_handler(ep->id);
+	rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	rdma_unlock_handler(ep->id);
 }
 
 /**
@@ -836,7 +856,7 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
 					kverbs_ep_port(ep));
 		if (ret) {
 			kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
-			rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+			kverbs_ep_reject(ep);
 		}
 		return ep;
 	}
@@ -856,7 +876,7 @@ void kverbs_listener_destroy(struct kverbs_listener *lsn)
 	rdma_destroy_id(lsn->id);
 	while ((ep = kverbs_listener_pop(lsn))) {
 		if (ep->id)
-			rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+			kverbs_ep_reject(ep);
 		kverbs_ep_destroy(ep);
 	}
 	kverbs_dev_detach(&lsn->user);

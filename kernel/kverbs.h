@@ -167,6 +167,7 @@ int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
 int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps);
 int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns);
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns);
+void kverbs_ep_reject(struct kverbs_ep *ep);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);
 void kverbs_ep_drain(struct kverbs_ep *ep);
 int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);

@@ -284,7 +284,7 @@ static int kverbs_ping_server_session(struct kverbs_ping_run *run,
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s) {
 		ret = kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP);
-		rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		kverbs_ep_reject(ep);
 		goto out_report;
 	}
 	s->run = run;
@@ -297,7 +297,7 @@ static int kverbs_ping_server_session(struct kverbs_ping_run *run,
 	ret = kverbs_ping_server_setup(s);
 	if (ret) {
 		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
-		rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+		kverbs_ep_reject(ep);
 		goto out_free;
 	}
 	ret = kverbs_ep_accept(ep, run->timeout_ns);
