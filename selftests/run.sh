@@ -74,8 +74,10 @@ for t in "${tests[@]}"; do
 		echo "ok $n $t # SKIP not built"
 		continue
 	fi
+	start=$(date +%s)
 	"${cmd[@]}" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
+	echo "# $t: $(($(date +%s) - start)) s"
 	if [ "$rc" = 0 ]; then
 		echo "ok $n $t"
 	else
