@@ -246,8 +246,10 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd)
 
 	memset(res, 0, sizeof(*res));
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
-	if (!run)
-		return -ENOMEM;
+	if (!run) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
 	run->result = res;
 
 	ret = kverbs_ping_parse(cmd, run);
@@ -270,5 +272,13 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd)
 	}
 out_free:
 	kfree(run);
+	/*
+	 * An allocation that failed where no step was being recorded is
+	 * still a failure to set up, and the result says so.
+	 */
+	if (ret == -ENOMEM && !res->error) {
+		res->error = ret;
+		res->failed_step = KVERBS_STEP_SETUP;
+	}
 	return ret;
 }

@@ -8,7 +8,10 @@
 test_devices_text() {
 	local out
 	out=$("$KVERBS" devices) || fail "kverbs devices exited $?" || return
-	echo "$out" | grep -q "^$KV_DEV: CA, InfiniBand transport, node GUID [0-9a-f]\{16\}$" ||
+	# rxe is an IB CA that speaks RoCE; siw an iWARP RNIC.
+	local kind="CA, InfiniBand transport"
+	[ "$KV_TYPE" = siw ] && kind="RNIC, iWARP transport"
+	echo "$out" | grep -q "^$KV_DEV: $kind, node GUID [0-9a-f]\{16\}$" ||
 		fail "no header line for $KV_DEV: $out" || return
 	echo "$out" | grep -q "port 1: ACTIVE (LINK_UP), link layer Ethernet" ||
 		fail "port 1 is not shown ACTIVE: $out" || return

@@ -18,7 +18,9 @@ KV_DEV=${KV_DEV:-${KV_TYPE}0}
 KV_TMP=$(mktemp -d /tmp/kverbs-test.XXXXXX)
 
 # Lines that mean the kernel is unwell.
-KV_SPLAT='WARNING:|BUG:|Oops|general protection|refcount_t|KASAN|UBSAN|kmemleak|list_(add|del) corruption|sleeping function called from invalid context|possible circular locking|lockdep|blocked for more than|Call Trace'
+# Lockdep's reports start with WARNING: or BUG:, its other findings with
+# INFO:; kmemleak only logs when its (disabled) automatic scan finds leaks.
+KV_SPLAT='WARNING:|BUG:|INFO: |Oops|general protection|refcount_t|KASAN|UBSAN|new suspected memory leaks|list_(add|del) corruption|sleeping function called from invalid context|possible circular locking|blocked for more than|Call Trace'
 
 fail() {
 	echo "$*"
