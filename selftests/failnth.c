@@ -48,6 +48,18 @@ static int kv_write_file(const char *path, const char *value)
 }
 
 /*
+ * As selftests/lib.sh has them: the kernel log between them is expected
+ * to hold the allocators' reports of the failures injected.
+ */
+#define KV_FAILNTH_BEGIN	"kverbs-selftests: fail-nth injection begins"
+#define KV_FAILNTH_END		"kverbs-selftests: fail-nth injection ends"
+
+static void kv_failslab_done(void)
+{
+	kv_write_file("/dev/kmsg", KV_FAILNTH_END);
+}
+
+/*
  * Make failslab fail what fail-nth asks for, GFP_KERNEL allocations
  * included, and quietly: its stack dumps would read as splats.
  */
@@ -64,6 +76,9 @@ static void kv_failslab_setup(void)
 		kv_skip("no " KV_FAILSLAB " (CONFIG_FAILSLAB, debugfs)");
 	KV_ASSERT_OK(kv_write_file(KV_FAILSLAB "ignore-gfp-wait", "N"));
 	KV_ASSERT_OK(kv_write_file(KV_FAILSLAB "verbose", "0"));
+	/* The allocators' reports of what we fail are expected from here on. */
+	KV_ASSERT_OK(kv_write_file("/dev/kmsg", KV_FAILNTH_BEGIN));
+	atexit(kv_failslab_done);
 	done = 1;
 }
 

@@ -22,6 +22,25 @@ KV_TMP=$(mktemp -d /tmp/kverbs-test.XXXXXX)
 # INFO:; kmemleak only logs when its (disabled) automatic scan finds leaks.
 KV_SPLAT='WARNING:|BUG:|INFO: |Oops|general protection|refcount_t|KASAN|UBSAN|new suspected memory leaks|list_(add|del) corruption|sleeping function called from invalid context|possible circular locking|blocked for more than|Call Trace'
 
+# Allocation failures that selftests/failnth injects on purpose are
+# logged by the allocators (warn_alloc: "vmalloc error", "page allocation
+# failure") with a stack trace.  failnth brackets its run with these
+# markers in the kernel log; between them such reports are expected.
+KV_FAILNTH_BEGIN='kverbs-selftests: fail-nth injection begins'
+KV_FAILNTH_END='kverbs-selftests: fail-nth injection ends'
+
+# kv_splats: read a kernel log on stdin, print every splat with the 20
+# lines after it.
+kv_splats() {
+	awk -v begin="$KV_FAILNTH_BEGIN" -v end="$KV_FAILNTH_END" \
+	    -v splat="$KV_SPLAT" -v expected='Call Trace|INFO: ' '
+		index($0, begin) { inject = 1; next }
+		index($0, end) { inject = 0; next }
+		{ hot = $0 ~ splat && !(inject && $0 ~ expected && $0 !~ /WARNING:|BUG:/) }
+		hot { ctx = 21 }
+		ctx > 0 { print; ctx-- }'
+}
+
 fail() {
 	echo "$*"
 	return 1
@@ -189,7 +208,7 @@ ktap_main() {
 		kv_rxe_restore
 	done
 	n=$((n + 1))
-	out=$(dmesg | tail -n +"$((dmesg_start + 1))" | grep -E -A 20 "$KV_SPLAT")
+	out=$(dmesg | tail -n +"$((dmesg_start + 1))" | kv_splats)
 	if [ -n "$out" ]; then
 		failed=1
 		echo "$out" | head -60 | sed 's/^/# /'

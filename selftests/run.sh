@@ -28,7 +28,7 @@ tests=("$@")
 # KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
 KV_TYPE=${KV_TYPE:-rxe}
 export KV_TOP=$top KV_ADDR=10.209.0.1 KV_TYPE KV_DEV=${KV_TYPE}0 KV_MODULE=$module
-# For KV_SPLAT, what counts as a kernel splat.
+# For kv_splats: what counts as a kernel splat.
 . "$here/lib.sh"
 rm -rf "$KV_TMP"
 
@@ -134,7 +134,7 @@ else
 	echo "    not ok 3 rmmod"
 	sub=1
 fi
-splat=$(dmesg | grep -E -A 20 "$KV_SPLAT")
+splat=$(dmesg | kv_splats)
 if [ -z "$splat" ]; then
 	echo "    ok 4 dmesg_clean"
 else
