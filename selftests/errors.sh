@@ -11,7 +11,7 @@ next_port() { port=$((port + 1)); }
 
 # "$@" must finish within $1 seconds; its exit code goes to $rc.
 timed() {
-	local limit=$1 start end
+	local limit=$(($1 * KV_TIME_SCALE)) start end
 	shift
 	start=$(date +%s%N)
 	timeout -k 2 "$((limit + 5))" "$@"

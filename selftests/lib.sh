@@ -16,6 +16,9 @@ KV_ADDR=${KV_ADDR:-10.209.0.1}
 KV_TYPE=${KV_TYPE:-rxe}
 KV_DEV=${KV_DEV:-${KV_TYPE}0}
 KV_TMP=$(mktemp -d /tmp/kverbs-test.XXXXXX)
+# Every time limit of the tests is multiplied by this: the debug lane's
+# kernel runs some twenty times slower than Debian's.
+KV_TIME_SCALE=${KV_TIME_SCALE:-1}
 
 # Lines that mean the kernel is unwell.
 # Lockdep's reports start with WARNING: or BUG:, its other findings with
@@ -53,7 +56,7 @@ skip() {
 
 # Poll for up to $1 seconds until the rest of the arguments succeed.
 wait_for() {
-	local limit=$1 i
+	local limit=$(($1 * KV_TIME_SCALE)) i
 	shift
 	for ((i = 0; i < limit * 10; i++)); do
 		"$@" && return 0
@@ -90,7 +93,7 @@ kv_server() {
 kv_client() {
 	local name=$1 port=$2
 	shift 2
-	timeout -k 5 120 "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json "$@" \
+	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json "$@" \
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
 }
 

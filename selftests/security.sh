@@ -19,7 +19,7 @@ attack() {
 	local name=$1 rc hrc
 	port=$((port + 1))
 	[ -x "$HOSTILE" ] || skip "hostile is not built (libibverbs-dev, librdmacm-dev)"
-	timeout -k 5 60 "$HOSTILE" -a "$KV_ADDR" -p "$port" "$name" \
+	timeout -k 5 $((60 * KV_TIME_SCALE)) "$HOSTILE" -a "$KV_ADDR" -p "$port" "$name" \
 		> "$KV_TMP/h.out" 2> "$KV_TMP/h.err" &
 	local hpid=$!
 	if ! wait_for 10 kv_listening "$KV_ADDR" "$port" hostile; then
@@ -72,7 +72,7 @@ test_server_refuses_bad_input() {
 	[ -x "$HOSTILE" ] || skip "hostile is not built (libibverbs-dev, librdmacm-dev)"
 	kv_server srvp 19200 -P -V -S 65536 || return 1
 	for a in $attacks; do
-		timeout -k 5 60 "$HOSTILE" -c -a "$KV_ADDR" -p 19200 "$a" \
+		timeout -k 5 $((60 * KV_TIME_SCALE)) "$HOSTILE" -c -a "$KV_ADDR" -p 19200 "$a" \
 			> "$KV_TMP/h.out" 2> "$KV_TMP/h.err"
 		rc=$?
 		echo "# $a: exit $rc: $(cat "$KV_TMP/h.out" "$KV_TMP/h.err" | tr '\n' ' ')"
