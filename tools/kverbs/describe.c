@@ -178,7 +178,13 @@ const char *kv_atomic_cap_str(uint32_t cap)
 
 static bool kv_no_listener(const struct kverbs_ping_result *res)
 {
-	if (!(res->valid & KVERBS_RESULT_CM) || res->cm_event != 8 /* REJECTED */)
+	/*
+	 * siw makes an iWARP connect's TCP connection synchronously: a port
+	 * with no listener fails rdma_connect() itself, with no CM event.
+	 */
+	if (!(res->valid & KVERBS_RESULT_CM))
+		return res->error == -ECONNREFUSED;
+	if (res->cm_event != 8 /* REJECTED */)
 		return false;
 	/* IB and RoCE report the CM reason, iWARP the TCP connection's errno. */
 	return res->cm_status == KV_IB_CM_REJ_INVALID_SERVICE_ID ||

@@ -561,6 +561,16 @@ KV_TEST(describe_no_listener_iwarp)
 			"no listener at [fe80::1%lo]:7174 (connection rejected)");
 }
 
+KV_TEST(describe_no_listener_siw_sync)
+{
+	/* siw: rdma_connect() itself fails, no CM event recorded. */
+	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_CONNECT, 0);
+
+	cmd.result.error = -ECONNREFUSED;
+	KV_EXPECT_STREQ(kv_describe(ECONNREFUSED, &cmd, PEER),
+			"no listener at 10.0.0.1:7174 (connection rejected)");
+}
+
 KV_TEST(describe_rejected_for_other_reasons)
 {
 	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_CONNECT, 0);
