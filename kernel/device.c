@@ -20,14 +20,16 @@
  * @ibdev: the device
  * @list: entry in kverbs_dev_list
  * @users: &kverbs_dev_user.node of objects holding verbs resources on it
+ * @nusers: how many; changed under kverbs_dev_lock, read without it
  * @removing: set once removal started; no new users from then on
- * @idle: woken when @users becomes empty
+ * @idle: woken when @nusers drops to 0
  * @events: asynchronous events of the device: ports going down
  */
 struct kverbs_dev {
 	struct ib_device *ibdev;
 	struct list_head list;
 	struct list_head users;
+	unsigned int nusers;
 	bool removing;
 	wait_queue_head_t idle;
 	struct ib_event_handler events;
@@ -75,6 +77,7 @@ int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
 		user->dev = dev;
 		user->port = port;
 		list_add_tail(&user->node, &dev->users);
+		WRITE_ONCE(dev->nusers, dev->nusers + 1);
 		ret = 0;
 	}
 	mutex_unlock(&kverbs_dev_lock);
@@ -96,19 +99,10 @@ void kverbs_dev_detach(struct kverbs_dev_user *user)
 	mutex_lock(&kverbs_dev_lock);
 	list_del(&user->node);
 	user->dev = NULL;
-	if (list_empty(&dev->users))
+	WRITE_ONCE(dev->nusers, dev->nusers - 1);
+	if (!dev->nusers)
 		wake_up(&dev->idle);
 	mutex_unlock(&kverbs_dev_lock);
-}
-
-static bool kverbs_dev_idle(struct kverbs_dev *dev)
-{
-	bool idle;
-
-	mutex_lock(&kverbs_dev_lock);
-	idle = list_empty(&dev->users);
-	mutex_unlock(&kverbs_dev_lock);
-	return idle;
 }
 
 /*
@@ -180,7 +174,15 @@ static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
 	 * woke up, and then tears down without waiting on the peer, so this
 	 * finishes promptly.
 	 */
-	wait_event(dev->idle, kverbs_dev_idle(dev));
+	wait_event(dev->idle, !READ_ONCE(dev->nusers));
+	/*
+	 * The last user woke us from inside kverbs_dev_lock: once we hold
+	 * the lock, it has left, and @dev is no longer touched by anyone.
+	 * (A condition that took the lock itself would sleep inside
+	 * wait_event(), which the debug kernel rightly reports.)
+	 */
+	mutex_lock(&kverbs_dev_lock);
+	mutex_unlock(&kverbs_dev_lock);
 	kfree(dev);
 }
 

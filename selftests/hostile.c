@@ -71,7 +71,8 @@ static struct {
 	struct rdma_cm_id *listen_id;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
+	struct ibv_cq *scq;	/* sends, READs, WRITEs */
+	struct ibv_cq *rcq;	/* receives: apart, so neither is taken for the other */
 	struct ibv_mr *msg_mr;
 	struct ibv_mr *buf_mr;
 	struct kv_msg recv_msg;
@@ -114,13 +115,13 @@ static struct rdma_cm_event *kv_cm_event(enum rdma_cm_event_type want)
 	return ev;
 }
 
-/* Wait for one completion; returns its status, or -1 on timeout. */
-static int kv_wait_wc(struct ibv_wc *wc)
+/* Wait for one completion on @cq; returns its status, or -1 on timeout. */
+static int kv_wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	uint64_t end = kv_now_ms() + kv.timeout_s * 1000ULL;
 	int n;
 
-	while ((n = ibv_poll_cq(kv.cq, 1, wc)) == 0) {
+	while ((n = ibv_poll_cq(cq, 1, wc)) == 0) {
 		if (kv_now_ms() > end)
 			return -1;
 		usleep(1000);
@@ -175,9 +176,9 @@ static void kv_post(enum ibv_wr_opcode op, uint64_t raddr, uint32_t rkey, uint32
 static void kv_recv_advert(uint64_t *addr, uint32_t *rkey, uint32_t *size)
 {
 	struct ibv_wc wc;
-	int st = kv_wait_wc(&wc);
+	int st = kv_wait_wc(kv.rcq, &wc);
 
-	if (st != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
+	if (st != IBV_WC_SUCCESS) {
 		fprintf(stderr, "hostile: waiting for the client's message: %s\n",
 			st < 0 ? "timeout" : ibv_wc_status_str(st));
 		exit(2);
@@ -204,7 +205,7 @@ static void kv_fair(enum ibv_wr_opcode op, uint64_t addr, uint32_t rkey, uint32_
 	int st;
 
 	kv_post(op, addr, rkey, size);
-	st = kv_wait_wc(&wc);
+	st = kv_wait_wc(kv.scq, &wc);
 	if (st != IBV_WC_SUCCESS) {
 		fprintf(stderr, "hostile: fair step failed: %s\n",
 			st < 0 ? "timeout" : ibv_wc_status_str(st));
@@ -231,14 +232,14 @@ static int kv_attack(enum ibv_wr_opcode op, uint64_t addr, uint32_t rkey, uint32
 
 	kv_post(op, addr, rkey, len);
 	for (;;) {
-		st = kv_wait_wc(&wc);
+		st = kv_wait_wc(kv.scq, &wc);
 		if (st < 0) {
 			printf("%s: no completion within %d s\n", kv.attack, kv.timeout_s);
 			return 2;
 		}
 		if (st != IBV_WC_SUCCESS)
 			break;
-		if (wc.opcode == IBV_WC_RECV || op != IBV_WR_RDMA_WRITE ||
+		if (op != IBV_WR_RDMA_WRITE ||
 		    kv.id->verbs->device->transport_type != IBV_TRANSPORT_IWARP ||
 		    probes++ > 20) {
 			printf("%s: %s succeeded: not refused\n", kv.attack,
@@ -271,10 +272,12 @@ static void kv_make_qp(void)
 	};
 
 	kv.pd = ibv_alloc_pd(kv.id->verbs);
-	kv.cq = ibv_create_cq(kv.id->verbs, 64, NULL, NULL, 0);
-	if (!kv.pd || !kv.cq)
+	kv.scq = ibv_create_cq(kv.id->verbs, 64, NULL, NULL, 0);
+	kv.rcq = ibv_create_cq(kv.id->verbs, 8, NULL, NULL, 0);
+	if (!kv.pd || !kv.scq || !kv.rcq)
 		kv_die("ibv_alloc_pd/ibv_create_cq");
-	qpa.send_cq = qpa.recv_cq = kv.cq;
+	qpa.send_cq = kv.scq;
+	qpa.recv_cq = kv.rcq;
 	if (rdma_create_qp(kv.id, kv.pd, &qpa))
 		kv_die("rdma_create_qp");
 	kv.buf = calloc(1, KV_BUF_SIZE);
@@ -366,7 +369,7 @@ static void kv_send_advert(uint64_t addr, uint32_t rkey, uint32_t size, uint32_t
 	kv.send_msg.size = htobe32(size);
 	if (ibv_post_send(kv.id->qp, &wr, &bad))
 		kv_die("ibv_post_send");
-	st = kv_wait_wc(&wc);
+	st = kv_wait_wc(kv.scq, &wc);
 	if (st != IBV_WC_SUCCESS) {
 		fprintf(stderr, "hostile: sending an advertisement: %s\n",
 			st < 0 ? "timeout" : ibv_wc_status_str(st));
@@ -413,7 +416,7 @@ static int kv_run_client(void)
 	else if (!strcmp(kv.attack, "small_sink")) {
 		kv_fill_rping(kv.buf, 4096, 0);
 		kv_send_advert(addr, rkey, 4096, sizeof(struct kv_msg));
-		if (kv_wait_wc(&wc) != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
+		if (kv_wait_wc(kv.rcq, &wc) != IBV_WC_SUCCESS) {
 			fprintf(stderr, "hostile: no go-ahead for a fair source\n");
 			return 2;
 		}
@@ -427,8 +430,8 @@ static int kv_run_client(void)
 	/* Now the server must hang up, and never answer. */
 	end = kv_now_ms() + kv.timeout_s * 1000ULL;
 	while (kv_now_ms() < end) {
-		n = ibv_poll_cq(kv.cq, 1, &wc);
-		if (n > 0 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV) {
+		n = ibv_poll_cq(kv.rcq, 1, &wc);
+		if (n > 0 && wc.status == IBV_WC_SUCCESS) {
 			printf("%s: the server answered: not refused\n", kv.attack);
 			return 1;
 		}

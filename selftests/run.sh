@@ -49,6 +49,8 @@ bail() {
 [ "$(id -u)" = 0 ] || bail "needs root (run it in a guest: tools/vm/run)"
 "$top/tools/vm/rdma-setup" "$KV_TYPE" "$KV_ADDR/24" "$KV_DEV" || bail "cannot set up $KV_DEV"
 insmod "$module" || bail "cannot load $module"
+# What the kernel logs from here on is the tests' business.
+dmesg_base=$(dmesg | wc -l)
 
 # With kmemleak (the debug lane's kernel), forget what boot leaked: the
 # scan after the tests reports only what they did.
@@ -60,6 +62,11 @@ fi
 
 echo "KTAP version 1"
 echo "# kernel $(uname -r), $KV_DEV ($KV_TYPE), module $module"
+boot=$(dmesg | head -n "$dmesg_base" | kv_splats)
+if [ -n "$boot" ]; then
+	echo "# the kernel reported this before any test ran (not counted against them):"
+	echo "$boot" | head -40 | sed 's/^/#   /'
+fi
 echo "1..$((${#tests[@]} + 1))"
 n=0 failed=0
 for t in "${tests[@]}"; do
@@ -75,9 +82,17 @@ for t in "${tests[@]}"; do
 		continue
 	fi
 	start=$(date +%s)
+	before=$(dmesg | wc -l)
 	"${cmd[@]}" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	echo "# $t: $(($(date +%s) - start)) s"
+	# The shell suites check this themselves; the C ones do not.
+	splat=$(dmesg | tail -n +"$((before + 1))" | kv_splats)
+	if [ -n "$splat" ] && [ "$rc" = 0 ]; then
+		echo "# the kernel complained during $t:"
+		echo "$splat" | head -60 | sed 's/^/#   /'
+		rc=1
+	fi
 	if [ "$rc" = 0 ]; then
 		echo "ok $n $t"
 	else
@@ -134,7 +149,7 @@ else
 	echo "    not ok 3 rmmod"
 	sub=1
 fi
-splat=$(dmesg | kv_splats)
+splat=$(dmesg | tail -n +"$((dmesg_base + 1))" | kv_splats)
 if [ -z "$splat" ]; then
 	echo "    ok 4 dmesg_clean"
 else
