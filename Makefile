@@ -44,9 +44,10 @@ demo: deps
 	scripts/demo
 
 # The debug lane: a sanitizer kernel (built once, cached), rxe and siw.
+# DEBUG_SUITES="uapi ping ..." runs only those suites.
 check-debug:
 	scripts/deps debug
-	scripts/check-debug
+	KVERBS_DEBUG_SUITES="$(DEBUG_SUITES)" scripts/check-debug
 
 deps:
 	scripts/deps check

@@ -13,9 +13,9 @@ test_link_del_during_ping() {
 	pid=$!
 	sleep 2
 	start=$(date +%s%N)
-	timeout 20 rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	end=$(date +%s%N)
-	[ $(((end - start) / 1000000)) -le 10000 ] ||
+	[ $(((end - start) / 1000000)) -le $((10000 * KV_TIME_SCALE)) ] ||
 		fail "removal took $(((end - start) / 1000000)) ms" || return
 	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive after removal" || return
 	wait $pid
