@@ -3,9 +3,12 @@
  * failnth: every kverbs ioctl survives an allocation failure at each of
  * its allocations in turn.
  *
- * For n = 1, 2, 3, ...: make the n-th slab allocation of the calling
- * thread fail (/proc/thread-self/fail-nth, with failslab told to fail
- * GFP_KERNEL allocations too), make the call, and check that it either
+ * For n = 1, 2, 3, ...: make the n-th fault-injection point the calling
+ * thread reaches fail (/proc/thread-self/fail-nth).  With failslab told
+ * to fail sleeping allocations too, those points are the thread's slab
+ * allocations, kverbs' and those it makes ib_core and the driver do;
+ * page allocations are not among them (no fail_page_alloc), nor what
+ * runs in other contexts, such as rdma_cm's handlers.  Make the call, and check that it either
  * succeeded anyway or failed with an errno, and that the same call then
  * works without a fault.  The loop ends when a call completes without
  * reaching its n-th allocation.  A ping is tried on both ends: the
@@ -88,12 +91,14 @@ static void kv_failslab_setup(void)
  * @call: makes the call; returns its return value, errno in *@err
  * @check: after a failed call: 0 if what it reported is consistent
  * @ctx: for @call and @check
+ * @min_allocs: fewer injection points than this means injection failed
  */
 struct kv_nth {
 	const char *name;
 	long (*call)(void *ctx, int *err);
 	int (*check)(void *ctx, int err);
 	void *ctx;
+	unsigned int min_allocs;
 };
 
 /*
@@ -120,6 +125,9 @@ static unsigned int kv_each_nth(const struct kv_nth *c)
 					   c->name, err, strerror(err));
 			kv_diag("%s: %u allocations, each failed once: %u calls failed, the rest coped",
 				c->name, n - 1, failed_calls);
+			if (c->min_allocs && n - 1 < c->min_allocs)
+				KV_FAIL_AT(1, "%s made only %u allocations: is failslab working?",
+					   c->name, n - 1);
 			return n - 1;
 		}
 		if (ret) {
@@ -154,7 +162,8 @@ static long kv_call_info(void *ctx, int *err)
 
 KV_TEST(info)
 {
-	struct kv_nth c = { "INFO", kv_call_info, NULL, NULL };
+	/* INFO allocates nothing today: this shows it fails nothing either. */
+	struct kv_nth c = { "INFO", kv_call_info, NULL, NULL, 0 };
 
 	kv_each_nth(&c);
 }
@@ -187,7 +196,7 @@ static long kv_call_devices(void *ctx, int *err)
 
 KV_TEST(devices)
 {
-	struct kv_nth c = { "DEVICES", kv_call_devices, NULL, NULL };
+	struct kv_nth c = { "DEVICES", kv_call_devices, NULL, NULL, 1 };
 
 	kv_each_nth(&c);
 }
@@ -228,7 +237,7 @@ static int kv_check_client(void *ctx, int err)
 KV_TEST(ping_client)
 {
 	struct kverbs_ping p;
-	struct kv_nth c = { "ping client", kv_call_client, kv_check_client, &p };
+	struct kv_nth c = { "ping client", kv_call_client, kv_check_client, &p, 10 };
 	struct kv_server *s;
 
 	kv_failslab_setup();
@@ -276,6 +285,7 @@ static void kv_round(unsigned int n, struct kv_round *r)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		kv_ping_fill(&r->client, KV_PORT_SERVER_FAULTS);
+		/* A refusal within this window: the server is not listening yet. */
 		errno = 0;
 		r->client_ret = ioctl(kv_fd, KVERBS_IOC_PING, &r->client);
 		r->client_err = errno;
@@ -283,7 +293,7 @@ static void kv_round(unsigned int n, struct kv_round *r)
 		    __atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec >= 5)
+		if (now.tv_sec - start.tv_sec >= 5 * kv_time_scale())
 			break;
 		usleep(20000);
 	}
@@ -292,7 +302,9 @@ static void kv_round(unsigned int n, struct kv_round *r)
 	r->server = s->ping;
 	r->server_ret = s->ret;
 	r->server_err = s->err;
-	r->injected = n && s->fail_nth && s->fail_nth_left == 0;
+	if (n && s->fail_nth_left < 0)
+		KV_FAIL_AT(1, "could not set or read the server thread's fail-nth");
+	r->injected = n && s->fail_nth_left == 0;
 	free(s);
 }
 
@@ -312,8 +324,15 @@ KV_TEST(ping_server)
 					   r.client_err, strerror(r.client_err));
 			kv_diag("ping server: %u allocations, each failed once: %u calls failed, the rest coped",
 				n - 1, failed_calls);
+			if (n - 1 < 10)
+				KV_FAIL_AT(1, "the server made only %u allocations: is failslab working?",
+					   n - 1);
 			return;
 		}
+		/* A server that coped must have served its client in full. */
+		if (!r.server_ret && r.client_ret)
+			KV_FAIL_AT(1, "server coped with allocation %u failing, but its client got errno %d (%s)",
+				   n, r.client_err, strerror(r.client_err));
 		if (r.server_ret) {
 			failed_calls++;
 			if (r.server_ret != -1 || !r.server_err ||

@@ -27,6 +27,9 @@ int kv_dev(void);
 const char *kv_env(const char *name, const char *def);
 /* The guest's RDMA address: $KV_ADDR. */
 const char *kv_addr(void);
+unsigned int kv_time_scale(void);
+/* KV_STEP_TIMEOUT_NS, scaled: the per-step limit kv_ping_base() sets. */
+__u64 kv_step_timeout_ns(void);
 int kv_sockaddr(struct __kernel_sockaddr_storage *ss, const char *addr,
 		unsigned short port);
 size_t kv_sockaddr_len(int family);
@@ -40,7 +43,8 @@ void kv_ping_base(struct kverbs_ping *p, unsigned short port);
  * @ret: what the ioctl returned
  * @err: errno after it
  * @fail_nth: (in) make the thread's fail_nth-th allocation fail, 0: none
- * @fail_nth_left: what was left of @fail_nth after the call
+ * @fail_nth_left: what was left of @fail_nth after the call; -1 if it
+ *	could not be set or read
  * @done: set (release) when the call has returned
  */
 struct kv_server {
@@ -55,6 +59,7 @@ struct kv_server {
 
 int kv_fail_nth_set(unsigned int n);
 long kv_fail_nth_get(void);
+void kv_fail_nth_close(void);
 
 struct kv_server *kv_server_start(unsigned short port);
 struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,

@@ -35,12 +35,13 @@ KV_FAILNTH_END='kverbs-selftests: fail-nth injection ends'
 # kv_splats: read a kernel log on stdin, print every splat with the 20
 # lines after it.
 kv_splats() {
-	awk -v begin="$KV_FAILNTH_BEGIN" -v end="$KV_FAILNTH_END" \
-	    -v splat="$KV_SPLAT" -v expected='Call Trace|INFO: ' '
+	awk -v begin="$KV_FAILNTH_BEGIN" -v end="$KV_FAILNTH_END" -v splat="$KV_SPLAT" '
 		index($0, begin) { inject = 1; next }
 		index($0, end) { inject = 0; next }
-		{ hot = $0 ~ splat && !(inject && $0 ~ expected && $0 !~ /WARNING:|BUG:/) }
-		hot { ctx = 21 }
+		inject && /page allocation failure|vmalloc error/ { report = NR; next }
+		# The stack trace of that report: "Call Trace:" a few lines on.
+		inject && /Call Trace/ && report && NR - report <= 8 { next }
+		$0 ~ splat { ctx = 21 }
 		ctx > 0 { print; ctx-- }'
 }
 
@@ -169,11 +170,13 @@ kv_rxe_restore() {
 	kv_rxe_readd >/dev/null || echo "# cannot bring $KV_DEV back"
 }
 
-# Kill what a test left running: the tool (this run's copy) and rping.
+# Kill what a test left running: the tool (this run's copy), rping and
+# selftests/hostile.
 kv_kill_leftovers() {
 	pkill -9 -f "^$KVERBS " 2>/dev/null
 	pkill -9 -x rping 2>/dev/null
-	wait_for 10 eval "! pgrep -f '^$KVERBS ' >/dev/null && ! pgrep -x rping >/dev/null"
+	pkill -9 -x hostile 2>/dev/null
+	wait_for 10 eval "! pgrep -f '^$KVERBS ' >/dev/null && ! pgrep -x rping >/dev/null && ! pgrep -x hostile >/dev/null"
 }
 
 ktap_main() {

@@ -11,19 +11,21 @@
 # rules, completes a validated ping.
 . "$(dirname "$0")/lib.sh"
 
+# run.sh's copy next to the tool's, else the tree's.
 HOSTILE=$(dirname "$KVERBS")/hostile
-port=19000
+[ -x "$HOSTILE" ] || HOSTILE=$KV_TOP/selftests/hostile
 
-# attack NAME: one client against a hostile server doing NAME.
+# attack NAME PORT: one client against a hostile server doing NAME.  Each
+# test has its own port: an attacker left over cannot answer the next.
 attack() {
-	local name=$1 rc hrc
-	port=$((port + 1))
+	local name=$1 port=$2 rc hrc
 	[ -x "$HOSTILE" ] || skip "hostile is not built (libibverbs-dev, librdmacm-dev)"
 	timeout -k 5 $((60 * KV_TIME_SCALE)) "$HOSTILE" -a "$KV_ADDR" -p "$port" "$name" \
 		> "$KV_TMP/h.out" 2> "$KV_TMP/h.err" &
 	local hpid=$!
 	if ! wait_for 10 kv_listening "$KV_ADDR" "$port" hostile; then
 		cat "$KV_TMP/h.out" "$KV_TMP/h.err"
+		kill -9 "$hpid" 2>/dev/null
 		fail "hostile did not start listening"
 		return 1
 	fi
@@ -55,13 +57,13 @@ attack() {
 	fi
 }
 
-test_read_past_end() { attack read_past_end; }
-test_read_before_start() { attack read_before_start; }
-test_write_to_read_only_source() { attack write_source; }
-test_reuse_invalidated_rkey() { attack reuse_rkey; }
-test_write_past_end() { attack write_past_end; }
-test_read_write_only_sink() { attack read_sink; }
-test_fair_peer() { attack fair; }
+test_fair_peer() { attack fair 19001; }
+test_read_past_end() { attack read_past_end 19002; }
+test_read_before_start() { attack read_before_start 19003; }
+test_write_to_read_only_source() { attack write_source 19004; }
+test_reuse_invalidated_rkey() { attack reuse_rkey 19005; }
+test_write_past_end() { attack write_past_end 19006; }
+test_read_write_only_sink() { attack read_sink 19007; }
 
 # A persistent kverbs server takes every attack a client can make with
 # what it sends: each session ends in an error, the server goes on, and a

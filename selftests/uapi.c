@@ -1058,7 +1058,7 @@ KV_TEST(ping_einval_zeroes_result)
 	/* And the input part is left as the caller wrote it. */
 	KV_EXPECT_EQ(p.size, sizeof(p));
 	KV_EXPECT_EQ(p.msg_size, 64);
-	KV_EXPECT_EQ(p.timeout_ns, KV_STEP_TIMEOUT_NS);
+	KV_EXPECT_EQ(p.timeout_ns, kv_step_timeout_ns());
 }
 
 /* ------------------------------------------------------------------ */
@@ -1289,8 +1289,6 @@ KV_TEST(ping_with_log)
 			KV_FAIL_AT(0, "log slot %u written, only %u iterations ran",
 				   i, KV_LOG_COUNT);
 
-	if (waited == -2)
-		KV_FAIL_AT(1, "server thread stuck");
 	if (waited)
 		KV_FAIL_AT(0, "server did not end when its client left");
 	if (s->ret)
@@ -1351,8 +1349,6 @@ KV_TEST(ping_log_unwritable)
 	if (kv_test_failed)
 		kv_diag_result("client", &p.result);
 
-	if (waited == -2)
-		KV_FAIL_AT(1, "server thread stuck");
 	if (waited)
 		KV_FAIL_AT(0, "server did not end when its client left");
 	if (s->ret)

@@ -261,7 +261,8 @@ struct kverbs_device_info {
  *	may be 0 when @port_capacity is 0
  *
  * Fails with -ENOSPC, having written only @device_count and @port_count,
- * when either array is too small; the caller grows them and asks again.
+ * when either array is too small; the caller grows them and asks again;
+ * with -ENOMEM when the kernel is out of memory.
  */
 struct kverbs_devices {
 	__u32 size;
@@ -457,9 +458,12 @@ struct kverbs_ping_log {
  * request failed, -EBADMSG when validation found a difference, -EPROTO
  * when the peer broke the ping protocol, -EACCES when the peer made an
  * RDMA access it had not been granted, -ENODEV when the RDMA device went
- * away, -ENETDOWN when its port went down, -ENFILE or -EMFILE past the
- * module's limits on tests running in all or on this file, -ENOBUFS past
- * its limit on memory held for RDMA.
+ * away, -ENETDOWN when its port went down, -ENETRESET when the address
+ * moved to another device, -EADDRNOTAVAIL when a server's address is not
+ * one of this host's, -ENFILE or -EMFILE past the module's limits on
+ * tests running in all or on this file, -ENOBUFS past its limit on memory
+ * held for RDMA, -ENOMEM when the kernel is out of memory (@result then
+ * names the step, KVERBS_STEP_SETUP if none had begun).
  */
 struct kverbs_ping {
 	__u32 size;
