@@ -495,11 +495,20 @@ int main(int argc, char **argv)
 	kv.timeout_s = 10;
 	while ((c = getopt(argc, argv, "a:cp:t:")) != -1) {
 		switch (c) {
-		case 'a': addr = optarg; break;
-		case 'c': client = 1; break;
-		case 'p': port = optarg; break;
-		case 't': kv.timeout_s = atoi(optarg); break;
-		default: goto usage;
+		case 'a':
+			addr = optarg;
+			break;
+		case 'c':
+			client = 1;
+			break;
+		case 'p':
+			port = optarg;
+			break;
+		case 't':
+			kv.timeout_s = atoi(optarg);
+			break;
+		default:
+			goto usage;
 		}
 	}
 	if (!addr || optind != argc - 1)
