@@ -165,6 +165,7 @@ static void *kv_server_main(void *arg)
 {
 	struct kv_server *s = arg;
 
+	__atomic_store_n(&s->tid, gettid(), __ATOMIC_RELEASE);
 	if (s->fail_nth && kv_fail_nth_set(s->fail_nth))
 		s->fail_nth_left = -1;		/* could not inject: say so */
 	errno = 0;
@@ -179,11 +180,12 @@ static void *kv_server_main(void *arg)
 
 /*
  * Serve on $KV_ADDR:@port, any size, with @flags (persistent: until
- * interrupted; else one client, until it leaves).  A non-zero @fail_nth
- * makes the server thread's @fail_nth-th allocation fail.
+ * interrupted; else one client, until it leaves), each step limited to
+ * @timeout_ns (0: kv_step_timeout_ns()).  A non-zero @fail_nth makes the
+ * server thread's @fail_nth-th allocation fail.
  */
 struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
-				       unsigned int fail_nth)
+				       __u64 timeout_ns, unsigned int fail_nth)
 {
 	struct sigaction sa = { .sa_handler = kv_wakeup };
 	struct kv_server *s;
@@ -197,6 +199,8 @@ struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
 	s->ping.flags = flags;
 	s->ping.msg_size = 0;
 	s->ping.count = 0;
+	if (timeout_ns)
+		s->ping.timeout_ns = timeout_ns;
 	s->fail_nth = fail_nth;
 	KV_ASSERT_OK(pthread_create(&s->thread, NULL, kv_server_main, s));
 	return s;
@@ -205,7 +209,25 @@ struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
 /* Serve one client on $KV_ADDR:@port, any size, until it leaves. */
 struct kv_server *kv_server_start(unsigned short port)
 {
-	return kv_server_start_with(port, KVERBS_PING_F_VALIDATE, 0);
+	return kv_server_start_with(port, KVERBS_PING_F_VALIDATE, 0, 0);
+}
+
+/* Where a thread of ours is stuck in the kernel: its stack, as a diagnostic. */
+static void kv_show_stack(pid_t tid)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	kv_diag("thread %d is in the kernel at:", (int)tid);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		kv_diag("  %s", line);
+	}
+	fclose(f);
 }
 
 /*
@@ -230,8 +252,10 @@ int kv_server_wait(struct kv_server *s, int seconds)
 	ts.tv_sec += 6 * kv_time_scale();
 	ret = pthread_timedjoin_np(s->thread, NULL, &ts);
 	/* The thread still owns @s: leave it, and end the test here. */
-	if (ret)
+	if (ret) {
+		kv_show_stack(__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE));
 		KV_FAIL_AT(1, "server did not end on a signal either: abandoning it");
+	}
 	kv_diag("server ended on the signal: ret %ld errno %d (%s)", s->ret,
 		s->err, strerror(s->err));
 	return -1;

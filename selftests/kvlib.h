@@ -49,6 +49,7 @@ void kv_ping_base(struct kverbs_ping *p, unsigned short port);
  */
 struct kv_server {
 	pthread_t thread;
+	pid_t tid;
 	struct kverbs_ping ping;
 	long ret;
 	int err;
@@ -63,7 +64,7 @@ void kv_fail_nth_close(void);
 
 struct kv_server *kv_server_start(unsigned short port);
 struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
-				       unsigned int fail_nth);
+				       __u64 timeout_ns, unsigned int fail_nth);
 int kv_server_wait(struct kv_server *s, int seconds);
 int kv_refused(long ret, int err, const struct kverbs_ping_result *r);
 long kv_client_run(struct kverbs_ping *p, int *err);

@@ -68,6 +68,58 @@ if [ -n "$boot" ]; then
 	echo "$boot" | head -40 | sed 's/^/#   /'
 fi
 echo "1..$((${#tests[@]} + 1))"
+# A bound on each suite, so that one hang cannot cost the others: the
+# slowest takes some ten minutes on the debug lane's kernel.
+suite_limit=${KV_SUITE_LIMIT:-1200}
+
+# Where the tasks of a suite that overran are: their kernel stacks, and
+# every blocked task of the guest (sysrq w), kernel threads included.
+kv_show_stuck() {
+	local pid task before
+
+	for pid in $(pgrep -f "$1"); do
+		echo "# stuck: $pid $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null)"
+		for task in /proc/$pid/task/*; do
+			echo "#   task ${task##*/} ($(cat $task/wchan 2>/dev/null)):"
+			sed 's/^/#     /' $task/stack 2>/dev/null
+		done
+	done
+	before=$(dmesg | wc -l)
+	echo w > /proc/sysrq-trigger 2>/dev/null
+	sleep 1
+	echo "# blocked tasks (sysrq w):"
+	dmesg | tail -n +"$((before + 1))" | head -n 300 | sed 's/^/#   /'
+}
+
+# Run "$@" for at most $1 seconds, then kill what matches the pattern $2;
+# returns 124 if it had to.  The
+# command stays in the foreground: a background job would start with
+# SIGINT ignored, and so would everything it runs.
+kv_run_bounded() {
+	local limit=$1 pattern=$2 watch rc
+
+	shift 2
+	rm -f "$KV_TMP.overran"
+	(
+		sleep "$limit" > /dev/null 2>&1 &
+		trap 'kill $! 2>/dev/null; exit 0' TERM
+		wait $!
+		touch "$KV_TMP.overran"
+		kv_show_stuck "$pattern"
+		pkill -TERM -f "$pattern"
+		sleep 10
+		pkill -KILL -f "$pattern"
+	) &
+	watch=$!
+	"$@"
+	rc=$?
+	kill "$watch" 2>/dev/null
+	wait "$watch" 2>/dev/null
+	[ -e "$KV_TMP.overran" ] && rc=124
+	rm -f "$KV_TMP.overran"
+	return $rc
+}
+
 n=0 failed=0
 for t in "${tests[@]}"; do
 	n=$((n + 1))
@@ -83,10 +135,9 @@ for t in "${tests[@]}"; do
 	fi
 	start=$(date +%s)
 	before=$(dmesg | wc -l)
-	# A bound on each suite, so that one hang cannot cost the others.
-	timeout -k 10 $((1200 * ${KV_TIME_SCALE:-1})) "${cmd[@]}" 2>&1 | sed -u 's/^/    /'
+	kv_run_bounded "$suite_limit" "$bin/|$here/$t\.sh" "${cmd[@]}" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
-	[ "$rc" = 124 ] && echo "# $t did not finish within its time limit"
+	[ "$rc" = 124 ] && echo "# $t did not finish within $suite_limit s"
 	# failnth closes its window in the kernel log itself, unless it died.
 	[ "$t" = failnth ] && echo "$KV_FAILNTH_END" > /dev/kmsg
 	echo "# $t: $(($(date +%s) - start)) s"
