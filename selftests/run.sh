@@ -91,10 +91,22 @@ kv_show_stuck() {
 	dmesg | tail -n +"$((before + 1))" | head -n 300 | sed 's/^/#   /'
 }
 
-# Run "$@" for at most $1 seconds, then kill what matches the pattern $2;
-# returns 124 if it had to.  The
-# command stays in the foreground: a background job would start with
-# SIGINT ignored, and so would everything it runs.
+# Signal every process in the sessions of the processes matching $2.
+kv_kill_sessions() {
+	local sig=$1 pid sid mine
+
+	mine=$(ps -o sid= -p $$ | tr -d " ")
+	for pid in $(pgrep -f "$2"); do
+		sid=$(ps -o sid= -p "$pid" | tr -d " ")
+		[ -n "$sid" ] && [ "$sid" != "$mine" ] && pkill "-$sig" -s "$sid"
+	done
+}
+
+# Run "$@" in a session of its own for at most $1 seconds; past that,
+# show where the tasks matching the pattern $2 are and kill their
+# sessions (the suite with every server and client it started).
+# Returns 124 then.  The suite stays in the foreground: a background job
+# would start with SIGINT ignored, and so would everything it runs.
 kv_run_bounded() {
 	local limit=$1 pattern=$2 watch rc
 
@@ -106,12 +118,12 @@ kv_run_bounded() {
 		wait $!
 		touch "$KV_TMP.overran"
 		kv_show_stuck "$pattern"
-		pkill -TERM -f "$pattern"
+		kv_kill_sessions TERM "$pattern"
 		sleep 10
-		pkill -KILL -f "$pattern"
+		kv_kill_sessions KILL "$pattern"
 	) &
 	watch=$!
-	"$@"
+	setsid "$@"
 	rc=$?
 	kill "$watch" 2>/dev/null
 	wait "$watch" 2>/dev/null
