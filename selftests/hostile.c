@@ -23,9 +23,11 @@
  * Prints "ATTACK: STATUS" with the work completion status the attack got
  * and exits 0 if the client's side refused it with a remote access error
  * (for "fair": if everything succeeded), 1 if it was not refused, 2 on
- * any other failure.  On iWARP an RDMA WRITE completes locally before the
- * peer has checked it; the refusal arrives as the peer's TERMINATE, seen
- * here as a QP error: a probe SEND after the write then fails.
+ * any other failure.  On iWARP the refusal is the peer's TERMINATE
+ * message: an RDMA WRITE completes locally before the peer has checked
+ * it, and our QP then leaves RTS; siw flushes a refused RDMA READ, which
+ * counts as refused only if no data came back.  On iWARP the victim's
+ * own report is the stronger evidence, and security.sh checks it.
  *
  * As a client (-c) it connects to a kverbs ping server and sends it what
  * a server must not accept from the network:
@@ -45,6 +47,7 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,40 +223,98 @@ static void kv_go_ahead(void)
 	kv_fair(IBV_WR_SEND, 0, 0, 0);
 }
 
+static bool kv_iwarp(void)
+{
+	return kv.id->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+}
+
+/* Did nothing land in the first @len bytes of our buffer since kv_mark()? */
+#define KV_MARK 0xa5
+static void kv_mark(uint32_t len)
+{
+	memset(kv.buf, KV_MARK, len < KV_BUF_SIZE ? len : KV_BUF_SIZE);
+}
+
+static bool kv_marked(uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len && i < KV_BUF_SIZE; i++)
+		if (kv.buf[i] != KV_MARK)
+			return false;
+	return true;
+}
+
 /*
- * Post the attack and report what came of it: the first completion that
- * is not a success, from the attack itself or, if it completed locally
- * (an iWARP WRITE), from a probe SEND behind it.
+ * iWARP has no remote access error a requester's WRITE could complete
+ * with: it completes once sent, and the peer answers a violation with a
+ * TERMINATE message, which moves our QP out of RTS.  Wait for that.
+ */
+static int kv_await_terminate(void)
+{
+	uint64_t end = kv_now_ms() + kv.timeout_s * 1000ULL;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	while (kv_now_ms() < end) {
+		if (ibv_query_qp(kv.id->qp, &attr, IBV_QP_STATE, &init))
+			kv_die("ibv_query_qp");
+		if (attr.qp_state != IBV_QPS_RTS) {
+			printf("%s: RDMA WRITE terminated by the peer (QP state %d)\n",
+			       kv.attack, attr.qp_state);
+			return 0;
+		}
+		usleep(10000);
+	}
+	printf("%s: RDMA WRITE succeeded: not refused within %d s\n",
+	       kv.attack, kv.timeout_s);
+	return 1;
+}
+
+/*
+ * Post the attack and report what came of it: 0 if the peer refused it
+ * with a remote access error, 1 if it went through, 2 if we cannot tell.
  */
 static int kv_attack(enum ibv_wr_opcode op, uint64_t addr, uint32_t rkey, uint32_t len)
 {
 	struct ibv_wc wc;
-	int st, probes = 0;
+	int st;
 
+	/* A READ that fails must not have placed a byte in our buffer. */
+	if (op == IBV_WR_RDMA_READ)
+		kv_mark(len);
 	kv_post(op, addr, rkey, len);
-	for (;;) {
-		st = kv_wait_wc(kv.scq, &wc);
-		if (st < 0) {
-			printf("%s: no completion within %d s\n", kv.attack, kv.timeout_s);
-			return 2;
-		}
-		if (st != IBV_WC_SUCCESS)
-			break;
-		if (op != IBV_WR_RDMA_WRITE ||
-		    kv.id->verbs->device->transport_type != IBV_TRANSPORT_IWARP ||
-		    probes++ > 20) {
-			printf("%s: %s succeeded: not refused\n", kv.attack,
-			       op == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA WRITE");
-			return 1;
-		}
-		/* Give the peer's TERMINATE time to arrive, then probe. */
-		usleep(100000);
-		kv_post(IBV_WR_SEND, 0, 0, 0);
+	st = kv_wait_wc(kv.scq, &wc);
+	if (st < 0) {
+		printf("%s: no completion within %d s\n", kv.attack, kv.timeout_s);
+		return 2;
+	}
+	if (st == IBV_WC_SUCCESS) {
+		if (op == IBV_WR_RDMA_WRITE && kv_iwarp())
+			return kv_await_terminate();
+		printf("%s: %s succeeded: not refused\n", kv.attack,
+		       op == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA WRITE");
+		return 1;
 	}
 	printf("%s: %s\n", kv.attack, ibv_wc_status_str(st));
-	/* A flush means the QP failed on an earlier error we already saw. */
-	return st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_REM_OP_ERR ||
-	       (probes && st == IBV_WC_WR_FLUSH_ERR) ? 0 : 2;
+	if (st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_REM_OP_ERR)
+		return 0;
+	/*
+	 * siw answers a READ it refuses with a TERMINATE, which flushes the
+	 * READ here instead of completing it with an error.  A hang-up looks
+	 * the same from this side, so the victim's report decides that
+	 * (selftests/security.sh); what this side can check is that no data
+	 * came back.
+	 */
+	if (st == IBV_WC_WR_FLUSH_ERR && op == IBV_WR_RDMA_READ && kv_iwarp()) {
+		if (!kv_marked(len)) {
+			printf("%s: the flushed READ placed data: not refused\n", kv.attack);
+			return 1;
+		}
+		printf("%s: terminated by the peer, no data placed\n", kv.attack);
+		return 0;
+	}
+	return 2;
 }
 
 static struct rdma_conn_param kv_param = {
