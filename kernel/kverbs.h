@@ -387,6 +387,9 @@ void kverbs_msg_sync_for_cpu(struct kverbs_msg *msg);
 /* ping.c */
 int kverbs_ping_cmd(struct kverbs_ping *cmd);
 
+/* perf.c */
+int kverbs_perf_cmd(struct kverbs_perf *cmd);
+
 /* chardev.c */
 int kverbs_chardev_register(void);
 void kverbs_chardev_unregister(void);
