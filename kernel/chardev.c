@@ -77,7 +77,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 		return -EINVAL;
 	cmd->abi_version = KVERBS_ABI_VERSION;
 	cmd->features = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
-			KVERBS_FEATURE_PING_LOG;
+			KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -120,10 +120,32 @@ static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
 	return ret;
 }
 
+static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
+{
+	struct kverbs_perf *cmd = ucmd->cmd;
+	int ret;
+
+	ret = kverbs_session_begin(ucmd->file);
+	if (ret) {
+		memset(&cmd->result, 0, sizeof(cmd->result));
+		cmd->result.failed_step = KVERBS_STEP_SETUP;
+		cmd->result.error = ret;
+	} else {
+		ret = kverbs_perf_cmd(cmd);
+		kverbs_session_end(ucmd->file);
+	}
+	/* As for PING: the result goes back whatever happened, and only it. */
+	if (copy_to_user(ucmd->ubuffer + offsetof(struct kverbs_perf, result),
+			 &cmd->result, sizeof(cmd->result)))
+		return -EFAULT;
+	return ret;
+}
+
 union kverbs_ucmd_buffer {
 	struct kverbs_info info;
 	struct kverbs_devices devices;
 	struct kverbs_ping ping;
+	struct kverbs_perf perf;
 };
 
 struct kverbs_ioctl_op {
@@ -147,6 +169,8 @@ static const struct kverbs_ioctl_op kverbs_ioctl_ops[] = {
 	KVERBS_IOCTL_OP(KVERBS_CMD_DEVICES, kverbs_devices_exec,
 			struct kverbs_devices, ports),
 	KVERBS_IOCTL_OP(KVERBS_CMD_PING, kverbs_ping_exec, struct kverbs_ping,
+			result),
+	KVERBS_IOCTL_OP(KVERBS_CMD_PERF, kverbs_perf_exec, struct kverbs_perf,
 			result),
 };
 

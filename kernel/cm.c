@@ -14,6 +14,8 @@
 #include "kverbs.h"
 #include "trace.h"
 
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
@@ -37,6 +39,41 @@ long kverbs_ep_wait_timeout(u64 timeout_ns)
 		return MAX_SCHEDULE_TIMEOUT;
 	j = nsecs_to_jiffies(timeout_ns);
 	return clamp_t(unsigned long, j, 1, MAX_SCHEDULE_TIMEOUT - 1);
+}
+
+/**
+ * kverbs_sockaddr_check - check an address from userspace
+ * @ss: a sockaddr_in or sockaddr_in6 in its storage
+ * @need_port: whether the port must be set (else it must be 0)
+ *
+ * Returns 0, or -EINVAL for another family, a port that is or is not
+ * there against @need_port, or non-zero bytes past the address.
+ */
+int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
+			  bool need_port)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	size_t len;
+
+	switch (ss->ss_family) {
+	case AF_INET:
+		len = sizeof(*sin);
+		if (need_port != !!sin->sin_port)
+			return -EINVAL;
+		break;
+	case AF_INET6:
+		len = sizeof(*sin6);
+		if (need_port != !!sin6->sin6_port)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* What lies past the address must be zero, for a later use. */
+	if (memchr_inv((const u8 *)ss + len, 0, sizeof(*ss) - len))
+		return -EINVAL;
+	return 0;
 }
 
 static unsigned long kverbs_ns_to_ms(u64 timeout_ns)
@@ -418,7 +455,7 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	ep->cq = ib_alloc_cq(ibdev, ep,
 			     send_wr + recv_wr +
 			     rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0),
-			     0, IB_POLL_SOFTIRQ);
+			     0, caps->direct_poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
 	if (IS_ERR(ep->cq)) {
 		ret = PTR_ERR(ep->cq);
 		ep->cq = NULL;
@@ -462,27 +499,48 @@ static void kverbs_ep_conn_param(struct kverbs_ep *ep,
 }
 
 /**
- * kverbs_ep_connect - connect a resolved client endpoint with a QP
+ * kverbs_ep_connect_data - connect, with private data in the request
  * @ep: the endpoint
  * @rd_atom: RDMA READs each side may have outstanding towards the other
  * @timeout_ns: limit on the connection set-up
+ * @data: private data for the server, or NULL
+ * @len: its length, at most KVERBS_EP_PRIVATE_DATA_MAX
  *
  * Returns 0 once connected, or the recorded failure: -ECONNREFUSED when
- * the server rejected it (nothing listens there, or it is busy),
- * -ETIMEDOUT, -EHOSTUNREACH, -EINTR on a signal.
+ * the server rejected it (nothing listens there, or it is busy; what the
+ * server said in its reject is then in @ep->private_data), -ETIMEDOUT,
+ * -EHOSTUNREACH, -EINTR on a signal.
  */
-int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
+int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
+			   const void *data, u8 len)
 {
 	struct rdma_conn_param param;
 	int ret;
 
+	if (WARN_ON_ONCE(len > KVERBS_EP_PRIVATE_DATA_MAX))
+		return kverbs_ep_failed(ep, -EINVAL, KVERBS_STEP_CONNECT);
 	kverbs_ep_conn_param(ep, &param, rd_atom, rd_atom);
+	param.private_data = data;
+	param.private_data_len = len;
 	ret = rdma_connect(ep->id, &param);
 	if (!ret)
 		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_CONNECT);
 	return 0;
+}
+
+/**
+ * kverbs_ep_connect - connect a resolved client endpoint with a QP
+ * @ep: the endpoint
+ * @rd_atom: RDMA READs each side may have outstanding towards the other
+ * @timeout_ns: limit on the connection set-up
+ *
+ * As kverbs_ep_connect_data(), without private data.
+ */
+int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
+{
+	return kverbs_ep_connect_data(ep, rd_atom, timeout_ns, NULL, 0);
 }
 
 /**
@@ -516,16 +574,44 @@ int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 }
 
 /**
- * kverbs_ep_reject - turn down a connection request taken from a listener
- * @ep: the endpoint of the request
+ * kverbs_ep_reject_data - turn down a connection request, saying why
+ * @ep: the endpoint of the request, taken from a listener
+ * @data: private data the client receives with the reject, or NULL
+ * @len: its length
  *
  * Outside the ID's event handler, as kverbs_ep_accept() does.
  */
-void kverbs_ep_reject(struct kverbs_ep *ep)
+void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len)
 {
 	rdma_lock_handler(ep->id);
-	rdma_reject(ep->id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	rdma_reject(ep->id, data, len, IB_CM_REJ_CONSUMER_DEFINED);
 	rdma_unlock_handler(ep->id);
+}
+
+/**
+ * kverbs_ep_reject - turn down a connection request taken from a listener
+ * @ep: the endpoint of the request
+ */
+void kverbs_ep_reject(struct kverbs_ep *ep)
+{
+	kverbs_ep_reject_data(ep, NULL, 0);
+}
+
+/* Keep what the peer said in a request or a reject; the event's copy goes. */
+static void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
+					const struct rdma_cm_event *event)
+{
+	u8 len = min_t(u8, event->param.conn.private_data_len,
+		       KVERBS_EP_PRIVATE_DATA_MAX);
+	unsigned long flags;
+
+	if (!event->param.conn.private_data)
+		len = 0;
+	spin_lock_irqsave(&ep->lock, flags);
+	if (len)
+		memcpy(ep->private_data, event->param.conn.private_data, len);
+	ep->private_data_len = len;
+	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
 /**
@@ -628,6 +714,7 @@ static int kverbs_ep_cm_event(struct kverbs_ep *ep, struct rdma_cm_event *event)
 		if (kverbs_ep_drop_pending(ep, -ECONNABORTED))
 			return 1;
 		/* event->status is an IB CM reject reason or an iWARP errno. */
+		kverbs_ep_keep_private_data(ep, event);
 		kverbs_ep_cm_failed(ep, event, -ECONNREFUSED, KVERBS_STEP_NONE);
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -686,6 +773,7 @@ static int kverbs_listener_request(struct kverbs_listener *lsn,
 		ep->state = KVERBS_EP_CONNECT_REQUEST;
 		ep->responder_resources = event->param.conn.responder_resources;
 		ep->initiator_depth = event->param.conn.initiator_depth;
+		kverbs_ep_keep_private_data(ep, event);
 
 		spin_lock_irqsave(&lsn->lock, flags);
 		if (!lsn->error && lsn->npending < KVERBS_LISTEN_BACKLOG) {

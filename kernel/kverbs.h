@@ -38,6 +38,9 @@
 
 #define KVERBS_VERSION "1.0"
 
+/* Longest time limit a caller may ask for, one hour. */
+#define KVERBS_MAX_TIMEOUT_NS	(3600ULL * NSEC_PER_SEC)
+
 /* Module parameters, main.c. */
 extern unsigned int kverbs_max_msg_size;
 extern unsigned int kverbs_timeout_ms;
@@ -109,6 +112,14 @@ enum kverbs_ep_state {
 
 struct kverbs_listener;
 
+/*
+ * Private data an endpoint keeps from its peer: a connection request
+ * carries at most 56 bytes on InfiniBand and RoCE (92 less rdma_cm's own
+ * header), the smallest limit of the transports; what a test needs from
+ * a reject fits as well.
+ */
+#define KVERBS_EP_PRIVATE_DATA_MAX	56
+
 /**
  * struct kverbs_ep - one reliable connection and the verbs objects under it
  * @kind: KVERBS_CM_EP, see &enum kverbs_cm_kind
@@ -125,6 +136,9 @@ struct kverbs_listener;
  * @pending: entry in the listener's queue while @listener is set
  * @responder_resources: server side: what the client offered in its request
  * @initiator_depth: server side: what the client offered in its request
+ * @private_data: server side: the private data of the client's request;
+ *	client side: that of the server's reject, if it rejected us
+ * @private_data_len: bytes in @private_data
  * @drained: the QP was drained, no completion handler runs any more
  */
 struct kverbs_ep {
@@ -141,6 +155,8 @@ struct kverbs_ep {
 	struct list_head pending;
 	u8 responder_resources;
 	u8 initiator_depth;
+	u8 private_data[KVERBS_EP_PRIVATE_DATA_MAX];
+	u8 private_data_len;
 	bool drained;
 };
 
@@ -152,12 +168,16 @@ struct kverbs_ep {
  *	the drain
  * @max_send_sge: scatter/gather entries per send work request
  * @max_rdma_ctxs: rdma_rw contexts in use at once, 0 if none
+ * @direct_poll: the test polls the CQ itself with ib_process_cq_direct()
+ *	(IB_POLL_DIRECT): no interrupts, and no completion is seen unless
+ *	the test polls; otherwise handlers run in softirq context
  */
 struct kverbs_ep_caps {
 	u32 max_send_wr;
 	u32 max_recv_wr;
 	u32 max_send_sge;
 	u32 max_rdma_ctxs;
+	bool direct_poll;
 };
 
 struct kverbs_ep *kverbs_ep_create(void);
@@ -166,8 +186,11 @@ int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
 		      struct sockaddr *dst, u64 timeout_ns);
 int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps);
 int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns);
+int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
+			   const void *data, u8 len);
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns);
 void kverbs_ep_reject(struct kverbs_ep *ep);
+void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);
 void kverbs_ep_drain(struct kverbs_ep *ep);
 int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);
@@ -177,6 +200,8 @@ int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset);
 int kverbs_ep_reset_cause(struct kverbs_ep *ep);
 void kverbs_ep_fail_info(struct kverbs_ep *ep, struct kverbs_fail *fail);
 long kverbs_ep_wait_timeout(u64 timeout_ns);
+int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
+			  bool need_port);
 
 static inline struct ib_device *kverbs_ep_device(const struct kverbs_ep *ep)
 {
@@ -361,6 +386,9 @@ void kverbs_msg_sync_for_cpu(struct kverbs_msg *msg);
 
 /* ping.c */
 int kverbs_ping_cmd(struct kverbs_ping *cmd);
+
+/* perf.c */
+int kverbs_perf_cmd(struct kverbs_perf *cmd);
 
 /* chardev.c */
 int kverbs_chardev_register(void);

@@ -4,8 +4,6 @@
  */
 #include "ping.h"
 
-#include <linux/in.h>
-#include <linux/in6.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -15,8 +13,6 @@
 #define KVERBS_PING_LAST	'z'
 #define KVERBS_PING_RUN		(KVERBS_PING_LAST - KVERBS_PING_FIRST + 1)
 
-/* Longest time limit a caller may ask for, one hour. */
-#define KVERBS_MAX_TIMEOUT_NS	(3600ULL * NSEC_PER_SEC)
 /* Largest payload log, so that a caller cannot make us write gigabytes. */
 #define KVERBS_MAX_LOG_BYTES	(64U << 20)
 
@@ -145,33 +141,6 @@ void kverbs_ping_fail(struct kverbs_ep *ep, struct kverbs_ping_run *run,
 		run->fail.error = error;
 }
 
-static int kverbs_ping_check_sockaddr(const struct __kernel_sockaddr_storage *ss,
-				      bool need_port)
-{
-	const struct sockaddr_in *sin = (const void *)ss;
-	const struct sockaddr_in6 *sin6 = (const void *)ss;
-	size_t len;
-
-	switch (ss->ss_family) {
-	case AF_INET:
-		len = sizeof(*sin);
-		if (need_port != !!sin->sin_port)
-			return -EINVAL;
-		break;
-	case AF_INET6:
-		len = sizeof(*sin6);
-		if (need_port != !!sin6->sin6_port)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	/* What lies past the address must be zero, for a later use. */
-	if (memchr_inv((const u8 *)ss + len, 0, sizeof(*ss) - len))
-		return -EINVAL;
-	return 0;
-}
-
 static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *run)
 {
 	const struct kverbs_ping_log *log = &cmd->log;
@@ -196,13 +165,13 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *ru
 	if (cmd->msg_size > kverbs_max_msg_size)
 		return -EMSGSIZE;
 
-	ret = kverbs_ping_check_sockaddr(&cmd->addr, true);
+	ret = kverbs_sockaddr_check(&cmd->addr, true);
 	if (ret)
 		return ret;
 	if (cmd->src_addr.ss_family) {
 		if (server || cmd->src_addr.ss_family != cmd->addr.ss_family)
 			return -EINVAL;
-		ret = kverbs_ping_check_sockaddr(&cmd->src_addr, false);
+		ret = kverbs_sockaddr_check(&cmd->src_addr, false);
 		if (ret)
 			return ret;
 	} else if (memchr_inv(&cmd->src_addr, 0, sizeof(cmd->src_addr))) {

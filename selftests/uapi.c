@@ -3,14 +3,15 @@
  * uapi: the /dev/kverbs ioctl contract of include/uapi/kverbs.h, checked
  * one call at a time for the exact errno (or output) each input must get.
  *
- * For each of KVERBS_IOC_INFO, _DEVICES and _PING: the @size rules (too
+ * For each of KVERBS_IOC_INFO, _DEVICES, _PING and _PERF: the @size rules (too
  * small, larger with a zero tail, larger with a non-zero one), unknown
  * @flags bits and __reserved fields, arguments that cannot be read or
  * written, and the ioctl number with direction and size bits.  Unknown
  * ioctl numbers.  What INFO and DEVICES report, also into entries larger
  * than the kernel's.  Every argument check of PING, and, over the
  * guest's soft-RoCE device, a refused connection, a ping with a payload
- * log and a ping whose log the kernel cannot write.
+ * log and a ping whose log the kernel cannot write.  Every argument check
+ * of PERF, and a perf client that nobody answers.
  *
  * Runs as root in a guest where selftests/run.sh brought up $KV_DEV on
  * $KV_ADDR and loaded the module.  Without /dev/kverbs every test skips.
@@ -52,7 +53,8 @@ KV_MAIN()
 #define KV_RDMA_CM_EVENT_REJECTED	8
 
 /* Larger than any struct we pass, with room for a 64-byte tail. */
-#define KV_ARG_MAX	(sizeof(struct kverbs_ping) + 64)
+#define KV_ARG_MAX	(sizeof(struct kverbs_perf) > sizeof(struct kverbs_ping) ? \
+			 sizeof(struct kverbs_perf) + 64 : sizeof(struct kverbs_ping) + 64)
 
 /* ------------------------------------------------------------------ */
 /* The device, the environment, memory that faults                     */
@@ -322,7 +324,7 @@ static struct kverbs_info *kv_info_arg(void)
 KV_TEST(ioctl_unknown_nr_above)
 {
 	/* The first number after the last command. */
-	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x83), kv_info_arg()), ENOTTY);
+	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x84), kv_info_arg()), ENOTTY);
 	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0xff), kv_info_arg()), ENOTTY);
 }
 
@@ -368,7 +370,7 @@ KV_TEST(info_reports_module)
 {
 	struct kverbs_info info;
 	const __u64 want = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
-			   KVERBS_FEATURE_PING_LOG;
+			   KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF;
 
 	/* Output fields' input values are ignored: make stale ones visible. */
 	memset(&info, 0xff, sizeof(info));
@@ -1062,6 +1064,216 @@ KV_TEST(ping_einval_zeroes_result)
 }
 
 /* ------------------------------------------------------------------ */
+/* KVERBS_IOC_PERF: argument checks                                     */
+/* ------------------------------------------------------------------ */
+
+/* A valid client request, to a port nobody listens on. */
+static void kv_perf_base(struct kverbs_perf *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->role = KVERBS_ROLE_CLIENT;
+	p->test = KVERBS_PERF_WRITE_BW;
+	p->msg_size = 64;
+	p->iterations = 10;
+	p->timeout_ns = kv_step_timeout_ns();
+	kv_sockaddr(&p->addr, kv_addr(), KV_PORT_BAD_ARGS);
+}
+
+/* A valid server, before the fields a test changes. */
+static void kv_perf_server_base(struct kverbs_perf *p)
+{
+	kv_perf_base(p);
+	p->role = KVERBS_ROLE_SERVER;
+	p->iterations = 0;
+	p->msg_size = 0;
+}
+
+/* Valid except for a message larger than the module's limit: -EMSGSIZE. */
+static void kv_fill_perf(void *arg)
+{
+	struct kverbs_perf *p = arg;
+
+	kv_perf_base(p);
+	p->msg_size = kv_max_msg_size() + 1;
+}
+
+static const struct kv_cmd kv_cmd_perf = {
+	.ioc = KVERBS_IOC_PERF,
+	.nr = KVERBS_CMD_PERF,
+	.size = sizeof(struct kverbs_perf),
+	.fill = kv_fill_perf,
+	.expect = EMSGSIZE,
+};
+
+KV_COMMON_TESTS(perf)
+
+/* @p must fail with @err, and its result come back all zero. */
+#define KV_PERF_REJECTED(p, err) kv_perf_rejected(p, err, __LINE__)
+static void kv_perf_rejected(struct kverbs_perf *p, int err, int line)
+{
+	int failed = kv_test_failed;
+
+	memset(&p->result, 0xff, sizeof(p->result));
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PERF, p), err);
+	if (!kv_all_bytes(&p->result, sizeof(p->result), 0))
+		KV_FAIL_AT(0, "result not zeroed after the call");
+	if (kv_test_failed && !failed)
+		kv_diag("(the case at line %d)", line);
+}
+
+KV_TEST(perf_unknown_flags)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.flags = 1U << 1;	/* the first bit not in enum kverbs_perf_flags */
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.flags = KVERBS_PERF_F_VALIDATE | 1U << 31;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_unknown_role)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.role = 0;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.role = 3;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_unknown_test)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	/* "Any test" is for a server. */
+	p.test = KVERBS_PERF_ANY;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.test = KVERBS_PERF_SEND_BW + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.test = UINT32_MAX;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.test = KVERBS_PERF_SEND_BW + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_client_msg_size_zero)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.msg_size = 0;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_msg_size_above_max)
+{
+	unsigned int max = kv_max_msg_size();
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.msg_size = max + 1;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	p.msg_size = UINT32_MAX;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	kv_perf_server_base(&p);
+	p.msg_size = max + 1;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+}
+
+KV_TEST(perf_tx_depth_above_max)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.tx_depth = KVERBS_PERF_MAX_DEPTH + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.tx_depth = UINT32_MAX;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_iterations_and_duration)
+{
+	struct kverbs_perf p;
+
+	/* Exactly one of the two. */
+	kv_perf_base(&p);
+	p.iterations = 0;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.iterations = 10;
+	p.duration_ns = 1000000000;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.iterations = 0;
+	p.duration_ns = KVERBS_PERF_MAX_DURATION_NS + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.duration_ns = UINT64_MAX;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_timeout_above_one_hour)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.timeout_ns = KV_ONE_HOUR_NS + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.timeout_ns = UINT64_MAX;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/* What the client asks for is not for the server to set. */
+KV_TEST(perf_server_client_fields)
+{
+	struct kverbs_perf p;
+
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_VALIDATE;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.tx_depth = 16;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.iterations = 10;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.duration_ns = 1000000000;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	kv_sockaddr(&p.src_addr, kv_addr(), 0);
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_addr_checks)
+{
+	struct kverbs_perf p;
+	int family;
+
+	kv_perf_base(&p);
+	p.addr.ss_family = AF_UNIX;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_base(&p);
+	kv_sockaddr(&p.addr, "10.209.0.1", 0);
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_base(&p);
+	family = kv_sockaddr(&p.addr, kv_addr(), KV_PORT_BAD_ARGS);
+	((unsigned char *)&p.addr)[kv_sockaddr_len(family)] = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_base(&p);
+	kv_sockaddr(&p.src_addr, kv_addr(), 4791);
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_base(&p);
+	((unsigned char *)&p.src_addr)[sizeof(p.src_addr) - 1] = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_base(&p);
+	kv_sockaddr(&p.src_addr, p.addr.ss_family == AF_INET ? "fd00::1" : "10.209.0.1", 0);
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/* ------------------------------------------------------------------ */
 /* KVERBS_IOC_PING over the guest's device                              */
 /* ------------------------------------------------------------------ */
 
@@ -1361,4 +1573,19 @@ KV_TEST(ping_log_unwritable)
 	if (kv_test_failed)
 		kv_diag_result("server", &s->ping.result);
 	free(s);
+}
+
+/* A client that nobody answers: refused, with the result saying where. */
+KV_TEST(perf_no_listener)
+{
+	struct kverbs_perf p;
+
+	kv_net_begin();
+	kv_perf_base(&p);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PERF, &p), ECONNREFUSED);
+	KV_EXPECT_EQ(p.result.error, -ECONNREFUSED);
+	KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_CONNECT);
+	KV_EXPECT_EQ(p.result.reject_reason, KVERBS_PERF_REJECT_NONE);
+	KV_EXPECT_EQ(p.result.iterations, 0);
 }

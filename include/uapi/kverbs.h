@@ -38,6 +38,7 @@ enum {
 	KVERBS_CMD_INFO = KVERBS_CMD_BASE,
 	KVERBS_CMD_DEVICES,
 	KVERBS_CMD_PING,
+	KVERBS_CMD_PERF,
 };
 
 /**
@@ -46,11 +47,14 @@ enum {
  * @KVERBS_FEATURE_PING: KVERBS_IOC_PING is available
  * @KVERBS_FEATURE_PING_LOG: KVERBS_IOC_PING can store each iteration's
  *	payload in a user buffer (&kverbs_ping.log)
+ * @KVERBS_FEATURE_PERF: KVERBS_IOC_PERF is available, with the bandwidth
+ *	tests KVERBS_PERF_WRITE_BW, _READ_BW and _SEND_BW
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
 	KVERBS_FEATURE_PING = 1 << 1,
 	KVERBS_FEATURE_PING_LOG = 1 << 2,
+	KVERBS_FEATURE_PERF = 1 << 3,
 };
 
 /**
@@ -327,6 +331,8 @@ enum kverbs_ping_flags {
  * @KVERBS_STEP_LOCAL_INV: invalidating a buffer's rkey
  * @KVERBS_STEP_VALIDATE: comparing received data with the pattern
  * @KVERBS_STEP_LOG: storing the payload in &kverbs_ping.log
+ * @KVERBS_STEP_HELLO: perf: the server checking the client's request,
+ *	or the client learning that the server refused it
  */
 enum kverbs_step {
 	KVERBS_STEP_NONE = 0,
@@ -344,6 +350,7 @@ enum kverbs_step {
 	KVERBS_STEP_LOCAL_INV,
 	KVERBS_STEP_VALIDATE,
 	KVERBS_STEP_LOG,
+	KVERBS_STEP_HELLO,
 };
 
 /**
@@ -480,5 +487,193 @@ struct kverbs_ping {
 };
 
 #define KVERBS_IOC_PING		_IO(KVERBS_TYPE, KVERBS_CMD_PING)
+
+/**
+ * enum kverbs_perf_test - &kverbs_perf.test
+ * @KVERBS_PERF_ANY: server only: run whatever test the client asks for
+ * @KVERBS_PERF_WRITE_BW: RDMA WRITE bandwidth, as perftest's ib_write_bw
+ * @KVERBS_PERF_READ_BW: RDMA READ bandwidth, as ib_read_bw
+ * @KVERBS_PERF_SEND_BW: SEND bandwidth, as ib_send_bw
+ */
+enum kverbs_perf_test {
+	KVERBS_PERF_ANY = 0,
+	KVERBS_PERF_WRITE_BW = 1,
+	KVERBS_PERF_READ_BW = 2,
+	KVERBS_PERF_SEND_BW = 3,
+};
+
+/**
+ * enum kverbs_perf_flags - &kverbs_perf.flags
+ * @KVERBS_PERF_F_VALIDATE: client only: check every byte of every message
+ *	against a pattern that carries its iteration number.  The side that
+ *	receives the data checks it: the server for WRITE and SEND, the
+ *	client for READ.  For WRITE and READ the test then runs in rounds
+ *	of as many messages as the buffers hold, with a message between the
+ *	two sides after each round, so rates are lower than without.
+ */
+enum kverbs_perf_flags {
+	KVERBS_PERF_F_VALIDATE = 1 << 0,
+};
+
+/* perftest's defaults: its port, TX depth and iterations. */
+#define KVERBS_PERF_DEFAULT_PORT	18515
+#define KVERBS_PERF_DEFAULT_DEPTH	128
+#define KVERBS_PERF_MAX_DEPTH		8192
+#define KVERBS_PERF_DEFAULT_ITERS	5000
+/* Longest duration a test may be asked to run, one day. */
+#define KVERBS_PERF_MAX_DURATION_NS	(86400ULL * 1000000000ULL)
+
+/**
+ * enum kverbs_perf_reject - why a perf server refused a client
+ * @KVERBS_PERF_REJECT_NONE: it did not
+ * @KVERBS_PERF_REJECT_MAGIC: the request was not a kverbs perf hello
+ * @KVERBS_PERF_REJECT_VERSION: the hello's version is one the server does
+ *	not speak; @reject_value is that version, @reject_version the
+ *	server's
+ * @KVERBS_PERF_REJECT_RESERVED: reserved bytes or unknown flags were set
+ * @KVERBS_PERF_REJECT_TEST: the server does not run that test (it runs
+ *	another, or does not know it); @reject_value is the test asked for
+ * @KVERBS_PERF_REJECT_SIZE: the message size is 0 or above what the server
+ *	accepts; @reject_value is the server's limit
+ * @KVERBS_PERF_REJECT_DEPTH: the TX depth is 0 or above
+ *	KVERBS_PERF_MAX_DEPTH; @reject_value is the limit
+ * @KVERBS_PERF_REJECT_ITERS: neither or both of iterations and duration,
+ *	or a duration above KVERBS_PERF_MAX_DURATION_NS
+ * @KVERBS_PERF_REJECT_SETUP: the server could not set up for the test;
+ *	@reject_value is its errno
+ */
+enum kverbs_perf_reject {
+	KVERBS_PERF_REJECT_NONE = 0,
+	KVERBS_PERF_REJECT_MAGIC,
+	KVERBS_PERF_REJECT_VERSION,
+	KVERBS_PERF_REJECT_RESERVED,
+	KVERBS_PERF_REJECT_TEST,
+	KVERBS_PERF_REJECT_SIZE,
+	KVERBS_PERF_REJECT_DEPTH,
+	KVERBS_PERF_REJECT_ITERS,
+	KVERBS_PERF_REJECT_SETUP,
+};
+
+/**
+ * struct kverbs_perf_result - what a perf test did; (out) as a whole
+ * @iterations: messages completed
+ * @bytes: bytes moved, @iterations times @msg_size
+ * @elapsed_ns: from the first message posted to the last one completed
+ * @peak_bps: highest rate over any interval of at least a millisecond,
+ *	in bytes per second; the average when the test was shorter
+ * @avg_bps: average rate, bytes per second
+ * @msg_rate: average rate, messages per second
+ * @test: the test that ran (server: the one the client asked for)
+ * @msg_size: bytes per message
+ * @tx_depth: work requests kept outstanding
+ * @flags: &enum kverbs_perf_flags in effect
+ * @count: iterations asked for, 0 in duration mode
+ * @duration_ns: duration asked for, 0 in iterations mode
+ * @ibdev: the RDMA device the test ran on, NUL-terminated
+ * @port_num: its port
+ * @transport: &enum kverbs_transport
+ * @link_layer: &enum kverbs_link_layer
+ * @active_mtu: the port's path MTU in bytes
+ * @valid: &enum kverbs_result_flags saying which failure fields hold data
+ * @failed_step: &enum kverbs_step of the first failure, or 0
+ * @wc_status: status of the failed work completion (enum ib_wc_status)
+ * @vendor_err: the device's vendor error code for it
+ * @cm_event: rdma_cm event (enum rdma_cm_event_type) that ended things
+ * @cm_status: its status, a negative errno or an IB CM reject reason
+ * @mismatch_offset: first differing byte in its message when validation
+ *	failed
+ * @error: the failure the fields describe, a negative errno, 0 if none
+ * @mismatch_iter: the iteration whose message failed validation
+ * @reject_reason: &enum kverbs_perf_reject: why the server refused the
+ *	client's hello (server: why it refused it), 0 if it did not
+ * @reject_value: what the reason refers to, see &enum kverbs_perf_reject
+ * @reject_version: the hello version the server speaks
+ * @__reserved: written as 0
+ */
+struct kverbs_perf_result {
+	__aligned_u64 iterations;
+	__aligned_u64 bytes;
+	__aligned_u64 elapsed_ns;
+	__aligned_u64 peak_bps;
+	__aligned_u64 avg_bps;
+	__aligned_u64 msg_rate;
+	__u32 test;
+	__u32 msg_size;
+	__u32 tx_depth;
+	__u32 flags;
+	__aligned_u64 count;
+	__aligned_u64 duration_ns;
+	char ibdev[KVERBS_DEVICE_NAME_MAX];
+	__u32 port_num;
+	__u32 transport;
+	__u32 link_layer;
+	__u32 active_mtu;
+	__u32 valid;
+	__u32 failed_step;
+	__u32 wc_status;
+	__u32 vendor_err;
+	__u32 cm_event;
+	__s32 cm_status;
+	__u32 mismatch_offset;
+	__s32 error;
+	__aligned_u64 mismatch_iter;
+	__u32 reject_reason;
+	__u32 reject_value;
+	__u32 reject_version;
+	__u32 __reserved;
+};
+
+/**
+ * struct kverbs_perf - KVERBS_IOC_PERF: run a perftest-style test
+ * @size: sizeof(struct kverbs_perf)
+ * @flags: &enum kverbs_perf_flags; must be 0 for a server
+ * @role: &enum kverbs_role
+ * @test: client: &enum kverbs_perf_test, not KVERBS_PERF_ANY; server: the
+ *	test it runs, or KVERBS_PERF_ANY for whatever the client asks
+ * @msg_size: client: bytes per message, at least 1; server: the largest
+ *	accepted, 0 for the module's max_msg_size.  At most max_msg_size.
+ * @tx_depth: client: work requests kept outstanding, 0 for
+ *	KVERBS_PERF_DEFAULT_DEPTH, at most KVERBS_PERF_MAX_DEPTH (and what
+ *	the device allows); server: must be 0
+ * @iterations: client: messages to move; server: must be 0
+ * @duration_ns: client: run this long instead, at most
+ *	KVERBS_PERF_MAX_DURATION_NS; exactly one of @iterations and
+ *	@duration_ns is non-zero.  Server: must be 0.
+ * @timeout_ns: limit on each step and on the silence of the peer; 0 for
+ *	the module's timeout_ms; at most one hour.  A server waits for its
+ *	client without limit.
+ * @addr: client: the server's address and port; server: the address and
+ *	port to listen on, the address may be a wildcard.  A sockaddr_in or
+ *	sockaddr_in6, bytes past it zero.
+ * @src_addr: client: local address to use (port 0), or all zero; server:
+ *	must be all zero
+ * @result: (out) what happened, also filled in when the call fails
+ *
+ * A server serves one client and returns.  The client's request travels
+ * in the connection request as a versioned hello; a server that cannot
+ * run it rejects the connection and says why (@result.reject_reason).
+ * A signal ends the call with -EINTR and @result filled in.  Errors are
+ * those of KVERBS_IOC_PING, and: -ECONNREFUSED with @result.reject_reason
+ * set when the server refused the request; a server refusing a request
+ * fails with -EPROTO (a hello it does not understand), -EPROTONOSUPPORT
+ * (another version), -EMSGSIZE (too large a message), -EINVAL (other
+ * values out of range) or -EOPNOTSUPP (another test).
+ */
+struct kverbs_perf {
+	__u32 size;
+	__u32 flags;
+	__u32 role;
+	__u32 test;
+	__u32 msg_size;
+	__u32 tx_depth;
+	__aligned_u64 iterations;
+	__aligned_u64 duration_ns;
+	__aligned_u64 timeout_ns;
+	struct __kernel_sockaddr_storage addr;
+	struct __kernel_sockaddr_storage src_addr;
+	struct kverbs_perf_result result;
+};
+
+#define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)
 
 #endif /* _UAPI_KVERBS_H */

@@ -55,6 +55,7 @@ const char *kv_step_str(uint32_t step)
 		[KVERBS_STEP_LOCAL_INV] = "local_inv",
 		[KVERBS_STEP_VALIDATE] = "validate",
 		[KVERBS_STEP_LOG] = "log",
+		[KVERBS_STEP_HELLO] = "hello",
 	};
 
 	return kv_lookup(names, ARRAY_SIZE(names), step);
@@ -101,6 +102,7 @@ const char *kv_errno_name(int err)
 		{ EADDRINUSE, "EADDRINUSE" }, { EADDRNOTAVAIL, "EADDRNOTAVAIL" },
 		{ ECONNRESET, "ECONNRESET" }, { ECONNABORTED, "ECONNABORTED" },
 		{ EIO, "EIO" }, { EBADMSG, "EBADMSG" }, { EPROTO, "EPROTO" },
+		{ EPROTONOSUPPORT, "EPROTONOSUPPORT" },
 		{ ENODEV, "ENODEV" }, { EINTR, "EINTR" }, { ENOMEM, "ENOMEM" },
 		{ EFAULT, "EFAULT" }, { EOPNOTSUPP, "EOPNOTSUPP" },
 		{ ENETRESET, "ENETRESET" }, { ENOSPC, "ENOSPC" },

@@ -80,5 +80,8 @@ void kv_json_end(struct kv_json *j);
 /* subcommands */
 int kv_cmd_devices(int argc, char **argv);
 int kv_cmd_ping(int argc, char **argv);
+int kv_cmd_write_bw(int argc, char **argv);
+int kv_cmd_read_bw(int argc, char **argv);
+int kv_cmd_send_bw(int argc, char **argv);
 
 #endif /* KVERBS_TOOL_H */

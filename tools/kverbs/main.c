@@ -19,6 +19,9 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  devices    the RDMA devices the module sees, their ports and limits\n"
 		"  ping       rping-compatible ping: -s to serve, -c -a ADDR to ping\n"
+		"  write_bw   perftest's ib_write_bw: no ADDR to serve, ADDR to run\n"
+		"  read_bw    perftest's ib_read_bw\n"
+		"  send_bw    perftest's ib_send_bw\n"
 		"\n"
 		"'%s COMMAND --help' describes each command's options.\n"
 		"\n"
@@ -40,6 +43,9 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "devices", kv_cmd_devices },
 		{ "ping", kv_cmd_ping },
+		{ "write_bw", kv_cmd_write_bw },
+		{ "read_bw", kv_cmd_read_bw },
+		{ "send_bw", kv_cmd_send_bw },
 	};
 	size_t i;
 

@@ -432,14 +432,14 @@ KV_TEST(wc_status_str)
 
 KV_TEST(step_str_every_step)
 {
-	const char *names[KVERBS_STEP_LOG + 1];
+	const char *names[KVERBS_STEP_HELLO + 1];
 	uint32_t s, t;
 
 	/*
 	 * The names are JSON "step" values that scripts match on: each step
 	 * needs its own, and one that is safe as an identifier.
 	 */
-	for (s = KVERBS_STEP_NONE; s <= KVERBS_STEP_LOG; s++) {
+	for (s = KVERBS_STEP_NONE; s <= KVERBS_STEP_HELLO; s++) {
 		const char *p;
 
 		names[s] = kv_step_str(s);
@@ -457,7 +457,8 @@ KV_TEST(step_str_every_step)
 	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_NONE), "none");
 	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_CONNECT), "connect");
 	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_RDMA_READ), "rdma_read");
-	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_LOG + 1), "unknown");
+	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_HELLO), "hello");
+	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_HELLO + 1), "unknown");
 	KV_EXPECT_STREQ(kv_step_str(UINT32_MAX), "unknown");
 }
 

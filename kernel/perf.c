@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KVERBS_IOC_PERF: argument checks, the data pattern, busy polling and
+ * results, shared by the perf client and server.
+ */
+#include "perf.h"
+
+#include <linux/math64.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+/* Completions handled per ib_process_cq_direct() call. */
+#define KVERBS_PERF_POLL_BUDGET	64
+
+static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
+
+/**
+ * kverbs_perf_slots - how many messages a side's buffer holds
+ * @stride: bytes per message
+ * @depth: the TX depth; more slots than messages in flight buy nothing
+ * @max_bytes: the buffer's limit
+ *
+ * With --validate a slot is rewritten every this many iterations, and a
+ * message that never arrived leaves the older one in place.  The first
+ * byte of the pattern changes with the iteration with a period of 256,
+ * so a multiple of 256 is avoided: a stale 1-byte message cannot pass.
+ */
+u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes)
+{
+	u32 n = clamp_t(u32, max_bytes / stride, 1, depth);
+
+	if (n >= 256 && !(n % 256))
+		n--;
+	return n;
+}
+
+/*
+ * Word @w of the message of iteration @iter.  Word 0 is the iteration
+ * number times an odd constant, which is one to one, so the message says
+ * which iteration it belongs to; the others differ from word to word.
+ */
+static inline u64 kverbs_perf_word(u64 iter, u32 w)
+{
+	return (iter + 1) * 0x9e3779b97f4a7c15ULL ^ (w * 0xbf58476d1ce4e5b9ULL);
+}
+
+/*
+ * Messages start anywhere: slots are msg_size bytes apart.  memcpy() of
+ * a word is what get/put_unaligned compile to, and their header moved
+ * between the kernels kverbs builds for.
+ */
+static inline void kverbs_perf_put_word(u8 *p, u64 v)
+{
+	__le64 le = cpu_to_le64(v);
+
+	memcpy(p, &le, sizeof(le));
+}
+
+static inline u64 kverbs_perf_get_word(const u8 *p)
+{
+	__le64 le;
+
+	memcpy(&le, p, sizeof(le));
+	return le64_to_cpu(le);
+}
+
+/**
+ * kverbs_perf_fill - write the pattern of iteration @iter
+ * @buf: where
+ * @len: the message size, at least 1
+ * @iter: iteration number, from 0
+ */
+void kverbs_perf_fill(void *buf, u32 len, u64 iter)
+{
+	u8 *p = buf;
+	u32 w, i;
+	u64 v;
+
+	for (w = 0; (w + 1) * 8 <= len; w++)
+		kverbs_perf_put_word(p + w * 8, kverbs_perf_word(iter, w));
+	v = kverbs_perf_word(iter, w);
+	for (i = w * 8; i < len; i++, v >>= 8)
+		p[i] = v;
+}
+
+/**
+ * kverbs_perf_check - compare a message with the pattern of @iter
+ * @buf: the message
+ * @len: its size
+ * @iter: iteration number
+ * @offset: set to the first differing byte when they differ
+ *
+ * Returns true when every byte matches.
+ */
+bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset)
+{
+	const u8 *p = buf;
+	u32 w, i;
+	u64 v;
+
+	for (w = 0; (w + 1) * 8 <= len; w++)
+		if (kverbs_perf_get_word(p + w * 8) != kverbs_perf_word(iter, w))
+			break;
+	v = kverbs_perf_word(iter, w);
+	for (i = w * 8; i < len; i++, v >>= 8) {
+		if (p[i] != (u8)v) {
+			*offset = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+/**
+ * kverbs_perf_poll - one round of busy polling
+ * @ep: an endpoint whose CQ is IB_POLL_DIRECT
+ * @deadline_ns: ktime_get_ns() past which the wait has failed
+ *
+ * Runs the handlers of what completed, in the caller's thread.  Any
+ * signal ends a test, which then reports what it did so far.
+ *
+ * Returns 0 to poll again, the endpoint's failure, -EINTR or -ETIMEDOUT.
+ */
+int kverbs_perf_poll(struct kverbs_ep *ep, u64 deadline_ns)
+{
+	ib_process_cq_direct(ep->cq, KVERBS_PERF_POLL_BUDGET);
+	if (kverbs_ep_error(ep))
+		return kverbs_ep_reset_cause(ep);
+	if (signal_pending(current))
+		return -EINTR;
+	if (ktime_get_ns() > deadline_ns)
+		return -ETIMEDOUT;
+	/* Busy, but not at the expense of the device's own threads (rxe, siw). */
+	cond_resched();
+	return 0;
+}
+
+/**
+ * kverbs_perf_ctrl_wr - build the SEND of a control message
+ * @msg: a send buffer whose contents the caller filled in
+ * @wr: the work request to fill in, signaled
+ * @type: the message's type, written into it
+ *
+ * A SEND with immediate data: a receive that may also take data tells
+ * control messages by it.
+ */
+void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
+			 enum kverbs_perf_msg_type type)
+{
+	struct kverbs_perf_msg *m = msg->buf;
+
+	m->type = cpu_to_le32(type);
+	kverbs_msg_send_wr(msg, wr);
+	wr->opcode = IB_WR_SEND_WITH_IMM;
+	wr->ex.imm_data = cpu_to_be32(KVERBS_PERF_CTRL_IMM);
+}
+
+/**
+ * kverbs_perf_describe_ep - note in the result where the test runs
+ * @run: the test
+ * @ep: its connection, bound to a device and port
+ */
+void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep)
+{
+	struct kverbs_perf_result *res = run->result;
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 port = kverbs_ep_port(ep);
+	struct ib_port_attr attr;
+
+	strscpy(res->ibdev, dev_name(&ibdev->dev), sizeof(res->ibdev));
+	res->port_num = port;
+	res->transport = rdma_node_get_transport(ibdev->node_type);
+	res->link_layer = rdma_port_get_link_layer(ibdev, port);
+	if (!ib_query_port(ibdev, port, &attr))
+		res->active_mtu = ib_mtu_enum_to_int(attr.active_mtu);
+}
+
+/**
+ * kverbs_perf_set_rates - fill in the numbers of a test that ran
+ * @res: the result
+ * @iterations: messages completed
+ * @elapsed_ns: how long they took
+ * @peak_bps: the highest rate over a millisecond or more, 0 if unknown
+ */
+void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
+			   u64 elapsed_ns, u64 peak_bps)
+{
+	res->iterations = iterations;
+	res->bytes = iterations * res->msg_size;
+	res->elapsed_ns = elapsed_ns;
+	if (!elapsed_ns)
+		return;
+	res->avg_bps = mul_u64_u64_div_u64(res->bytes, NSEC_PER_SEC, elapsed_ns);
+	res->msg_rate = mul_u64_u64_div_u64(iterations, NSEC_PER_SEC, elapsed_ns);
+	res->peak_bps = max(peak_bps, res->avg_bps);
+}
+
+/**
+ * kverbs_perf_fail - make a connection's failure the test's report
+ * @ep: the connection
+ * @run: the test
+ * @error: the error the connection ended with, as the test saw it
+ */
+void kverbs_perf_fail(struct kverbs_ep *ep, struct kverbs_perf_run *run,
+		      int error)
+{
+	kverbs_ep_fail_info(ep, &run->fail);
+	if (!run->fail.error)
+		run->fail.error = error;
+}
+
+static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *run)
+{
+	bool server = cmd->role == KVERBS_ROLE_SERVER;
+	int ret;
+
+	if (cmd->flags & ~KVERBS_PERF_F_VALIDATE)
+		return -EINVAL;
+	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
+		return -EINVAL;
+	if (cmd->test > KVERBS_PERF_SEND_BW || (!server && !cmd->test))
+		return -EINVAL;
+	if (cmd->timeout_ns > KVERBS_MAX_TIMEOUT_NS)
+		return -EINVAL;
+	if (server) {
+		/* The client says what to run; the server only sets limits. */
+		if (cmd->flags || cmd->tx_depth || cmd->iterations ||
+		    cmd->duration_ns)
+			return -EINVAL;
+	} else {
+		if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
+			return -EINVAL;
+		if (!cmd->iterations == !cmd->duration_ns ||
+		    cmd->duration_ns > KVERBS_PERF_MAX_DURATION_NS)
+			return -EINVAL;
+	}
+	if (cmd->msg_size > kverbs_max_msg_size)
+		return -EMSGSIZE;
+
+	ret = kverbs_sockaddr_check(&cmd->addr, true);
+	if (ret)
+		return ret;
+	if (cmd->src_addr.ss_family) {
+		if (server || cmd->src_addr.ss_family != cmd->addr.ss_family)
+			return -EINVAL;
+		ret = kverbs_sockaddr_check(&cmd->src_addr, false);
+		if (ret)
+			return ret;
+	} else if (memchr_inv(&cmd->src_addr, 0, sizeof(cmd->src_addr))) {
+		return -EINVAL;
+	}
+
+	run->test = cmd->test;
+	run->flags = cmd->flags;
+	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
+	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
+	run->iterations = cmd->iterations;
+	run->duration_ns = cmd->duration_ns;
+	run->timeout_ns = cmd->timeout_ns ?:
+			  (u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
+	memcpy(&run->addr, &cmd->addr, sizeof(run->addr));
+	memcpy(&run->src, &cmd->src_addr, sizeof(run->src));
+	run->have_src = cmd->src_addr.ss_family;
+	return 0;
+}
+
+/**
+ * kverbs_perf_cmd - KVERBS_IOC_PERF
+ * @cmd: the caller's arguments; @cmd->result is filled in, also on failure
+ *
+ * Returns 0 when the test completed, else a negative errno as
+ * include/uapi/kverbs.h lists them.
+ */
+int kverbs_perf_cmd(struct kverbs_perf *cmd)
+{
+	struct kverbs_perf_result *res = &cmd->result;
+	struct kverbs_perf_run *run;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	run->result = res;
+
+	ret = kverbs_perf_parse(cmd, run);
+	if (ret)
+		goto out_free;
+	if (cmd->role == KVERBS_ROLE_SERVER) {
+		ret = kverbs_perf_server(run);
+	} else {
+		res->test = run->test;
+		res->flags = run->flags;
+		res->msg_size = run->msg_size;
+		res->tx_depth = run->tx_depth;
+		res->count = run->iterations;
+		res->duration_ns = run->duration_ns;
+		ret = kverbs_perf_client(run);
+	}
+
+	if (run->fail.error) {
+		res->error = run->fail.error;
+		res->failed_step = run->fail.step;
+		res->valid = run->fail.valid;
+		res->wc_status = run->fail.wc_status;
+		res->vendor_err = run->fail.vendor_err;
+		res->cm_event = run->fail.cm_event;
+		res->cm_status = run->fail.cm_status;
+		res->mismatch_offset = run->fail.mismatch_offset;
+	}
+out_free:
+	kfree(run);
+	if (ret == -ENOMEM && !res->error) {
+		res->error = ret;
+		res->failed_step = KVERBS_STEP_SETUP;
+	}
+	return ret;
+}

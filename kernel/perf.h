@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perftest-style bandwidth tests, shared by their client and server
+ * halves.
+ *
+ * The client says what to run in its connection request: a versioned
+ * hello in the rdma_cm private data.  A server that cannot run it
+ * rejects the connection with a reason in the reject's private data.
+ *
+ *   client                                 server
+ *   connect(hello)                  ---->  check the hello, accept
+ *                                   <----  REG_MR(buffer), SEND ADV
+ *   the test: WRITEs into the server's buffer, READs from it, or SENDs
+ *   into its receives, a window of tx_depth of them in flight;
+ *   with --validate, WRITE and READ run in rounds:
+ *     WRITE round, SEND ROUND        ---->  check each slot
+ *                                   <----  SEND ROUND_OK
+ *     (READ: the server fills the slots, the client checks them)
+ *   SEND PROGRESS now and then      ---->  (the server's wait is bounded)
+ *   SEND DONE {iterations, time}    ---->  the server's report
+ *
+ * Messages from the client are SENDs with immediate data, so that a
+ * server taking SEND data into the same receives tells them apart.
+ * Everything on the wire is little-endian.
+ */
+#ifndef _KVERBS_PERF_H
+#define _KVERBS_PERF_H
+
+#include "kverbs.h"
+
+#define KVERBS_PERF_MAGIC	0x6b76	/* "kv" */
+#define KVERBS_PERF_VERSION	1
+
+/**
+ * struct kverbs_perf_hello - the client's request, in its CM private data
+ * @magic: KVERBS_PERF_MAGIC
+ * @version: KVERBS_PERF_VERSION
+ * @test: &enum kverbs_perf_test
+ * @flags: &enum kverbs_perf_flags
+ * @msg_size: bytes per message
+ * @tx_depth: work requests the client keeps outstanding
+ * @iterations: messages, 0 in duration mode
+ * @duration_ns: duration, 0 in iterations mode
+ * @reserved: zero; a server rejects a hello where it is not
+ *
+ * 56 bytes: all that an InfiniBand connection request carries for us.
+ */
+struct kverbs_perf_hello {
+	__le16 magic;
+	__le16 version;
+	__le16 test;
+	__le16 flags;
+	__le32 msg_size;
+	__le32 tx_depth;
+	__le64 iterations;
+	__le64 duration_ns;
+	u8 reserved[24];
+};
+
+/**
+ * struct kverbs_perf_reject_msg - why a server refused, in the reject
+ * @magic: KVERBS_PERF_MAGIC
+ * @version: the hello version the server speaks
+ * @reason: &enum kverbs_perf_reject
+ * @reserved0: zero
+ * @value: what @reason refers to
+ * @reserved1: zero
+ */
+struct kverbs_perf_reject_msg {
+	__le16 magic;
+	__le16 version;
+	__le16 reason;
+	__le16 reserved0;
+	__le32 value;
+	__le32 reserved1;
+};
+
+enum kverbs_perf_msg_type {
+	KVERBS_PERF_MSG_ADV = 1,	/* server: the buffer, ready */
+	KVERBS_PERF_MSG_ROUND,		/* client: a round is written / read */
+	KVERBS_PERF_MSG_ROUND_OK,	/* server: checked / next round filled */
+	KVERBS_PERF_MSG_PROGRESS,	/* client: still running */
+	KVERBS_PERF_MSG_DONE,		/* client: the end, and its numbers */
+};
+
+/*
+ * A control message.  ADV: @addr, @rkey, @slots and @stride describe the
+ * server's buffer, @slots messages @stride bytes apart.  ROUND: @a is the
+ * round's first iteration, @b its length.  ROUND_OK: @a is the next
+ * round's first iteration.  DONE: @a iterations, @b elapsed ns, @c peak
+ * bytes per second.
+ */
+struct kverbs_perf_msg {
+	__le32 type;
+	__le32 rkey;
+	__le64 addr;
+	__le64 a;
+	__le64 b;
+	__le64 c;
+	__le32 slots;
+	__le32 stride;
+};
+
+/* Immediate data of the client's control messages. */
+#define KVERBS_PERF_CTRL_IMM	0x6b76706d	/* "kvpm" */
+
+/**
+ * struct kverbs_perf_run - one KVERBS_IOC_PERF call
+ * @test: &enum kverbs_perf_test
+ * @flags: KVERBS_PERF_F_*
+ * @msg_size: client: bytes per message; server: the largest accepted
+ * @tx_depth: client: work requests outstanding
+ * @iterations: client: messages, 0 in duration mode
+ * @duration_ns: client: duration, 0 in iterations mode
+ * @timeout_ns: limit on each step
+ * @addr: where to connect, or where to listen
+ * @src: client: local address, valid if @have_src
+ * @have_src: @src was given
+ * @result: the results that go back to userspace
+ * @fail: the failure reported in @result
+ */
+struct kverbs_perf_run {
+	u32 test;
+	u32 flags;
+	u32 msg_size;
+	u32 tx_depth;
+	u64 iterations;
+	u64 duration_ns;
+	u64 timeout_ns;
+	struct sockaddr_storage addr;
+	struct sockaddr_storage src;
+	bool have_src;
+	struct kverbs_perf_result *result;
+	struct kverbs_fail fail;
+};
+
+int kverbs_perf_client(struct kverbs_perf_run *run);
+int kverbs_perf_server(struct kverbs_perf_run *run);
+
+u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes);
+void kverbs_perf_fill(void *buf, u32 len, u64 iter);
+bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset);
+int kverbs_perf_poll(struct kverbs_ep *ep, u64 deadline_ns);
+void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
+void kverbs_perf_fail(struct kverbs_ep *ep, struct kverbs_perf_run *run,
+		      int error);
+void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
+			   u64 elapsed_ns, u64 peak_bps);
+void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
+			 enum kverbs_perf_msg_type type);
+
+/**
+ * kverbs_perf_wait - busy-poll an endpoint's CQ until @cond holds
+ * @ep: the endpoint, whose CQ is IB_POLL_DIRECT
+ * @cond: the condition, which completion handlers make true
+ * @timeout_ns: limit, from now
+ *
+ * Evaluates to 0 once @cond holds; otherwise to the endpoint's failure,
+ * -ETIMEDOUT, or -EINTR on any signal (see kverbs_perf_poll()).
+ */
+#define kverbs_perf_wait(ep, cond, timeout_ns)				\
+({									\
+	u64 __deadline = ktime_get_ns() + (timeout_ns);			\
+	int __err;							\
+									\
+	do {								\
+		__err = kverbs_perf_poll(ep, __deadline);		\
+	} while (!__err && !(cond));					\
+	(cond) ? 0 : __err;						\
+})
+
+#endif /* _KVERBS_PERF_H */

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf client: sends its hello, then keeps a window of RDMA WRITEs,
+ * RDMA READs or SENDs in flight until its iterations are done or its
+ * time is up, and tells the server how it went.
+ */
+#include "perf.h"
+#include "trace.h"
+
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+/* A side's buffer: enough slots to keep a window busy, not more than this. */
+#define KVERBS_PERF_BUF_BYTES	(16U << 20)
+/* Peak rates are measured over intervals of at least this long. */
+#define KVERBS_PERF_SAMPLE_NS	NSEC_PER_MSEC
+
+struct kverbs_perf_client;
+
+/* One data work request in flight; WR n uses entry n % window. */
+struct kverbs_perf_wr {
+	struct ib_cqe cqe;
+	struct kverbs_perf_client *c;
+	u64 seq;
+};
+
+struct kverbs_perf_client {
+	struct kverbs_perf_run *run;
+	struct kverbs_ep *ep;
+	struct kverbs_buf buf;		/* WRITE and SEND sources, READ sinks */
+	u32 slots;			/* messages @buf holds */
+	u32 window;			/* data work requests in flight at most */
+	u32 signal_every;		/* one data work request in this many is signaled */
+	enum kverbs_step step;		/* what the data work requests do */
+	struct kverbs_perf_wr *wrs;
+	struct kverbs_msg ctrl_send;
+	struct kverbs_msg ctrl_recv;
+	u64 remote_addr;
+	u32 rkey;
+	u32 remote_slots;
+	u32 remote_stride;
+	u64 posted;			/* data work requests posted */
+	u64 completed;			/* ... and known to be complete */
+	u64 deadline_ns;		/* duration mode: when to stop */
+	u64 start_ns;
+	u64 sample_ns;			/* start of the current peak interval */
+	u64 sample_done;		/* @completed at that time */
+	u64 peak_bps;
+	u64 ctrl_ns;			/* when we last told the server anything */
+};
+
+static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe);
+	struct kverbs_perf_client *c = w->c;
+
+	trace_kverbs_wc(wc, c->step);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(cq->cq_context, wc, c->step);
+		return;
+	}
+	/* The send queue completes in order: everything before it is done. */
+	c->completed = max(c->completed, w->seq + 1);
+}
+
+static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
+{
+	struct kverbs_perf_run *run = c->run;
+	struct kverbs_ep *ep = c->ep;
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 max_reg = kverbs_max_reg_size(ibdev);
+	struct kverbs_ep_caps caps = {
+		.max_recv_wr = 1,	/* the server answers one message at a time */
+		.max_send_sge = 1,
+		.direct_poll = true,
+	};
+	u32 i;
+	int ret;
+
+	if (!max_reg) {
+		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
+		return -EOPNOTSUPP;
+	}
+	if (run->msg_size > max_reg)
+		return -EMSGSIZE;
+	c->slots = kverbs_perf_slots(run->msg_size, run->tx_depth,
+				     min(KVERBS_PERF_BUF_BYTES, max_reg));
+	/* A slot is refilled only once the work request that used it is done. */
+	c->window = run->flags & KVERBS_PERF_F_VALIDATE ?
+		    min(c->slots, run->tx_depth) : run->tx_depth;
+	/*
+	 * Signal a quarter of the window: the unsignaled work requests
+	 * before a signaled one leave the send queue with its completion,
+	 * so at least one of any window's worth is signaled and the queue
+	 * never overflows, and the window is refilled well before it runs
+	 * dry.  The last one of a burst is always signaled.
+	 */
+	c->signal_every = DIV_ROUND_UP(c->window, 4);
+	/* The window, the registration of our buffer, one control message. */
+	caps.max_send_wr = c->window + 2;
+	ret = kverbs_ep_create_qp(ep, &caps);
+	if (ret)
+		return ret;
+
+	c->wrs = kvcalloc(c->window, sizeof(*c->wrs), GFP_KERNEL);
+	if (!c->wrs)
+		return -ENOMEM;
+	for (i = 0; i < c->window; i++) {
+		c->wrs[i].cqe.done = kverbs_perf_client_wr_done;
+		c->wrs[i].c = c;
+	}
+	ret = kverbs_buf_alloc(&c->buf, (size_t)c->slots * run->msg_size);
+	if (ret)
+		return ret;
+	ret = kverbs_buf_map(&c->buf, ep->pd, DMA_BIDIRECTIONAL);
+	if (ret)
+		return ret;
+	ret = kverbs_msg_alloc(&c->ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
+			       DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	/* Nothing was sent yet: the buffer is free. */
+	c->ctrl_send.done = true;
+	return kverbs_msg_alloc(&c->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
+				DMA_FROM_DEVICE);
+}
+
+static void kverbs_perf_client_hello(struct kverbs_perf_client *c,
+				     struct kverbs_perf_hello *h)
+{
+	struct kverbs_perf_run *run = c->run;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_le16(KVERBS_PERF_MAGIC);
+	h->version = cpu_to_le16(KVERBS_PERF_VERSION);
+	h->test = cpu_to_le16(run->test);
+	h->flags = cpu_to_le16(run->flags);
+	h->msg_size = cpu_to_le32(run->msg_size);
+	h->tx_depth = cpu_to_le32(run->tx_depth);
+	h->iterations = cpu_to_le64(run->iterations);
+	h->duration_ns = cpu_to_le64(run->duration_ns);
+}
+
+/* The server refused us: what did it say? */
+static void kverbs_perf_client_rejected(struct kverbs_perf_client *c)
+{
+	struct kverbs_perf_result *res = c->run->result;
+	struct kverbs_perf_reject_msg rej;
+	struct kverbs_ep *ep = c->ep;
+	unsigned long flags;
+	bool ours;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ours = ep->private_data_len >= sizeof(rej);
+	if (ours)
+		memcpy(&rej, ep->private_data, sizeof(rej));
+	spin_unlock_irqrestore(&ep->lock, flags);
+	/* Anything else is a busy server, or not a kverbs perf server. */
+	if (!ours || le16_to_cpu(rej.magic) != KVERBS_PERF_MAGIC || !rej.reason)
+		return;
+	res->reject_reason = le16_to_cpu(rej.reason);
+	res->reject_value = le32_to_cpu(rej.value);
+	res->reject_version = le16_to_cpu(rej.version);
+	c->run->fail.step = KVERBS_STEP_HELLO;
+}
+
+/* Wait for the server's next message, which must be of type @type. */
+static int kverbs_perf_client_wait_ctrl(struct kverbs_perf_client *c,
+					enum kverbs_perf_msg_type type,
+					struct kverbs_perf_msg *m)
+{
+	struct kverbs_ep *ep = c->ep;
+	int ret;
+
+	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_recv.done),
+			       c->run->timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	kverbs_msg_sync_for_cpu(&c->ctrl_recv);
+	memcpy(m, c->ctrl_recv.buf, sizeof(*m));
+	if (c->ctrl_recv.byte_len != sizeof(*m) || le32_to_cpu(m->type) != type)
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	return kverbs_msg_post_recv(&c->ctrl_recv, ep);
+}
+
+/* Send a control message, once the previous one is out. */
+static int kverbs_perf_client_ctrl(struct kverbs_perf_client *c,
+				   enum kverbs_perf_msg_type type,
+				   u64 a, u64 b, u64 peak)
+{
+	struct kverbs_perf_msg *m = c->ctrl_send.buf;
+	struct kverbs_ep *ep = c->ep;
+	struct ib_send_wr wr;
+	int ret;
+
+	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
+			       c->run->timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
+	memset(m, 0, sizeof(*m));
+	m->a = cpu_to_le64(a);
+	m->b = cpu_to_le64(b);
+	m->c = cpu_to_le64(peak);
+	kverbs_perf_ctrl_wr(&c->ctrl_send, &wr, type);
+	c->ctrl_ns = ktime_get_ns();
+	return kverbs_post_send(ep, &wr, KVERBS_STEP_SEND);
+}
+
+/* Learn where the server's buffer is, and make ours usable. */
+static int kverbs_perf_client_start(struct kverbs_perf_client *c)
+{
+	struct kverbs_perf_run *run = c->run;
+	struct kverbs_perf_msg m;
+	struct ib_reg_wr reg_wr;
+	int ret;
+
+	ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ADV, &m);
+	if (ret)
+		return ret;
+	c->remote_addr = le64_to_cpu(m.addr);
+	c->rkey = le32_to_cpu(m.rkey);
+	c->remote_slots = le32_to_cpu(m.slots);
+	c->remote_stride = le32_to_cpu(m.stride);
+	if (!c->remote_slots || c->remote_stride < run->msg_size)
+		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+	/* With --validate both sides count rounds of the same length. */
+	if ((run->flags & KVERBS_PERF_F_VALIDATE) && run->test != KVERBS_PERF_SEND_BW &&
+	    c->remote_slots != c->slots)
+		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+
+	/* The send queue runs it before any data work request. */
+	kverbs_buf_reg_wr(&c->buf, &reg_wr, IB_ACCESS_LOCAL_WRITE);
+	return kverbs_post_send(c->ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
+}
+
+static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
+{
+	struct kverbs_perf_run *run = c->run;
+	u64 seq = c->posted, n = seq;
+	u32 slot = do_div(n, c->slots), rslot, wi;
+	struct kverbs_perf_wr *w;
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge;
+
+	n = seq;
+	rslot = do_div(n, c->remote_slots);
+	n = seq;
+	wi = do_div(n, c->window);
+	w = &c->wrs[wi];
+	w->seq = seq;
+
+	sge.addr = c->buf.mr->iova + (u64)slot * run->msg_size;
+	sge.length = run->msg_size;
+	sge.lkey = c->buf.mr->lkey;
+	wr.wr.wr_cqe = &w->cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.send_flags = signaled ? IB_SEND_SIGNALED : 0;
+	switch (run->test) {
+	case KVERBS_PERF_WRITE_BW:
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		break;
+	case KVERBS_PERF_READ_BW:
+		wr.wr.opcode = IB_WR_RDMA_READ;
+		break;
+	default:
+		wr.wr.opcode = IB_WR_SEND;
+		break;
+	}
+	wr.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
+	wr.rkey = c->rkey;
+	return kverbs_post_send(c->ep, &wr.wr, c->step);
+}
+
+/* Account completions for the peak rate, over intervals of a millisecond. */
+static void kverbs_perf_client_sample(struct kverbs_perf_client *c, u64 now)
+{
+	u64 bytes;
+
+	if (now - c->sample_ns < KVERBS_PERF_SAMPLE_NS)
+		return;
+	bytes = (c->completed - c->sample_done) * c->run->msg_size;
+	c->peak_bps = max(c->peak_bps, mul_u64_u64_div_u64(bytes, NSEC_PER_SEC,
+							   now - c->sample_ns));
+	c->sample_ns = now;
+	c->sample_done = c->completed;
+}
+
+/*
+ * Post @n data work requests, or in duration mode (@n 0) until the time
+ * is up, keeping the window full; return once all of them completed.
+ */
+static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
+{
+	struct kverbs_perf_run *run = c->run;
+	struct kverbs_ep *ep = c->ep;
+	u64 first = c->posted, now, k;
+	bool last = false;
+	int ret;
+
+	while (!last) {
+		ret = kverbs_perf_wait(ep, c->posted - c->completed < c->window,
+				       run->timeout_ns);
+		if (ret)
+			return kverbs_ep_failed(ep, ret, c->step);
+		now = ktime_get_ns();
+		kverbs_perf_client_sample(c, now);
+		last = n ? c->posted + 1 == first + n : now >= c->deadline_ns;
+		k = c->posted - first;
+		ret = kverbs_perf_client_post(c, last ||
+					      do_div(k, c->signal_every) == c->signal_every - 1);
+		if (ret)
+			return ret;
+		c->posted++;
+		/*
+		 * The server sees nothing of RDMA READs and WRITEs; so that
+		 * its wait can be bounded, tell it now and then that we are
+		 * still at it.
+		 */
+		if (now - c->ctrl_ns > run->timeout_ns / 4 &&
+		    kverbs_is_done(&c->ctrl_send.done)) {
+			ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
+						      c->completed, 0, 0);
+			if (ret)
+				return ret;
+		}
+	}
+	ret = kverbs_perf_wait(ep, c->completed == c->posted, run->timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, c->step);
+	kverbs_perf_client_sample(c, ktime_get_ns());
+	return 0;
+}
+
+/*
+ * --validate: rounds of as many messages as the buffers hold.  We fill
+ * what we WRITE or SEND; the server checks it.  The server fills what we
+ * READ; we check it.  For WRITE and READ, a message after each round
+ * tells the other side that it may look at, or refill, the slots.
+ */
+static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
+				    u64 n)
+{
+	struct kverbs_perf_run *run = c->run;
+	struct kverbs_perf_msg m;
+	u32 len = run->msg_size, offset;
+	u64 i;
+	int ret;
+
+	if (run->test != KVERBS_PERF_READ_BW) {
+		for (i = 0; i < n; i++)
+			kverbs_perf_fill(c->buf.vaddr + i * len, len, first + i);
+		kverbs_buf_sync_for_device(&c->buf);
+	}
+	ret = kverbs_perf_client_burst(c, n);
+	if (ret || run->test == KVERBS_PERF_SEND_BW)
+		return ret;
+	if (run->test == KVERBS_PERF_READ_BW) {
+		kverbs_buf_sync_for_cpu(&c->buf);
+		for (i = 0; i < n; i++) {
+			if (!kverbs_perf_check(c->buf.vaddr + i * len, len,
+					       first + i, &offset)) {
+				run->result->mismatch_iter = first + i;
+				return kverbs_ep_mismatch(c->ep, offset);
+			}
+		}
+	}
+	ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_ROUND, first, n, 0);
+	if (!ret)
+		ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ROUND_OK, &m);
+	if (ret)
+		return ret;
+	if (le64_to_cpu(m.a) != first + n)
+		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+	return 0;
+}
+
+static int kverbs_perf_client_run(struct kverbs_perf_client *c)
+{
+	struct kverbs_perf_run *run = c->run;
+	u64 n;
+	int ret;
+
+	c->start_ns = ktime_get_ns();
+	c->sample_ns = c->start_ns;
+	c->ctrl_ns = c->start_ns;
+	c->deadline_ns = c->start_ns + run->duration_ns;
+	if (!(run->flags & KVERBS_PERF_F_VALIDATE))
+		return kverbs_perf_client_burst(c, run->iterations);
+	for (;;) {
+		if (run->iterations) {
+			if (c->posted == run->iterations)
+				return 0;
+			n = min_t(u64, c->slots, run->iterations - c->posted);
+		} else {
+			if (ktime_get_ns() >= c->deadline_ns)
+				return 0;
+			n = c->slots;
+		}
+		ret = kverbs_perf_client_round(c, c->posted, n);
+		if (ret)
+			return ret;
+	}
+}
+
+/* The server's report is ours: tell it, and wait until it has it. */
+static int kverbs_perf_client_done(struct kverbs_perf_client *c, u64 elapsed_ns)
+{
+	struct kverbs_ep *ep = c->ep;
+	int ret;
+
+	ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_DONE, c->completed,
+				      elapsed_ns, c->peak_bps);
+	if (!ret)
+		ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
+				       c->run->timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
+	return 0;
+}
+
+static enum kverbs_step kverbs_perf_client_step(u32 test)
+{
+	switch (test) {
+	case KVERBS_PERF_WRITE_BW:
+		return KVERBS_STEP_RDMA_WRITE;
+	case KVERBS_PERF_READ_BW:
+		return KVERBS_STEP_RDMA_READ;
+	default:
+		return KVERBS_STEP_SEND;
+	}
+}
+
+/**
+ * kverbs_perf_client - run the client side of a perf test
+ * @run: the test
+ *
+ * Returns 0 when the test ran to its end, else the first failure, which
+ * is also in @run->fail; -EINTR when a signal ended it, with the numbers
+ * of what ran until then in @run->result.
+ */
+int kverbs_perf_client(struct kverbs_perf_run *run)
+{
+	struct kverbs_perf_hello hello;
+	struct kverbs_perf_client *c;
+	struct kverbs_ep *ep;
+	u64 elapsed = 0;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c) {
+		run->fail.error = -ENOMEM;
+		run->fail.step = KVERBS_STEP_SETUP;
+		return -ENOMEM;
+	}
+	c->run = run;
+	c->step = kverbs_perf_client_step(run->test);
+
+	ep = kverbs_ep_create();
+	if (IS_ERR(ep)) {
+		ret = PTR_ERR(ep);
+		run->fail.error = ret;
+		run->fail.step = KVERBS_STEP_SETUP;
+		goto out_free;
+	}
+	c->ep = ep;
+
+	ret = kverbs_ep_resolve(ep, run->have_src ? (struct sockaddr *)&run->src : NULL,
+				(struct sockaddr *)&run->addr, run->timeout_ns);
+	if (ret)
+		goto out_destroy;
+	kverbs_perf_describe_ep(run, ep);
+	ret = kverbs_perf_client_setup(c);
+	if (ret) {
+		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+		goto out_destroy;
+	}
+	ret = kverbs_msg_post_recv(&c->ctrl_recv, ep);
+	if (ret)
+		goto out_destroy;
+	kverbs_perf_client_hello(c, &hello);
+	/* READ: as many in flight towards the server as both devices allow. */
+	ret = kverbs_ep_connect_data(ep, min_t(u32, run->tx_depth, U8_MAX),
+				     run->timeout_ns, &hello, sizeof(hello));
+	if (ret)
+		goto out_destroy;
+	ret = kverbs_perf_client_start(c);
+	if (ret)
+		goto out_destroy;
+
+	ret = kverbs_perf_client_run(c);
+	elapsed = ktime_get_ns() - c->start_ns;
+	if (!ret)
+		ret = kverbs_perf_client_done(c, elapsed);
+
+out_destroy:
+	if (ret)
+		kverbs_perf_fail(ep, run, ret);
+	if (ret == -ECONNREFUSED)
+		kverbs_perf_client_rejected(c);
+	kverbs_perf_set_rates(run->result, c->completed, elapsed, c->peak_bps);
+	/* Flush everything before the buffers the work requests used go. */
+	kverbs_ep_drain(ep);
+	kverbs_msg_free(&c->ctrl_recv);
+	kverbs_msg_free(&c->ctrl_send);
+	kverbs_buf_free(&c->buf);
+	kvfree(c->wrs);
+	kverbs_ep_destroy(ep);
+out_free:
+	kfree(c);
+	return ret;
+}

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf server: checks a client's hello, offers it a buffer, and for
+ * SEND takes what arrives; with --validate it checks, or fills, every
+ * message.  It reports what its client tells it at the end.
+ */
+#include "perf.h"
+#include "trace.h"
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <rdma/ib_cm.h>
+
+/* A side's buffer: enough slots to keep a window busy, not more than this. */
+#define KVERBS_PERF_BUF_BYTES	(16U << 20)
+
+struct kverbs_perf_server;
+
+/* A receive of SEND data, or of a control message (SEND_BW). */
+struct kverbs_perf_recv {
+	struct ib_cqe cqe;
+	struct kverbs_ep *ep;
+	u32 byte_len;
+	bool ctrl;		/* a control message, by its immediate data */
+	bool done;
+};
+
+struct kverbs_perf_server {
+	struct kverbs_perf_run *run;
+	struct kverbs_ep *ep;
+	u32 test;
+	u32 flags;
+	u32 msg_size;
+	u32 tx_depth;
+	struct kverbs_buf buf;		/* the client's target, source or receives */
+	u32 slots;
+	u32 stride;			/* bytes from one slot to the next */
+	struct kverbs_perf_recv *recvs;	/* SEND_BW: one per slot */
+	struct kverbs_msg ctrl_send;	/* ADV, ROUND_OK */
+	struct kverbs_msg ctrl_recv;	/* WRITE_BW, READ_BW: the client's messages */
+	u64 consumed;			/* SEND_BW: receives taken, data or not */
+	u64 received;			/* SEND_BW: data messages received */
+	u64 next_round;			/* --validate: the next round's first iteration */
+};
+
+/*
+ * What the client asks for, checked like any input from the network.
+ * Returns 0 or the reason to reject it, with *value and *error.
+ */
+static enum kverbs_perf_reject
+kverbs_perf_server_hello(struct kverbs_perf_server *s, u32 *value, int *error)
+{
+	struct kverbs_perf_run *run = s->run;
+	struct kverbs_ep *ep = s->ep;
+	const struct kverbs_perf_hello *h = (const void *)ep->private_data;
+	u16 version;
+
+	*value = 0;
+	*error = -EPROTO;
+	/* The request is ours now: nothing writes the private data any more. */
+	if (ep->private_data_len < sizeof(*h) ||
+	    le16_to_cpu(h->magic) != KVERBS_PERF_MAGIC)
+		return KVERBS_PERF_REJECT_MAGIC;
+	version = le16_to_cpu(h->version);
+	if (version != KVERBS_PERF_VERSION) {
+		*value = version;
+		*error = -EPROTONOSUPPORT;
+		return KVERBS_PERF_REJECT_VERSION;
+	}
+	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
+	    le16_to_cpu(h->flags) & ~KVERBS_PERF_F_VALIDATE)
+		return KVERBS_PERF_REJECT_RESERVED;
+	s->test = le16_to_cpu(h->test);
+	s->flags = le16_to_cpu(h->flags);
+	s->msg_size = le32_to_cpu(h->msg_size);
+	s->tx_depth = le32_to_cpu(h->tx_depth);
+	if (!s->test || s->test > KVERBS_PERF_SEND_BW ||
+	    (run->test && s->test != run->test)) {
+		*value = s->test;
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_TEST;
+	}
+	if (!s->msg_size || s->msg_size > run->msg_size) {
+		*value = run->msg_size;
+		*error = -EMSGSIZE;
+		return KVERBS_PERF_REJECT_SIZE;
+	}
+	*error = -EINVAL;
+	if (!s->tx_depth || s->tx_depth > KVERBS_PERF_MAX_DEPTH) {
+		*value = KVERBS_PERF_MAX_DEPTH;
+		return KVERBS_PERF_REJECT_DEPTH;
+	}
+	if (!h->iterations == !h->duration_ns ||
+	    le64_to_cpu(h->duration_ns) > KVERBS_PERF_MAX_DURATION_NS)
+		return KVERBS_PERF_REJECT_ITERS;
+
+	run->result->test = s->test;
+	run->result->flags = s->flags;
+	run->result->msg_size = s->msg_size;
+	run->result->tx_depth = s->tx_depth;
+	run->result->count = le64_to_cpu(h->iterations);
+	run->result->duration_ns = le64_to_cpu(h->duration_ns);
+	return KVERBS_PERF_REJECT_NONE;
+}
+
+static void kverbs_perf_server_reject(struct kverbs_perf_server *s,
+				      enum kverbs_perf_reject reason, u32 value)
+{
+	struct kverbs_perf_reject_msg rej = {
+		.magic = cpu_to_le16(KVERBS_PERF_MAGIC),
+		.version = cpu_to_le16(KVERBS_PERF_VERSION),
+		.reason = cpu_to_le16(reason),
+		.value = cpu_to_le32(value),
+	};
+
+	s->run->result->reject_reason = reason;
+	s->run->result->reject_value = value;
+	s->run->result->reject_version = KVERBS_PERF_VERSION;
+	kverbs_ep_reject_data(s->ep, &rej, sizeof(rej));
+}
+
+static void kverbs_perf_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_perf_recv *r = container_of(wc->wr_cqe, struct kverbs_perf_recv,
+						  cqe);
+
+	trace_kverbs_wc(wc, KVERBS_STEP_RECV);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(r->ep, wc, KVERBS_STEP_RECV);
+		return;
+	}
+	r->byte_len = wc->byte_len;
+	r->ctrl = (wc->wc_flags & IB_WC_WITH_IMM) &&
+		  be32_to_cpu(wc->ex.imm_data) == KVERBS_PERF_CTRL_IMM;
+	kverbs_set_done(&r->done);
+}
+
+static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 max_reg = kverbs_max_reg_size(ibdev);
+	bool send = s->test == KVERBS_PERF_SEND_BW;
+	struct kverbs_ep_caps caps = {
+		/* The registration of the buffer, one control message. */
+		.max_send_wr = 2,
+		.max_send_sge = 1,
+		.direct_poll = true,
+	};
+	u32 i;
+	int ret;
+
+	if (!max_reg) {
+		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
+		return -EOPNOTSUPP;
+	}
+	/* SEND_BW: control messages arrive in the same receives as data. */
+	s->stride = send ? max_t(u32, s->msg_size, sizeof(struct kverbs_perf_msg)) :
+			   s->msg_size;
+	if (s->stride > max_reg)
+		return -EMSGSIZE;
+	s->slots = kverbs_perf_slots(s->stride, s->tx_depth,
+				     min(KVERBS_PERF_BUF_BYTES, max_reg));
+	/*
+	 * SEND_BW: a receive per slot, refilled as soon as its message is
+	 * taken; a client that runs ahead meets a receiver-not-ready and
+	 * retries.  Otherwise one receive: the client sends a control
+	 * message only when the previous one is answered, or now and then.
+	 */
+	caps.max_recv_wr = send ? s->slots : 1;
+	ret = kverbs_ep_create_qp(ep, &caps);
+	if (ret)
+		return ret;
+	ret = kverbs_buf_alloc(&s->buf, (size_t)s->slots * s->stride);
+	if (ret)
+		return ret;
+	ret = kverbs_buf_map(&s->buf, ep->pd, DMA_BIDIRECTIONAL);
+	if (ret)
+		return ret;
+	ret = kverbs_msg_alloc(&s->ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
+			       DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	/* Nothing was sent yet: the buffer is free. */
+	s->ctrl_send.done = true;
+	if (send) {
+		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL);
+		if (!s->recvs)
+			return -ENOMEM;
+		for (i = 0; i < s->slots; i++) {
+			s->recvs[i].cqe.done = kverbs_perf_server_recv_done;
+			s->recvs[i].ep = ep;
+		}
+		return 0;
+	}
+	ret = kverbs_msg_alloc(&s->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	return kverbs_msg_post_recv(&s->ctrl_recv, ep);
+}
+
+static int kverbs_perf_server_post_recv(struct kverbs_perf_server *s, u32 slot)
+{
+	struct kverbs_perf_recv *r = &s->recvs[slot];
+	struct ib_sge sge = {
+		.addr = s->buf.mr->iova + (u64)slot * s->stride,
+		.length = s->stride,
+		.lkey = s->buf.mr->lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &r->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int ret;
+
+	r->done = false;
+	trace_kverbs_post_recv(s->ep->id->qp, s->stride);
+	ret = ib_post_recv(s->ep->id->qp, &wr, NULL);
+	if (ret)
+		return kverbs_ep_failed(s->ep, ret, KVERBS_STEP_RECV);
+	return 0;
+}
+
+/* Send a control message, once the previous one is out. */
+static int kverbs_perf_server_ctrl(struct kverbs_perf_server *s,
+				   struct kverbs_perf_msg *m,
+				   struct ib_send_wr *chain)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct ib_send_wr wr;
+	int ret;
+
+	ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_send.done),
+			       s->run->timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
+	memcpy(s->ctrl_send.buf, m, sizeof(*m));
+	kverbs_msg_send_wr(&s->ctrl_send, &wr);
+	if (chain)
+		chain->next = &wr;
+	return kverbs_post_send(ep, chain ?: &wr, KVERBS_STEP_SEND);
+}
+
+/* READ_BW --validate: the next round's messages, for the client to check. */
+static void kverbs_perf_server_fill(struct kverbs_perf_server *s, u64 first)
+{
+	u32 i;
+
+	for (i = 0; i < s->slots; i++)
+		kverbs_perf_fill(s->buf.vaddr + (size_t)i * s->stride, s->msg_size,
+				 first + i);
+	kverbs_buf_sync_for_device(&s->buf);
+	s->next_round = first;
+}
+
+/* Register the buffer with the rights the test needs, and offer it. */
+static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
+{
+	struct kverbs_perf_msg m = {
+		.type = cpu_to_le32(KVERBS_PERF_MSG_ADV),
+		.slots = cpu_to_le32(s->slots),
+		.stride = cpu_to_le32(s->stride),
+	};
+	struct ib_reg_wr reg_wr;
+	int access, ret;
+	u32 i;
+
+	switch (s->test) {
+	case KVERBS_PERF_WRITE_BW:
+		/* Remote write needs local write too, by the IB specification. */
+		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		break;
+	case KVERBS_PERF_READ_BW:
+		access = IB_ACCESS_REMOTE_READ;
+		if (s->flags & KVERBS_PERF_F_VALIDATE)
+			kverbs_perf_server_fill(s, 0);
+		break;
+	default:
+		access = IB_ACCESS_LOCAL_WRITE;
+		break;
+	}
+	kverbs_buf_reg_wr(&s->buf, &reg_wr, access);
+	if (s->test == KVERBS_PERF_SEND_BW) {
+		/*
+		 * The receives name the MR's key; the registration ahead of
+		 * the ADV is done before the client sends anything.
+		 */
+		for (i = 0; i < s->slots; i++) {
+			ret = kverbs_perf_server_post_recv(s, i);
+			if (ret)
+				return ret;
+		}
+	} else {
+		m.addr = cpu_to_le64(s->buf.mr->iova);
+		m.rkey = cpu_to_le32(s->buf.mr->rkey);
+	}
+	return kverbs_perf_server_ctrl(s, &m, &reg_wr.wr);
+}
+
+/* WRITE_BW --validate: the client wrote a round; check it and say so. */
+static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64 n)
+{
+	struct kverbs_perf_msg m = {
+		.type = cpu_to_le32(KVERBS_PERF_MSG_ROUND_OK),
+	};
+	u32 i, offset;
+
+	if (!(s->flags & KVERBS_PERF_F_VALIDATE) || s->test == KVERBS_PERF_SEND_BW ||
+	    first != s->next_round || !n || n > s->slots)
+		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+	if (s->test == KVERBS_PERF_WRITE_BW) {
+		kverbs_buf_sync_for_cpu(&s->buf);
+		for (i = 0; i < n; i++) {
+			if (!kverbs_perf_check(s->buf.vaddr + (size_t)i * s->stride,
+					       s->msg_size, first + i, &offset)) {
+				s->run->result->mismatch_iter = first + i;
+				return kverbs_ep_mismatch(s->ep, offset);
+			}
+		}
+		s->next_round = first + n;
+	} else {
+		kverbs_perf_server_fill(s, first + n);
+	}
+	m.a = cpu_to_le64(first + n);
+	return kverbs_perf_server_ctrl(s, &m, NULL);
+}
+
+/*
+ * Take the client's next message: a control message, or for SEND_BW also
+ * data.  Returns 1 when the client said DONE, 0 to go on, or the failure.
+ */
+static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
+				   u64 *elapsed, u64 *peak)
+{
+	struct kverbs_perf_run *run = s->run;
+	struct kverbs_ep *ep = s->ep;
+	struct kverbs_perf_recv *r = NULL;
+	struct kverbs_perf_msg m;
+	u32 slot = 0, len, offset;
+	const void *data;
+	u64 n;
+	int ret;
+
+	if (s->recvs) {
+		/* Receives complete in the order they were posted. */
+		n = s->consumed;
+		slot = do_div(n, s->slots);
+		r = &s->recvs[slot];
+		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done), run->timeout_ns);
+		len = r->byte_len;
+		data = s->buf.vaddr + (size_t)slot * s->stride;
+	} else {
+		ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_recv.done),
+				       run->timeout_ns);
+		len = s->ctrl_recv.byte_len;
+		data = s->ctrl_recv.buf;
+	}
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	if (r)
+		s->consumed++;
+
+	if (r && !r->ctrl) {
+		if (len != s->msg_size)
+			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+		if (s->flags & KVERBS_PERF_F_VALIDATE) {
+			kverbs_buf_sync_for_cpu(&s->buf);
+			if (!kverbs_perf_check(data, len, s->received, &offset)) {
+				run->result->mismatch_iter = s->received;
+				return kverbs_ep_mismatch(ep, offset);
+			}
+		}
+		s->received++;
+		return kverbs_perf_server_post_recv(s, slot);
+	}
+
+	if (len != sizeof(m))
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	if (r)
+		kverbs_buf_sync_for_cpu(&s->buf);
+	else
+		kverbs_msg_sync_for_cpu(&s->ctrl_recv);
+	memcpy(&m, data, sizeof(m));
+	/* The client's next message may come before our answer to this one. */
+	ret = r ? kverbs_perf_server_post_recv(s, slot) :
+		  kverbs_msg_post_recv(&s->ctrl_recv, ep);
+	if (ret)
+		return ret;
+	switch (le32_to_cpu(m.type)) {
+	case KVERBS_PERF_MSG_PROGRESS:
+		return 0;
+	case KVERBS_PERF_MSG_ROUND:
+		return kverbs_perf_server_round(s, le64_to_cpu(m.a), le64_to_cpu(m.b));
+	case KVERBS_PERF_MSG_DONE:
+		*ops = le64_to_cpu(m.a);
+		*elapsed = le64_to_cpu(m.b);
+		*peak = le64_to_cpu(m.c);
+		/* What the client sent is what arrived, or something was lost. */
+		if (r && *ops != s->received)
+			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+		return 1;
+	default:
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	}
+}
+
+/* Serve one client from its request to its DONE, and release it. */
+static int kverbs_perf_server_session(struct kverbs_perf_run *run,
+				      struct kverbs_ep *ep)
+{
+	enum kverbs_perf_reject reason;
+	struct kverbs_perf_server *s;
+	u64 ops = 0, elapsed = 0, peak = 0;
+	u32 value;
+	int ret;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		ret = kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP);
+		kverbs_ep_reject(ep);
+		goto out_report;
+	}
+	s->run = run;
+	s->ep = ep;
+
+	/* Set if the request could not be attached to its device. */
+	ret = kverbs_ep_error(ep);
+	if (ret)
+		goto out_free;
+	kverbs_perf_describe_ep(run, ep);
+	reason = kverbs_perf_server_hello(s, &value, &ret);
+	if (reason) {
+		ibdev_dbg(kverbs_ep_device(ep), "perf: rejecting a client: reason %d, value %u\n",
+			  reason, value);
+		kverbs_ep_failed(ep, ret, KVERBS_STEP_HELLO);
+		kverbs_perf_server_reject(s, reason, value);
+		goto out_free;
+	}
+	ret = kverbs_perf_server_setup(s);
+	if (ret) {
+		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+		kverbs_perf_server_reject(s, KVERBS_PERF_REJECT_SETUP, -ret);
+		goto out_free;
+	}
+	/*
+	 * A SEND that finds no receive is retried after this long, perftest's
+	 * choice; the default, 655 ms, would stall a SEND_BW client that got
+	 * ahead of us.
+	 */
+	ret = rdma_set_min_rnr_timer(ep->id, IB_RNR_TIMER_000_64);
+	if (ret) {
+		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+		kverbs_perf_server_reject(s, KVERBS_PERF_REJECT_SETUP, -ret);
+		goto out_free;
+	}
+	ret = kverbs_ep_accept(ep, run->timeout_ns);
+	if (!ret)
+		ret = kverbs_perf_server_advertise(s);
+	while (!ret)
+		ret = kverbs_perf_server_next(s, &ops, &elapsed, &peak);
+	if (ret == 1) {
+		ret = 0;
+		kverbs_perf_set_rates(run->result, ops, elapsed, peak);
+	} else {
+		/* What arrived before the end; the client has the rest. */
+		run->result->iterations = s->received;
+		run->result->bytes = s->received * s->msg_size;
+	}
+
+out_free:
+	/*
+	 * The teardown's own flushes are recorded after the failure that
+	 * ended the session, if any, and so do not replace it.
+	 */
+	if (ret)
+		kverbs_perf_fail(ep, run, ret);
+	kverbs_ep_drain(ep);
+	kverbs_msg_free(&s->ctrl_recv);
+	kverbs_msg_free(&s->ctrl_send);
+	kverbs_buf_free(&s->buf);
+	kvfree(s->recvs);
+	kfree(s);
+	kverbs_ep_destroy(ep);
+	return ret;
+
+out_report:
+	kverbs_perf_fail(ep, run, ret);
+	kverbs_ep_destroy(ep);
+	return ret;
+}
+
+/**
+ * kverbs_perf_server - run the server side of a perf test
+ * @run: the test
+ *
+ * Serves one client.  Returns 0 when its test ran to its end, -EINTR when
+ * a signal ended the wait or the test, or the failure that ended it.
+ */
+int kverbs_perf_server(struct kverbs_perf_run *run)
+{
+	struct kverbs_listener *lsn;
+	struct kverbs_ep *ep;
+	int ret;
+
+	lsn = kverbs_listener_create((struct sockaddr *)&run->addr);
+	if (IS_ERR(lsn)) {
+		run->fail.error = PTR_ERR(lsn);
+		run->fail.step = KVERBS_STEP_LISTEN;
+		return PTR_ERR(lsn);
+	}
+	ep = kverbs_listener_accept(lsn);
+	if (IS_ERR(ep)) {
+		ret = PTR_ERR(ep);
+		run->fail.error = ret;
+		/* -ENODEV: the device went away, listening was fine. */
+		if (ret != -ENODEV)
+			run->fail.step = KVERBS_STEP_LISTEN;
+	} else {
+		ret = kverbs_perf_server_session(run, ep);
+	}
+	kverbs_listener_destroy(lsn);
+	return ret;
+}

@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# perftest-style bandwidth tests, kernel to kernel over the guest's
+# device: each test at two sizes with every byte validated, duration
+# mode, what --json reports, hellos the server must refuse, and a client
+# killed mid-test while its server lives on.
+. "$(dirname "$0")/lib.sh"
+
+port=17600
+
+# perf_server NAME TEST [options]: a server on $port in the background,
+# --json output in $KV_TMP/NAME.json, stderr in NAME.err; waits until it
+# listens.  Sets kv_pid_NAME.
+perf_server() {
+	local name=$1 test=$2
+	shift 2
+	"$KVERBS" "$test" -p "$port" --json "$@" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
+	eval "kv_pid_$name=$!"
+	if ! wait_for 10 kv_listening 0.0.0.0 "$port"; then
+		echo "server $name did not start listening on port $port"
+		cat "$KV_TMP/$name.err"
+		return 1
+	fi
+}
+
+# perf_client NAME TEST [options]: the client against $KV_ADDR:$port,
+# with a time limit; returns its exit code.
+perf_client() {
+	local name=$1 test=$2
+	shift 2
+	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" "$test" -p "$port" --json "$@" \
+		"$KV_ADDR" >"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
+}
+
+# perf_pair TEST CLIENT_OPTS...: a fresh server, a client; both must
+# succeed and agree.  Prints nothing on success.
+perf_pair() {
+	local test=$1 rc
+	shift
+	port=$((port + 1))
+	perf_server srv "$test" || return 1
+	perf_client cli "$test" "$@"
+	rc=$?
+	kv_wait srv 30 || { echo "server failed:"; cat "$KV_TMP/srv.err" "$KV_TMP/srv.json"; return 1; }
+	[ $rc = 0 ] || { echo "client exited $rc:"; cat "$KV_TMP/cli.err" "$KV_TMP/cli.json"; return 1; }
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["error"] is None' \
+		'd["bytes"] == d["iterations"] * d["size"]' 'd["elapsed_ns"] > 0' \
+		'd["avg_bytes_per_sec"] > 0' 'd["peak_bytes_per_sec"] >= d["avg_bytes_per_sec"]' || return 1
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["error"] is None' || return 1
+	# The server reports what the client told it at the end.
+	python3 - "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("test", "size", "tx_depth", "validate", "iterations", "bytes", "elapsed_ns"):
+    if c[k] != s[k]:
+        sys.exit(f"client and server disagree on {k}: {c[k]} != {s[k]}")
+PY
+}
+
+# perf_validated TEST SIZE ITERS: a validated run of exactly ITERS.
+perf_validated() {
+	perf_pair "$1" -s "$2" -n "$3" --validate || return 1
+	json_check "$KV_TMP/cli.json" "d['iterations'] == $3" "d['size'] == $2" \
+		'd["validate"] is True' "d['test'] == '$1'"
+}
+
+test_write_bw_64_validate()	{ perf_validated write_bw 64 2000; }
+test_write_bw_1M_validate()	{ perf_validated write_bw 1048576 100; }
+test_read_bw_64_validate()	{ perf_validated read_bw 64 2000; }
+test_read_bw_1M_validate()	{ perf_validated read_bw 1048576 100; }
+test_send_bw_64_validate()	{ perf_validated send_bw 64 2000; }
+test_send_bw_1M_validate()	{ perf_validated send_bw 1048576 100; }
+# An odd size: messages straddle pages and words.
+test_send_bw_4097_validate()	{ perf_validated send_bw 4097 500; }
+
+# -D: the client runs for that long, and both ends report it.
+test_write_bw_duration() {
+	perf_pair write_bw -s 4096 -D 2 || return 1
+	json_check "$KV_TMP/cli.json" 'd["duration_ns"] == 2000000000' 'd["count"] == 0' \
+		'd["elapsed_ns"] >= 2000000000' 'd["elapsed_ns"] < 10000000000' \
+		'd["iterations"] > 0'
+}
+
+test_send_bw_duration_validate() {
+	perf_pair send_bw -s 1000 -D 1 --validate
+}
+
+# Every field a script may rely on, with the right types.
+test_json_fields() {
+	perf_pair read_bw -s 8192 -n 300 -t 16 --report_gbits || return 1
+	json_check "$KV_TMP/cli.json" 'd["test"] == "read_bw"' 'd["role"] == "client"' \
+		'd["device"] == "'"$KV_DEV"'"' 'd["transport"] in ("InfiniBand", "iWARP")' \
+		'd["link_layer"] == "Ethernet"' 'd["mtu"] in (256, 512, 1024, 2048, 4096)' \
+		'd["size"] == 8192' 'd["tx_depth"] == 16' 'd["count"] == 300' \
+		'd["iterations"] == 300' 'd["bytes"] == 300 * 8192' 'd["validate"] is False' \
+		'd["bw_unit"] == "Gb/sec"' \
+		'abs(d["bw_average"] - d["avg_bytes_per_sec"] * 8 / 1e9) < 1e-3 * max(1, d["bw_average"])' \
+		'd["msg_rate_mpps"] > 0' 'isinstance(d["elapsed_ns"], int)' || return 1
+	json_check "$KV_TMP/srv.json" 'd["role"] == "server"' 'd["test"] == "read_bw"'
+}
+
+# perftest's header block and bandwidth columns.
+test_text_output() {
+	port=$((port + 1))
+	perf_server srv write_bw || return 1
+	timeout 60 "$KVERBS" write_bw -p "$port" -s 1024 -n 500 "$KV_ADDR" > "$KV_TMP/t.out" 2>&1 ||
+		fail "client: $(cat "$KV_TMP/t.out")" || return
+	kv_wait srv 30 || return 1
+	grep -q '^ *RDMA_Write BW Test$' "$KV_TMP/t.out" &&
+	grep -q "^ Device *: $KV_DEV\$" "$KV_TMP/t.out" &&
+	grep -q '^ Transport type : I[BW]$' "$KV_TMP/t.out" &&
+	grep -q '^ Link type *: Ethernet$' "$KV_TMP/t.out" &&
+	grep -q '^ Mtu *: [0-9]*\[B\]$' "$KV_TMP/t.out" &&
+	grep -q '^ TX depth *: 128$' "$KV_TMP/t.out" &&
+	grep -q '^ #bytes *#iterations *BW peak\[MiB/sec\] *BW average\[MiB/sec\] *MsgRate\[Mpps\]$' "$KV_TMP/t.out" &&
+	grep -Eq '^ 1024 +500 +[0-9.]+ +[0-9.]+[[:space:]]+[0-9.]+$' "$KV_TMP/t.out" ||
+		fail "unexpected output: $(cat "$KV_TMP/t.out")"
+}
+
+# A client asking for more than the server accepts is told why.
+test_size_above_server_limit() {
+	port=$((port + 1))
+	perf_server lim send_bw -s 4096 || return 1
+	perf_client big send_bw -s 65536 -n 10
+	[ $? = 1 ] || fail "client should fail: $(cat "$KV_TMP/big.json")" || return
+	kv_wait lim 20
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/lim.json")" || return
+	json_check "$KV_TMP/big.json" 'd["error"]["name"] == "ECONNREFUSED"' \
+		'd["error"]["step"] == "hello"' \
+		'd["error"]["reject_reason"] == "message size not accepted"' \
+		'"the server accepts 1 to 4096 bytes" in d["error"]["message"]' || return 1
+	json_check "$KV_TMP/lim.json" 'd["error"]["name"] == "EMSGSIZE"' \
+		'd["error"]["step"] == "hello"' 'd["error"]["reject_value"] == 4096'
+}
+
+# A server runs only its own test.
+test_other_test_refused() {
+	port=$((port + 1))
+	perf_server only read_bw || return 1
+	perf_client other write_bw -n 10
+	[ $? = 1 ] || fail "client should fail: $(cat "$KV_TMP/other.json")" || return
+	kv_wait only 20
+	json_check "$KV_TMP/other.json" 'd["error"]["reject_reason"] == "test not served"'
+}
+
+# perf_bad_hello NAME OPTS EXPECT ERRNO: selftests/perf_hello sends a
+# hello the server must refuse; both must say why.
+perf_bad_hello() {
+	local out
+	port=$((port + 1))
+	perf_server "$1" write_bw || return 1
+	out=$(timeout 30 "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" $2)
+	[ $? = 0 ] || fail "perf_hello: $out" || return
+	[ "$out" = "$3" ] || fail "perf_hello: '$out', expected '$3'" || return
+	kv_wait "$1" 20
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/$1.json")" || return
+	json_check "$KV_TMP/$1.json" "d['error']['name'] == '$4'" 'd["error"]["step"] == "hello"'
+}
+
+test_hello_unknown_version() {
+	perf_bad_hello v99 "-V 99" "rejected: reason 2 value 99 version 1" EPROTONOSUPPORT ||
+		return 1
+	json_check "$KV_TMP/v99.json" \
+		'd["error"]["message"] == "refused the client'"'"'s request: unsupported hello version 99 (the server speaks version 1)"'
+}
+
+test_hello_reserved_set() {
+	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 1" EPROTO
+}
+
+test_hello_bad_magic() {
+	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 1" EPROTO
+}
+
+# No hello at all, as from a client that is not kverbs'.  (A short one
+# cannot be told apart: InfiniBand pads the private data with zeros.)
+test_hello_missing() {
+	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 1" EPROTO
+}
+
+# SIGINT ends a client early, with what it did so far; its server sees
+# the connection go.
+test_client_sigint() {
+	local pid
+	port=$((port + 1))
+	perf_server srv send_bw || return 1
+	"$KVERBS" send_bw -p "$port" -s 4096 -D 60 --json "$KV_ADDR" > "$KV_TMP/int.json" 2>&1 &
+	pid=$!
+	sleep 2
+	kill -INT $pid
+	wait_for 10 eval "! kill -0 $pid 2>/dev/null" || fail "client still running 10 s after SIGINT" || return
+	wait $pid
+	[ $? = 130 ] || fail "client exited $?: $(cat "$KV_TMP/int.json")" || return
+	json_check "$KV_TMP/int.json" 'd["status"] == "interrupted"' 'd["iterations"] > 0' \
+		'd["bytes"] == d["iterations"] * 4096' 'd["error"]["name"] == "EINTR"' || return 1
+	kv_wait srv 30
+	[ $? = 1 ] || fail "server: $(cat "$KV_TMP/srv.json")" || return
+	json_check "$KV_TMP/srv.json" 'd["error"]["name"] == "ECONNRESET"'
+}
+
+# SIGKILL mid-test: the server ends with the connection reset, and the
+# next server on the same port works.
+test_client_killed() {
+	local pid
+	port=$((port + 1))
+	perf_server srv write_bw || return 1
+	"$KVERBS" write_bw -p "$port" -s 65536 -D 60 "$KV_ADDR" > /dev/null 2>&1 &
+	pid=$!
+	sleep 2
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	kv_wait srv 30
+	[ $? = 1 ] || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	json_check "$KV_TMP/srv.json" 'd["error"]["name"] == "ECONNRESET"' || return 1
+	perf_pair write_bw -s 65536 -n 200 --validate
+}
+
+ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
+	test_read_bw_64_validate test_read_bw_1M_validate \
+	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
+	test_write_bw_duration test_send_bw_duration_validate test_json_fields \
+	test_text_output test_size_above_server_limit test_other_test_refused \
+	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \
+	test_hello_missing test_client_sigint test_client_killed
