@@ -96,49 +96,54 @@ static int kverbs_devices_exec(struct kverbs_ucmd *ucmd)
 	return ret2 ? ret2 : ret;
 }
 
-static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
+/**
+ * kverbs_test_exec - run a test command, within the limits on sessions
+ * @ucmd: the command
+ * @run: the test's command function
+ * @result_off: where the result is in the command's struct
+ * @result_len: its size
+ *
+ * The result is written back whatever happened, so the caller learns what
+ * failed; only the result part, the rest is the caller's input.
+ */
+static int kverbs_test_exec(struct kverbs_ucmd *ucmd,
+			    int (*run)(void *cmd, int refused),
+			    size_t result_off, size_t result_len)
 {
-	struct kverbs_ping *cmd = ucmd->cmd;
-	int ret;
+	int refused, ret;
 
-	ret = kverbs_session_begin(ucmd->file);
-	if (ret) {
-		memset(&cmd->result, 0, sizeof(cmd->result));
-		cmd->result.failed_step = KVERBS_STEP_SETUP;
-		cmd->result.error = ret;
-	} else {
-		ret = kverbs_ping_cmd(cmd);
+	refused = kverbs_session_begin(ucmd->file);
+	ret = run(ucmd->cmd, refused);
+	if (!refused)
 		kverbs_session_end(ucmd->file);
-	}
-	/*
-	 * The result is written back whatever happened, so the caller learns
-	 * what failed; only the result part, the rest is the caller's input.
-	 */
-	if (copy_to_user(ucmd->ubuffer + offsetof(struct kverbs_ping, result),
-			 &cmd->result, sizeof(cmd->result)))
+	if (copy_to_user(ucmd->ubuffer + result_off, ucmd->cmd + result_off,
+			 result_len))
 		return -EFAULT;
 	return ret;
 }
 
+static int kverbs_ping_run(void *cmd, int refused)
+{
+	return kverbs_ping_cmd(cmd, refused);
+}
+
+static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
+{
+	return kverbs_test_exec(ucmd, kverbs_ping_run,
+				offsetof(struct kverbs_ping, result),
+				sizeof_field(struct kverbs_ping, result));
+}
+
+static int kverbs_perf_run(void *cmd, int refused)
+{
+	return kverbs_perf_cmd(cmd, refused);
+}
+
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
-	struct kverbs_perf *cmd = ucmd->cmd;
-	int ret;
-
-	ret = kverbs_session_begin(ucmd->file);
-	if (ret) {
-		memset(&cmd->result, 0, sizeof(cmd->result));
-		cmd->result.failed_step = KVERBS_STEP_SETUP;
-		cmd->result.error = ret;
-	} else {
-		ret = kverbs_perf_cmd(cmd);
-		kverbs_session_end(ucmd->file);
-	}
-	/* As for PING: the result goes back whatever happened, and only it. */
-	if (copy_to_user(ucmd->ubuffer + offsetof(struct kverbs_perf, result),
-			 &cmd->result, sizeof(cmd->result)))
-		return -EFAULT;
-	return ret;
+	return kverbs_test_exec(ucmd, kverbs_perf_run,
+				offsetof(struct kverbs_perf, result),
+				sizeof_field(struct kverbs_perf, result));
 }
 
 union kverbs_ucmd_buffer {

@@ -384,11 +384,70 @@ int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep);
 void kverbs_msg_send_wr(struct kverbs_msg *msg, struct ib_send_wr *wr);
 void kverbs_msg_sync_for_cpu(struct kverbs_msg *msg);
 
-/* ping.c */
-int kverbs_ping_cmd(struct kverbs_ping *cmd);
+/* test.c: what every test (ping, perf) does alike */
 
-/* perf.c */
-int kverbs_perf_cmd(struct kverbs_perf *cmd);
+/**
+ * struct kverbs_test - the part of a test run that is the same for all
+ * @timeout_ns: limit on each step
+ * @addr: client: where to connect; server: where to listen
+ * @src: client: local address, valid if @have_src
+ * @have_src: @src was given
+ * @fail: the first failure, which goes back to userspace in the result
+ */
+struct kverbs_test {
+	u64 timeout_ns;
+	struct sockaddr_storage addr;
+	struct sockaddr_storage src;
+	bool have_src;
+	struct kverbs_fail fail;
+};
+
+int kverbs_test_parse(struct kverbs_test *t, bool server, u64 timeout_ns,
+		      const struct __kernel_sockaddr_storage *addr,
+		      const struct __kernel_sockaddr_storage *src);
+int kverbs_test_failed(struct kverbs_test *t, int error, enum kverbs_step step);
+void kverbs_test_fail(struct kverbs_test *t, struct kverbs_ep *ep, int error);
+struct kverbs_ep *kverbs_test_ep_create(struct kverbs_test *t);
+int kverbs_test_resolve(struct kverbs_test *t, struct kverbs_ep *ep);
+struct kverbs_listener *kverbs_test_listen(struct kverbs_test *t);
+void kverbs_test_accept_failed(struct kverbs_test *t, int error);
+
+/**
+ * kverbs_test_report - put a test's outcome into its uAPI result
+ * @res: &struct kverbs_ping_result or &struct kverbs_perf_result, which
+ *	name their failure fields alike
+ * @t: the test
+ * @ret: what the test returned
+ *
+ * An allocation that failed where no step was being recorded is still a
+ * failure to set up, and the result says so.
+ */
+#define kverbs_test_report(res, t, ret)					\
+do {									\
+	const struct kverbs_fail *__f = &(t)->fail;			\
+	typeof(res) __r = (res);					\
+									\
+	if (__f->error) {						\
+		__r->error = __f->error;				\
+		__r->failed_step = __f->step;				\
+		__r->valid = __f->valid;				\
+		__r->wc_status = __f->wc_status;			\
+		__r->vendor_err = __f->vendor_err;			\
+		__r->cm_event = __f->cm_event;				\
+		__r->cm_status = __f->cm_status;			\
+		__r->mismatch_offset = __f->mismatch_offset;		\
+	} else if ((ret) == -ENOMEM) {					\
+		__r->error = -ENOMEM;					\
+		__r->failed_step = KVERBS_STEP_SETUP;			\
+	}								\
+} while (0)
+
+/*
+ * ping.c, perf.c: the commands.  @refused is the error a test was refused
+ * with before it began (a limit on sessions), else 0.
+ */
+int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused);
+int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused);
 
 /* chardev.c */
 int kverbs_chardev_register(void);

@@ -157,6 +157,36 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 }
 
 /**
+ * kverbs_perf_alloc - a side's data buffer and its control message buffer
+ * @ep: the side's endpoint, with its PD
+ * @buf: the data buffer to allocate, map and register later
+ * @bytes: its size
+ * @ctrl_send: the buffer control messages are sent from
+ *
+ * Returns 0 or a negative errno; the caller frees whatever was allocated.
+ */
+int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
+		      size_t bytes, struct kverbs_msg *ctrl_send)
+{
+	int ret;
+
+	ret = kverbs_buf_alloc(buf, bytes);
+	if (ret)
+		return ret;
+	/* Both ways: WRITE and READ each fill it on one side. */
+	ret = kverbs_buf_map(buf, ep->pd, DMA_BIDIRECTIONAL);
+	if (ret)
+		return ret;
+	ret = kverbs_msg_alloc(ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
+			       DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	/* Nothing was sent yet: the buffer is free. */
+	ctrl_send->done = true;
+	return 0;
+}
+
+/**
  * kverbs_perf_describe_ep - note in the result where the test runs
  * @run: the test
  * @ep: its connection, bound to a device and port
@@ -196,20 +226,6 @@ void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 	res->peak_bps = max(peak_bps, res->avg_bps);
 }
 
-/**
- * kverbs_perf_fail - make a connection's failure the test's report
- * @ep: the connection
- * @run: the test
- * @error: the error the connection ended with, as the test saw it
- */
-void kverbs_perf_fail(struct kverbs_ep *ep, struct kverbs_perf_run *run,
-		      int error)
-{
-	kverbs_ep_fail_info(ep, &run->fail);
-	if (!run->fail.error)
-		run->fail.error = error;
-}
-
 static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *run)
 {
 	bool server = cmd->role == KVERBS_ROLE_SERVER;
@@ -220,8 +236,6 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
 	if (cmd->test > KVERBS_PERF_SEND_BW || (!server && !cmd->test))
-		return -EINVAL;
-	if (cmd->timeout_ns > KVERBS_MAX_TIMEOUT_NS)
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
@@ -238,18 +252,10 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 	if (cmd->msg_size > kverbs_max_msg_size)
 		return -EMSGSIZE;
 
-	ret = kverbs_sockaddr_check(&cmd->addr, true);
+	ret = kverbs_test_parse(&run->common, server, cmd->timeout_ns,
+				&cmd->addr, &cmd->src_addr);
 	if (ret)
 		return ret;
-	if (cmd->src_addr.ss_family) {
-		if (server || cmd->src_addr.ss_family != cmd->addr.ss_family)
-			return -EINVAL;
-		ret = kverbs_sockaddr_check(&cmd->src_addr, false);
-		if (ret)
-			return ret;
-	} else if (memchr_inv(&cmd->src_addr, 0, sizeof(cmd->src_addr))) {
-		return -EINVAL;
-	}
 
 	run->test = cmd->test;
 	run->flags = cmd->flags;
@@ -257,41 +263,36 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
 	run->iterations = cmd->iterations;
 	run->duration_ns = cmd->duration_ns;
-	run->timeout_ns = cmd->timeout_ns ?:
-			  (u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
-	memcpy(&run->addr, &cmd->addr, sizeof(run->addr));
-	memcpy(&run->src, &cmd->src_addr, sizeof(run->src));
-	run->have_src = cmd->src_addr.ss_family;
 	return 0;
 }
 
 /**
  * kverbs_perf_cmd - KVERBS_IOC_PERF
  * @cmd: the caller's arguments; @cmd->result is filled in, also on failure
+ * @refused: the error the test was refused with before it began, or 0
  *
  * Returns 0 when the test completed, else a negative errno as
  * include/uapi/kverbs.h lists them.
  */
-int kverbs_perf_cmd(struct kverbs_perf *cmd)
+int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused)
 {
 	struct kverbs_perf_result *res = &cmd->result;
 	struct kverbs_perf_run *run;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run) {
-		ret = -ENOMEM;
-		goto out_free;
+		res->error = refused ?: -ENOMEM;
+		res->failed_step = KVERBS_STEP_SETUP;
+		return res->error;
 	}
 	run->result = res;
 
 	ret = kverbs_perf_parse(cmd, run);
-	if (ret)
-		goto out_free;
-	if (cmd->role == KVERBS_ROLE_SERVER) {
+	if (!ret && cmd->role == KVERBS_ROLE_SERVER) {
 		ret = kverbs_perf_server(run);
-	} else {
+	} else if (!ret) {
 		res->test = run->test;
 		res->flags = run->flags;
 		res->msg_size = run->msg_size;
@@ -300,22 +301,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd)
 		res->duration_ns = run->duration_ns;
 		ret = kverbs_perf_client(run);
 	}
-
-	if (run->fail.error) {
-		res->error = run->fail.error;
-		res->failed_step = run->fail.step;
-		res->valid = run->fail.valid;
-		res->wc_status = run->fail.wc_status;
-		res->vendor_err = run->fail.vendor_err;
-		res->cm_event = run->fail.cm_event;
-		res->cm_status = run->fail.cm_status;
-		res->mismatch_offset = run->fail.mismatch_offset;
-	}
-out_free:
+	kverbs_test_report(res, &run->common, ret);
 	kfree(run);
-	if (ret == -ENOMEM && !res->error) {
-		res->error = ret;
-		res->failed_step = KVERBS_STEP_SETUP;
-	}
 	return ret;
 }

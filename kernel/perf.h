@@ -106,32 +106,24 @@ struct kverbs_perf_msg {
 
 /**
  * struct kverbs_perf_run - one KVERBS_IOC_PERF call
+ * @common: addresses, time limit and failure, as for every test
  * @test: &enum kverbs_perf_test
  * @flags: KVERBS_PERF_F_*
  * @msg_size: client: bytes per message; server: the largest accepted
  * @tx_depth: client: work requests outstanding
  * @iterations: client: messages, 0 in duration mode
  * @duration_ns: client: duration, 0 in iterations mode
- * @timeout_ns: limit on each step
- * @addr: where to connect, or where to listen
- * @src: client: local address, valid if @have_src
- * @have_src: @src was given
  * @result: the results that go back to userspace
- * @fail: the failure reported in @result
  */
 struct kverbs_perf_run {
+	struct kverbs_test common;
 	u32 test;
 	u32 flags;
 	u32 msg_size;
 	u32 tx_depth;
 	u64 iterations;
 	u64 duration_ns;
-	u64 timeout_ns;
-	struct sockaddr_storage addr;
-	struct sockaddr_storage src;
-	bool have_src;
 	struct kverbs_perf_result *result;
-	struct kverbs_fail fail;
 };
 
 int kverbs_perf_client(struct kverbs_perf_run *run);
@@ -141,9 +133,9 @@ u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes);
 void kverbs_perf_fill(void *buf, u32 len, u64 iter);
 bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset);
 int kverbs_perf_poll(struct kverbs_ep *ep, u64 deadline_ns);
+int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
+		      size_t bytes, struct kverbs_msg *ctrl_send);
 void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
-void kverbs_perf_fail(struct kverbs_ep *ep, struct kverbs_perf_run *run,
-		      int error);
 void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 			   u64 elapsed_ns, u64 peak_bps);
 void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,

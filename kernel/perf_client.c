@@ -111,18 +111,10 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		c->wrs[i].cqe.done = kverbs_perf_client_wr_done;
 		c->wrs[i].c = c;
 	}
-	ret = kverbs_buf_alloc(&c->buf, (size_t)c->slots * run->msg_size);
+	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)c->slots * run->msg_size,
+				&c->ctrl_send);
 	if (ret)
 		return ret;
-	ret = kverbs_buf_map(&c->buf, ep->pd, DMA_BIDIRECTIONAL);
-	if (ret)
-		return ret;
-	ret = kverbs_msg_alloc(&c->ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
-			       DMA_TO_DEVICE);
-	if (ret)
-		return ret;
-	/* Nothing was sent yet: the buffer is free. */
-	c->ctrl_send.done = true;
 	return kverbs_msg_alloc(&c->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
 				DMA_FROM_DEVICE);
 }
@@ -163,7 +155,7 @@ static void kverbs_perf_client_rejected(struct kverbs_perf_client *c)
 	res->reject_reason = le16_to_cpu(rej.reason);
 	res->reject_value = le32_to_cpu(rej.value);
 	res->reject_version = le16_to_cpu(rej.version);
-	c->run->fail.step = KVERBS_STEP_HELLO;
+	c->run->common.fail.step = KVERBS_STEP_HELLO;
 }
 
 /* Wait for the server's next message, which must be of type @type. */
@@ -175,7 +167,7 @@ static int kverbs_perf_client_wait_ctrl(struct kverbs_perf_client *c,
 	int ret;
 
 	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_recv.done),
-			       c->run->timeout_ns);
+			       c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	kverbs_msg_sync_for_cpu(&c->ctrl_recv);
@@ -196,7 +188,7 @@ static int kverbs_perf_client_ctrl(struct kverbs_perf_client *c,
 	int ret;
 
 	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
-			       c->run->timeout_ns);
+			       c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	memset(m, 0, sizeof(*m));
@@ -302,7 +294,7 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 
 	while (!last) {
 		ret = kverbs_perf_wait(ep, c->posted - c->completed < c->window,
-				       run->timeout_ns);
+				       run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
 		now = ktime_get_ns();
@@ -319,7 +311,7 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 		 * its wait can be bounded, tell it now and then that we are
 		 * still at it.
 		 */
-		if (now - c->ctrl_ns > run->timeout_ns / 4 &&
+		if (now - c->ctrl_ns > run->common.timeout_ns / 4 &&
 		    kverbs_is_done(&c->ctrl_send.done)) {
 			ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
 						      c->completed, 0, 0);
@@ -327,7 +319,7 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 				return ret;
 		}
 	}
-	ret = kverbs_perf_wait(ep, c->completed == c->posted, run->timeout_ns);
+	ret = kverbs_perf_wait(ep, c->completed == c->posted, run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, c->step);
 	kverbs_perf_client_sample(c, ktime_get_ns());
@@ -415,7 +407,7 @@ static int kverbs_perf_client_done(struct kverbs_perf_client *c, u64 elapsed_ns)
 				      elapsed_ns, c->peak_bps);
 	if (!ret)
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
-				       c->run->timeout_ns);
+				       c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	return 0;
@@ -438,7 +430,7 @@ static enum kverbs_step kverbs_perf_client_step(u32 test)
  * @run: the test
  *
  * Returns 0 when the test ran to its end, else the first failure, which
- * is also in @run->fail; -EINTR when a signal ended it, with the numbers
+ * is also in @run->common.fail; -EINTR when a signal ended it, with the numbers
  * of what ran until then in @run->result.
  */
 int kverbs_perf_client(struct kverbs_perf_run *run)
@@ -450,25 +442,19 @@ int kverbs_perf_client(struct kverbs_perf_run *run)
 	int ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c) {
-		run->fail.error = -ENOMEM;
-		run->fail.step = KVERBS_STEP_SETUP;
-		return -ENOMEM;
-	}
+	if (!c)
+		return kverbs_test_failed(&run->common, -ENOMEM, KVERBS_STEP_SETUP);
 	c->run = run;
 	c->step = kverbs_perf_client_step(run->test);
 
-	ep = kverbs_ep_create();
+	ep = kverbs_test_ep_create(&run->common);
 	if (IS_ERR(ep)) {
 		ret = PTR_ERR(ep);
-		run->fail.error = ret;
-		run->fail.step = KVERBS_STEP_SETUP;
 		goto out_free;
 	}
 	c->ep = ep;
 
-	ret = kverbs_ep_resolve(ep, run->have_src ? (struct sockaddr *)&run->src : NULL,
-				(struct sockaddr *)&run->addr, run->timeout_ns);
+	ret = kverbs_test_resolve(&run->common, ep);
 	if (ret)
 		goto out_destroy;
 	kverbs_perf_describe_ep(run, ep);
@@ -483,7 +469,7 @@ int kverbs_perf_client(struct kverbs_perf_run *run)
 	kverbs_perf_client_hello(c, &hello);
 	/* READ: as many in flight towards the server as both devices allow. */
 	ret = kverbs_ep_connect_data(ep, min_t(u32, run->tx_depth, U8_MAX),
-				     run->timeout_ns, &hello, sizeof(hello));
+				     run->common.timeout_ns, &hello, sizeof(hello));
 	if (ret)
 		goto out_destroy;
 	ret = kverbs_perf_client_start(c);
@@ -497,7 +483,7 @@ int kverbs_perf_client(struct kverbs_perf_run *run)
 
 out_destroy:
 	if (ret)
-		kverbs_perf_fail(ep, run, ret);
+		kverbs_test_fail(&run->common, ep, ret);
 	if (ret == -ECONNREFUSED)
 		kverbs_perf_client_rejected(c);
 	kverbs_perf_set_rates(run->result, c->completed, elapsed, c->peak_bps);

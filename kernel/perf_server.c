@@ -172,18 +172,10 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
-	ret = kverbs_buf_alloc(&s->buf, (size_t)s->slots * s->stride);
+	ret = kverbs_perf_alloc(ep, &s->buf, (size_t)s->slots * s->stride,
+				&s->ctrl_send);
 	if (ret)
 		return ret;
-	ret = kverbs_buf_map(&s->buf, ep->pd, DMA_BIDIRECTIONAL);
-	if (ret)
-		return ret;
-	ret = kverbs_msg_alloc(&s->ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
-			       DMA_TO_DEVICE);
-	if (ret)
-		return ret;
-	/* Nothing was sent yet: the buffer is free. */
-	s->ctrl_send.done = true;
 	if (send) {
 		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL);
 		if (!s->recvs)
@@ -234,7 +226,7 @@ static int kverbs_perf_server_ctrl(struct kverbs_perf_server *s,
 	int ret;
 
 	ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_send.done),
-			       s->run->timeout_ns);
+			       s->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	memcpy(s->ctrl_send.buf, m, sizeof(*m));
@@ -349,12 +341,12 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 		n = s->consumed;
 		slot = do_div(n, s->slots);
 		r = &s->recvs[slot];
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done), run->timeout_ns);
+		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done), run->common.timeout_ns);
 		len = r->byte_len;
 		data = s->buf.vaddr + (size_t)slot * s->stride;
 	} else {
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_recv.done),
-				       run->timeout_ns);
+				       run->common.timeout_ns);
 		len = s->ctrl_recv.byte_len;
 		data = s->ctrl_recv.buf;
 	}
@@ -456,7 +448,7 @@ static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 		kverbs_perf_server_reject(s, KVERBS_PERF_REJECT_SETUP, -ret);
 		goto out_free;
 	}
-	ret = kverbs_ep_accept(ep, run->timeout_ns);
+	ret = kverbs_ep_accept(ep, run->common.timeout_ns);
 	if (!ret)
 		ret = kverbs_perf_server_advertise(s);
 	while (!ret)
@@ -476,7 +468,7 @@ out_free:
 	 * ended the session, if any, and so do not replace it.
 	 */
 	if (ret)
-		kverbs_perf_fail(ep, run, ret);
+		kverbs_test_fail(&run->common, ep, ret);
 	kverbs_ep_drain(ep);
 	kverbs_msg_free(&s->ctrl_recv);
 	kverbs_msg_free(&s->ctrl_send);
@@ -487,7 +479,7 @@ out_free:
 	return ret;
 
 out_report:
-	kverbs_perf_fail(ep, run, ret);
+	kverbs_test_fail(&run->common, ep, ret);
 	kverbs_ep_destroy(ep);
 	return ret;
 }
@@ -505,19 +497,13 @@ int kverbs_perf_server(struct kverbs_perf_run *run)
 	struct kverbs_ep *ep;
 	int ret;
 
-	lsn = kverbs_listener_create((struct sockaddr *)&run->addr);
-	if (IS_ERR(lsn)) {
-		run->fail.error = PTR_ERR(lsn);
-		run->fail.step = KVERBS_STEP_LISTEN;
+	lsn = kverbs_test_listen(&run->common);
+	if (IS_ERR(lsn))
 		return PTR_ERR(lsn);
-	}
 	ep = kverbs_listener_accept(lsn);
 	if (IS_ERR(ep)) {
 		ret = PTR_ERR(ep);
-		run->fail.error = ret;
-		/* -ENODEV: the device went away, listening was fine. */
-		if (ret != -ENODEV)
-			run->fail.step = KVERBS_STEP_LISTEN;
+		kverbs_test_accept_failed(&run->common, ret);
 	} else {
 		ret = kverbs_perf_server_session(run, ep);
 	}

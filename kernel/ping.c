@@ -127,20 +127,6 @@ void kverbs_ping_account(struct kverbs_ping_run *run, u64 start_ns, u32 len)
 	res->elapsed_ns = now - run->first_ns;
 }
 
-/**
- * kverbs_ping_fail - make a connection's failure the ping's report
- * @ep: the connection
- * @run: the ping
- * @error: the error the connection ended with, as its test saw it
- */
-void kverbs_ping_fail(struct kverbs_ep *ep, struct kverbs_ping_run *run,
-		      int error)
-{
-	kverbs_ep_fail_info(ep, &run->fail);
-	if (!run->fail.error)
-		run->fail.error = error;
-}
-
 static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *run)
 {
 	const struct kverbs_ping_log *log = &cmd->log;
@@ -155,9 +141,6 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *ru
 		return -EINVAL;
 	if (!server && (cmd->flags & KVERBS_PING_F_PERSISTENT))
 		return -EINVAL;
-	if (cmd->timeout_ns > KVERBS_MAX_TIMEOUT_NS)
-		return -EINVAL;
-
 	if (cmd->msg_size && cmd->msg_size < KVERBS_PING_MIN_SIZE)
 		return -EINVAL;
 	if (!cmd->msg_size && !server)
@@ -165,18 +148,10 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *ru
 	if (cmd->msg_size > kverbs_max_msg_size)
 		return -EMSGSIZE;
 
-	ret = kverbs_sockaddr_check(&cmd->addr, true);
+	ret = kverbs_test_parse(&run->common, server, cmd->timeout_ns,
+				&cmd->addr, &cmd->src_addr);
 	if (ret)
 		return ret;
-	if (cmd->src_addr.ss_family) {
-		if (server || cmd->src_addr.ss_family != cmd->addr.ss_family)
-			return -EINVAL;
-		ret = kverbs_sockaddr_check(&cmd->src_addr, false);
-		if (ret)
-			return ret;
-	} else if (memchr_inv(&cmd->src_addr, 0, sizeof(cmd->src_addr))) {
-		return -EINVAL;
-	}
 
 	if (log->buf || log->seq || log->slots || log->slot_size) {
 		if (!log->buf || !log->seq || !log->slots || !log->slot_size)
@@ -192,62 +167,38 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *ru
 	run->flags = cmd->flags;
 	run->count = cmd->count;
 	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
-	run->timeout_ns = cmd->timeout_ns ?:
-			  (u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
-	memcpy(&run->addr, &cmd->addr, sizeof(run->addr));
-	memcpy(&run->src, &cmd->src_addr, sizeof(run->src));
-	run->have_src = cmd->src_addr.ss_family;
 	return 0;
 }
 
 /**
  * kverbs_ping_cmd - KVERBS_IOC_PING
  * @cmd: the caller's arguments; @cmd->result is filled in, also on failure
+ * @refused: the error the ping was refused with before it began, or 0
  *
  * Returns 0 when the ping completed, else a negative errno as
  * include/uapi/kverbs.h lists them.
  */
-int kverbs_ping_cmd(struct kverbs_ping *cmd)
+int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused)
 {
 	struct kverbs_ping_result *res = &cmd->result;
 	struct kverbs_ping_run *run;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run) {
-		ret = -ENOMEM;
-		goto out_free;
+		res->error = refused ?: -ENOMEM;
+		res->failed_step = KVERBS_STEP_SETUP;
+		return res->error;
 	}
 	run->result = res;
 
 	ret = kverbs_ping_parse(cmd, run);
-	if (ret)
-		goto out_free;
-	if (cmd->role == KVERBS_ROLE_SERVER)
+	if (!ret && cmd->role == KVERBS_ROLE_SERVER)
 		ret = kverbs_ping_server(run);
-	else
+	else if (!ret)
 		ret = kverbs_ping_client(run);
-
-	if (run->fail.error) {
-		res->error = run->fail.error;
-		res->failed_step = run->fail.step;
-		res->valid = run->fail.valid;
-		res->wc_status = run->fail.wc_status;
-		res->vendor_err = run->fail.vendor_err;
-		res->cm_event = run->fail.cm_event;
-		res->cm_status = run->fail.cm_status;
-		res->mismatch_offset = run->fail.mismatch_offset;
-	}
-out_free:
+	kverbs_test_report(res, &run->common, ret);
 	kfree(run);
-	/*
-	 * An allocation that failed where no step was being recorded is
-	 * still a failure to set up, and the result says so.
-	 */
-	if (ret == -ENOMEM && !res->error) {
-		res->error = ret;
-		res->failed_step = KVERBS_STEP_SETUP;
-	}
 	return ret;
 }

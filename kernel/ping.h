@@ -32,38 +32,30 @@ struct kverbs_ping_info {
 
 /**
  * struct kverbs_ping_run - one KVERBS_IOC_PING call
+ * @common: addresses, time limit and failure, as for every test
  * @flags: KVERBS_PING_F_*
  * @count: iterations, 0 for no limit
  * @msg_size: client: bytes per ping; server: the largest it accepts
- * @timeout_ns: limit on each step
- * @addr: where to connect, or where to listen
- * @src: client: local address, valid if @have_src
- * @have_src: @src was given
  * @log_buf: user buffer for each iteration's payload, or NULL
  * @log_seq: user counter of stored iterations
  * @log_slots: slots in @log_buf
  * @log_slot_size: bytes per slot
  * @log_seq_val: what @log_seq holds
  * @result: the results that go back to userspace
- * @fail: the failure reported in @result
  * @first_ns: when the first iteration started
  * @total_ns: sum of all iteration times
  */
 struct kverbs_ping_run {
+	struct kverbs_test common;
 	u32 flags;
 	u32 count;
 	u32 msg_size;
-	u64 timeout_ns;
-	struct sockaddr_storage addr;
-	struct sockaddr_storage src;
-	bool have_src;
 	void __user *log_buf;
 	u64 __user *log_seq;
 	u32 log_slots;
 	u32 log_slot_size;
 	u64 log_seq_val;
 	struct kverbs_ping_result *result;
-	struct kverbs_fail fail;
 	u64 first_ns;
 	u64 total_ns;
 };
@@ -75,7 +67,5 @@ void kverbs_ping_fill(void *buf, u32 len, u64 iter);
 bool kverbs_ping_check(const void *buf, u32 len, u64 iter, u32 *offset);
 int kverbs_ping_log(struct kverbs_ping_run *run, const void *data, u32 len);
 void kverbs_ping_account(struct kverbs_ping_run *run, u64 start_ns, u32 len);
-void kverbs_ping_fail(struct kverbs_ep *ep, struct kverbs_ping_run *run,
-		      int error);
 
 #endif /* _KVERBS_PING_H */

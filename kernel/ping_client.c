@@ -110,7 +110,7 @@ static int kverbs_ping_client_wait_goahead(struct kverbs_ping_client *c)
 	int ret;
 
 	ret = kverbs_ep_wait(ep, kverbs_is_done(&c->recv.done),
-			     kverbs_ep_wait_timeout(c->run->timeout_ns));
+			     kverbs_ep_wait_timeout(c->run->common.timeout_ns));
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	if (c->recv.byte_len != sizeof(struct kverbs_ping_info))
@@ -174,7 +174,7 @@ static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
 	ret = kverbs_post_send(ep, &inv_wr, KVERBS_STEP_LOCAL_INV);
 	if (!ret)
 		ret = kverbs_ep_wait(ep, kverbs_is_done(&c->sink.inv_done),
-				     kverbs_ep_wait_timeout(c->run->timeout_ns));
+				     kverbs_ep_wait_timeout(c->run->common.timeout_ns));
 	/*
 	 * A server that reached its own count may hang up first.  With the
 	 * connection gone the key is out of reach anyway: the PD is this
@@ -192,7 +192,7 @@ static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
  * @run: the ping
  *
  * Returns 0 when all iterations completed, else the first failure, which
- * is also in @run->fail.
+ * is also in @run->common.fail.
  */
 int kverbs_ping_client(struct kverbs_ping_run *run)
 {
@@ -202,24 +202,18 @@ int kverbs_ping_client(struct kverbs_ping_run *run)
 	int ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c) {
-		run->fail.error = -ENOMEM;
-		run->fail.step = KVERBS_STEP_SETUP;
-		return -ENOMEM;
-	}
+	if (!c)
+		return kverbs_test_failed(&run->common, -ENOMEM, KVERBS_STEP_SETUP);
 	c->run = run;
 
-	ep = kverbs_ep_create();
+	ep = kverbs_test_ep_create(&run->common);
 	if (IS_ERR(ep)) {
 		ret = PTR_ERR(ep);
-		run->fail.error = ret;
-		run->fail.step = KVERBS_STEP_SETUP;
 		goto out_free;
 	}
 	c->ep = ep;
 
-	ret = kverbs_ep_resolve(ep, run->have_src ? (struct sockaddr *)&run->src : NULL,
-				(struct sockaddr *)&run->addr, run->timeout_ns);
+	ret = kverbs_test_resolve(&run->common, ep);
 	if (ret)
 		goto out_destroy;
 	ret = kverbs_ping_client_setup(c);
@@ -231,7 +225,7 @@ int kverbs_ping_client(struct kverbs_ping_run *run)
 	if (ret)
 		goto out_destroy;
 	/* One RDMA READ at a time is all rping needs from the responder. */
-	ret = kverbs_ep_connect(ep, 1, run->timeout_ns);
+	ret = kverbs_ep_connect(ep, 1, run->common.timeout_ns);
 	if (ret)
 		goto out_destroy;
 
@@ -251,7 +245,7 @@ int kverbs_ping_client(struct kverbs_ping_run *run)
 out_destroy:
 	/* Before the flushes of the teardown add failures of their own. */
 	if (ret)
-		kverbs_ping_fail(ep, run, ret);
+		kverbs_test_fail(&run->common, ep, ret);
 	/* Flush everything before the buffers the work requests used go. */
 	kverbs_ep_drain(ep);
 	kverbs_msg_free(&c->recv);

@@ -102,7 +102,7 @@ static int kverbs_ping_server_wait_adv(struct kverbs_ping_server *s,
 {
 	struct kverbs_ep *ep = s->ep;
 	struct kverbs_ping_info *info = s->recv.buf;
-	long timeout = kverbs_ep_wait_timeout(s->run->timeout_ns);
+	long timeout = kverbs_ep_wait_timeout(s->run->common.timeout_ns);
 	int ret;
 
 	/* Between iterations any signal may end the session. */
@@ -135,7 +135,7 @@ static int kverbs_ping_server_goahead_wr(struct kverbs_ping_server *s,
 	int ret;
 
 	ret = kverbs_ep_wait(ep, kverbs_is_done(&s->goahead.done),
-			     kverbs_ep_wait_timeout(s->run->timeout_ns));
+			     kverbs_ep_wait_timeout(s->run->common.timeout_ns));
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	kverbs_msg_send_wr(&s->goahead, wr);
@@ -195,7 +195,7 @@ static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
 	s->goahead_posted = !ret && chain;
 	if (!ret)
 		ret = kverbs_ep_wait(ep, kverbs_is_done(done),
-				     kverbs_ep_wait_timeout(s->run->timeout_ns));
+				     kverbs_ep_wait_timeout(s->run->common.timeout_ns));
 	if (ret)
 		/* Still in flight: the mapping goes after the drain. */
 		return kverbs_ep_failed(ep, ret, step);
@@ -300,7 +300,7 @@ static int kverbs_ping_server_session(struct kverbs_ping_run *run,
 		kverbs_ep_reject(ep);
 		goto out_free;
 	}
-	ret = kverbs_ep_accept(ep, run->timeout_ns);
+	ret = kverbs_ep_accept(ep, run->common.timeout_ns);
 	if (ret)
 		goto out_free;
 
@@ -326,7 +326,7 @@ out_free:
 out_report:
 	/* A signal ends the server, it is not the client's failure. */
 	if (ret && ret != -EINTR) {
-		kverbs_ping_fail(ep, run, ret);
+		kverbs_test_fail(&run->common, ep, ret);
 		run->result->clients_failed++;
 	}
 	kverbs_ep_destroy(ep);
@@ -347,24 +347,17 @@ int kverbs_ping_server(struct kverbs_ping_run *run)
 	struct kverbs_ep *ep;
 	int ret;
 
-	lsn = kverbs_listener_create((struct sockaddr *)&run->addr);
-	if (IS_ERR(lsn)) {
-		run->fail.error = PTR_ERR(lsn);
-		run->fail.step = KVERBS_STEP_LISTEN;
+	lsn = kverbs_test_listen(&run->common);
+	if (IS_ERR(lsn))
 		return PTR_ERR(lsn);
-	}
 
 	for (;;) {
 		ep = kverbs_listener_accept(lsn);
 		if (IS_ERR(ep)) {
 			ret = PTR_ERR(ep);
 			/* A persistent server's report is of its last failed client. */
-			if (!run->fail.error || ret != -EINTR) {
-				run->fail = (struct kverbs_fail){ .error = ret };
-				/* -ENODEV: the device went away, listening was fine. */
-				if (ret != -ENODEV)
-					run->fail.step = KVERBS_STEP_LISTEN;
-			}
+			if (!run->common.fail.error || ret != -EINTR)
+				kverbs_test_accept_failed(&run->common, ret);
 			break;
 		}
 		ret = kverbs_ping_server_session(run, ep);

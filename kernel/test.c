@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every test (ping, perf) does alike: check the addresses and the
+ * time limit it was given, make its endpoint or listener, and keep the
+ * first failure for the result it hands back to userspace.
+ *
+ * A test's run structure embeds a struct kverbs_test; its own code only
+ * adds what the test is about.
+ */
+#include "kverbs.h"
+
+/**
+ * kverbs_test_parse - check and take a test's addresses and time limit
+ * @t: the test
+ * @server: whether it listens (else it connects)
+ * @timeout_ns: the caller's limit on each step, 0 for the module default
+ * @addr: the caller's address: where to connect, or where to listen
+ * @src: the caller's local address for a client, all zero if none
+ *
+ * Returns 0, or -EINVAL: a limit above an hour, a bad address, or a
+ * source address where there may be none (a server) or of the wrong
+ * family.
+ */
+int kverbs_test_parse(struct kverbs_test *t, bool server, u64 timeout_ns,
+		      const struct __kernel_sockaddr_storage *addr,
+		      const struct __kernel_sockaddr_storage *src)
+{
+	int ret;
+
+	if (timeout_ns > KVERBS_MAX_TIMEOUT_NS)
+		return -EINVAL;
+	ret = kverbs_sockaddr_check(addr, true);
+	if (ret)
+		return ret;
+	if (src->ss_family) {
+		if (server || src->ss_family != addr->ss_family)
+			return -EINVAL;
+		ret = kverbs_sockaddr_check(src, false);
+		if (ret)
+			return ret;
+	} else if (memchr_inv(src, 0, sizeof(*src))) {
+		return -EINVAL;
+	}
+
+	t->timeout_ns = timeout_ns ?:
+			(u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
+	memcpy(&t->addr, addr, sizeof(t->addr));
+	memcpy(&t->src, src, sizeof(t->src));
+	t->have_src = src->ss_family;
+	return 0;
+}
+
+/**
+ * kverbs_test_failed - record a failure that happened outside a connection
+ * @t: the test
+ * @error: negative errno
+ * @step: what the test was doing
+ *
+ * Returns @error.
+ */
+int kverbs_test_failed(struct kverbs_test *t, int error, enum kverbs_step step)
+{
+	t->fail = (struct kverbs_fail){ .error = error, .step = step };
+	return error;
+}
+
+/**
+ * kverbs_test_fail - make a connection's failure the test's report
+ * @t: the test
+ * @ep: the connection
+ * @error: the error the connection ended with, as the test saw it
+ */
+void kverbs_test_fail(struct kverbs_test *t, struct kverbs_ep *ep, int error)
+{
+	kverbs_ep_fail_info(ep, &t->fail);
+	if (!t->fail.error)
+		t->fail.error = error;
+}
+
+/**
+ * kverbs_test_ep_create - a new endpoint for the test
+ * @t: the test
+ *
+ * Returns the endpoint, or an ERR_PTR with the failure in @t->fail.
+ */
+struct kverbs_ep *kverbs_test_ep_create(struct kverbs_test *t)
+{
+	struct kverbs_ep *ep = kverbs_ep_create();
+
+	if (IS_ERR(ep))
+		kverbs_test_failed(t, PTR_ERR(ep), KVERBS_STEP_SETUP);
+	return ep;
+}
+
+/**
+ * kverbs_test_resolve - bind a client's endpoint to the server's address
+ * @t: the test
+ * @ep: its endpoint
+ *
+ * Returns 0 once @ep has the device, port and route that reach @t->addr,
+ * else the failure, which @ep records.
+ */
+int kverbs_test_resolve(struct kverbs_test *t, struct kverbs_ep *ep)
+{
+	return kverbs_ep_resolve(ep, t->have_src ? (struct sockaddr *)&t->src : NULL,
+				 (struct sockaddr *)&t->addr, t->timeout_ns);
+}
+
+/**
+ * kverbs_test_listen - a server's listener on @t->addr
+ * @t: the test
+ *
+ * Returns the listener, or an ERR_PTR with the failure in @t->fail.
+ */
+struct kverbs_listener *kverbs_test_listen(struct kverbs_test *t)
+{
+	struct kverbs_listener *lsn;
+
+	lsn = kverbs_listener_create((struct sockaddr *)&t->addr);
+	if (IS_ERR(lsn))
+		kverbs_test_failed(t, PTR_ERR(lsn), KVERBS_STEP_LISTEN);
+	return lsn;
+}
+
+/**
+ * kverbs_test_accept_failed - record why a server got no connection
+ * @t: the test
+ * @error: what kverbs_listener_accept() returned
+ */
+void kverbs_test_accept_failed(struct kverbs_test *t, int error)
+{
+	/* -ENODEV: the device went away, listening was fine. */
+	kverbs_test_failed(t, error,
+			   error == -ENODEV ? KVERBS_STEP_NONE : KVERBS_STEP_LISTEN);
+}
