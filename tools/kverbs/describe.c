@@ -296,3 +296,65 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 		return snprintf(buf, len, "failed in iteration %llu: %s", iter, strerror(err));
 	}
 }
+
+/*
+ * Whether the module refused a test's arguments before anything ran: a
+ * usage error rather than a failed test.
+ */
+bool kv_args_refused(int err, uint32_t failed_step)
+{
+	return !failed_step && (err == EINVAL || err == EMSGSIZE);
+}
+
+int kv_describe_refused(char *buf, size_t len, int err)
+{
+	return snprintf(buf, len, "the module refused the arguments: %s%s",
+			strerror(err), err == EMSGSIZE ?
+			" (more than the module's max_msg_size)" : "");
+}
+
+/**
+ * kv_json_failure - write the "error" member of a test's document
+ * @j: the writer, inside the document's object
+ * @f: the failure; no message means there was none
+ *
+ * Writes null and returns false when there was no failure.  Otherwise
+ * it leaves the error object open for the caller to add its own members
+ * and close, and returns true.
+ */
+bool kv_json_failure(struct kv_json *j, const struct kv_failure *f)
+{
+	kv_json_key(j, "error");
+	if (!f->message) {
+		kv_json_null(j);
+		return false;
+	}
+	kv_json_begin_object(j);
+	kv_json_key(j, "errno");
+	kv_json_i64(j, f->err);
+	kv_json_key(j, "name");
+	kv_json_string(j, kv_errno_name(f->err));
+	kv_json_key(j, "step");
+	kv_json_string(j, kv_step_str(f->step));
+	kv_json_key(j, "message");
+	kv_json_string(j, f->message);
+	if (f->valid & KVERBS_RESULT_WC) {
+		kv_json_key(j, "wc_status");
+		kv_json_u64(j, f->wc_status);
+		kv_json_key(j, "wc_status_str");
+		kv_json_string(j, kv_wc_status_str(f->wc_status));
+		kv_json_key(j, "vendor_err");
+		kv_json_u64(j, f->vendor_err);
+	}
+	if (f->valid & KVERBS_RESULT_CM) {
+		kv_json_key(j, "cm_event");
+		kv_json_string(j, kv_cm_event_str(f->cm_event));
+		kv_json_key(j, "cm_status");
+		kv_json_i64(j, f->cm_status);
+	}
+	if (f->valid & KVERBS_RESULT_MISMATCH) {
+		kv_json_key(j, "mismatch_offset");
+		kv_json_u64(j, f->mismatch_offset);
+	}
+	return true;
+}

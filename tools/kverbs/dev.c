@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Opening /dev/kverbs and checking that the module speaks our ABI.
+ * Opening /dev/kverbs, checking that the module speaks our ABI, and
+ * letting a signal end a test's ioctl.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -53,4 +55,25 @@ int kv_open(void)
 		return -1;
 	}
 	return fd;
+}
+
+/* The handler has nothing to do: the ioctl it interrupts reports EINTR. */
+static void kv_on_signal(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * SIGINT and SIGTERM end a running test: the kernel sees the signal
+ * pending, stops the test and returns -EINTR with the numbers so far,
+ * which the tool still prints.  Without SA_RESTART, so that the ioctl
+ * is not restarted.
+ */
+void kv_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = kv_on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

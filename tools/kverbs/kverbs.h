@@ -28,6 +28,7 @@ extern const char *kv_prog;
 /* dev.c: talking to the module */
 int kv_open(void);
 int kv_ioctl(int fd, unsigned long cmd, void *arg);
+void kv_catch_signals(void);
 
 /* opts.c: parsing */
 int kv_parse_u32(const char *s, uint32_t *out);
@@ -54,6 +55,8 @@ const char *kv_transport_str(uint32_t transport);
 const char *kv_atomic_cap_str(uint32_t cap);
 int kv_describe_ping_failure(char *buf, size_t len, int err,
 			     const struct kverbs_ping *cmd, const char *peer);
+bool kv_args_refused(int err, uint32_t failed_step);
+int kv_describe_refused(char *buf, size_t len, int err);
 
 /* json.c: a JSON writer that only produces valid documents */
 struct kv_json {
@@ -76,6 +79,33 @@ void kv_json_double(struct kv_json *j, double v);
 void kv_json_bool(struct kv_json *j, bool v);
 void kv_json_null(struct kv_json *j);
 void kv_json_end(struct kv_json *j);
+
+/*
+ * A failed test, as the "error" member of a JSON document: the errno,
+ * the step and the message, plus the fields @valid says hold data.  The
+ * ping and perf results name these fields alike; KV_FAILURE() picks
+ * them from either.
+ */
+struct kv_failure {
+	int err;
+	const char *message;
+	uint32_t step;
+	uint32_t valid;
+	uint32_t wc_status;
+	uint32_t vendor_err;
+	uint32_t cm_event;
+	int32_t cm_status;
+	uint32_t mismatch_offset;
+};
+
+#define KV_FAILURE(res, e, msg) ((struct kv_failure){			\
+	.err = (e), .message = (msg), .step = (res)->failed_step,	\
+	.valid = (res)->valid, .wc_status = (res)->wc_status,		\
+	.vendor_err = (res)->vendor_err, .cm_event = (res)->cm_event,	\
+	.cm_status = (res)->cm_status,					\
+	.mismatch_offset = (res)->mismatch_offset })
+
+bool kv_json_failure(struct kv_json *j, const struct kv_failure *f);
 
 /* subcommands */
 int kv_cmd_devices(int argc, char **argv);

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,13 +48,6 @@ static const struct {
 };
 
 #define KV_PERF_NTESTS	(sizeof(kv_perf_tests) / sizeof(kv_perf_tests[0]))
-
-static volatile sig_atomic_t kv_perf_signal;
-
-static void kv_perf_on_signal(int sig)
-{
-	kv_perf_signal = sig;
-}
 
 static size_t kv_perf_index(uint32_t test)
 {
@@ -372,38 +364,10 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	kv_json_string(&j, o->gbits ? "Gb/sec" : "MiB/sec");
 	kv_json_key(&j, "msg_rate_mpps");
 	kv_json_double(&j, r->msg_rate / 1e6);
-	kv_json_key(&j, "error");
-	if (!message) {
-		kv_json_null(&j);
-	} else {
-		kv_json_begin_object(&j);
-		kv_json_key(&j, "errno");
-		kv_json_i64(&j, err);
-		kv_json_key(&j, "name");
-		kv_json_string(&j, kv_errno_name(err));
-		kv_json_key(&j, "step");
-		kv_json_string(&j, kv_step_str(r->failed_step));
-		kv_json_key(&j, "message");
-		kv_json_string(&j, message);
-		if (r->valid & KVERBS_RESULT_WC) {
-			kv_json_key(&j, "wc_status");
-			kv_json_u64(&j, r->wc_status);
-			kv_json_key(&j, "wc_status_str");
-			kv_json_string(&j, kv_wc_status_str(r->wc_status));
-			kv_json_key(&j, "vendor_err");
-			kv_json_u64(&j, r->vendor_err);
-		}
-		if (r->valid & KVERBS_RESULT_CM) {
-			kv_json_key(&j, "cm_event");
-			kv_json_string(&j, kv_cm_event_str(r->cm_event));
-			kv_json_key(&j, "cm_status");
-			kv_json_i64(&j, r->cm_status);
-		}
+	if (kv_json_failure(&j, &KV_FAILURE(r, err, message))) {
 		if (r->valid & KVERBS_RESULT_MISMATCH) {
 			kv_json_key(&j, "mismatch_iteration");
 			kv_json_u64(&j, r->mismatch_iter);
-			kv_json_key(&j, "mismatch_offset");
-			kv_json_u64(&j, r->mismatch_offset);
 		}
 		if (r->reject_reason) {
 			kv_json_key(&j, "reject_reason");
@@ -443,7 +407,6 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	struct kverbs_perf cmd = { .size = sizeof(cmd) };
 	struct kv_perf_opts o = { .cmd = kv_perf_tests[kv_perf_index(test)].cmd,
 				  .test = test };
-	struct sigaction sa = { .sa_handler = kv_perf_on_signal };
 	char addr[128], where[160], msg[512];
 	const char *status, *message = NULL;
 	int fd, ret, err, code;
@@ -476,10 +439,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	fd = kv_open();
 	if (fd < 0)
 		return KV_EXIT_ENV;
-	/* No SA_RESTART: a signal must end the ioctl, which reports EINTR. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	kv_catch_signals();
 	err = -kv_ioctl(fd, KVERBS_IOC_PERF, &cmd);
 	close(fd);
 
@@ -491,15 +451,12 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		code = KV_EXIT_INTERRUPTED;
 	} else {
 		status = "failed";
-		/* Rejected before anything ran: the arguments were out of range. */
-		code = !cmd.result.failed_step && (err == EINVAL || err == EMSGSIZE) ?
+		code = kv_args_refused(err, cmd.result.failed_step) ?
 		       KV_EXIT_USAGE : KV_EXIT_FAILED;
 	}
 	if (err) {
 		if (code == KV_EXIT_USAGE)
-			snprintf(msg, sizeof(msg), "the module refused the arguments: %s%s",
-				 strerror(err), err == EMSGSIZE ?
-				 " (more than the module's max_msg_size)" : "");
+			kv_describe_refused(msg, sizeof(msg), err);
 		else
 			kv_perf_describe(msg, sizeof(msg), err, &o, &cmd, where);
 		message = msg;

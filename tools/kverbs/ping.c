@@ -59,13 +59,6 @@ struct kv_log {
 	pthread_t thread;
 };
 
-static volatile sig_atomic_t kv_ping_signal;
-
-static void kv_ping_on_signal(int sig)
-{
-	kv_ping_signal = sig;
-}
-
 static void ping_usage(FILE *f)
 {
 	fprintf(f,
@@ -420,39 +413,8 @@ static void kv_ping_print_json(const struct kv_ping_opts *o,
 		kv_json_key(&j, "clients_failed");
 		kv_json_u64(&j, r->clients_failed);
 	}
-	kv_json_key(&j, "error");
-	if (!message) {
-		kv_json_null(&j);
-	} else {
-		kv_json_begin_object(&j);
-		kv_json_key(&j, "errno");
-		kv_json_i64(&j, err);
-		kv_json_key(&j, "name");
-		kv_json_string(&j, kv_errno_name(err));
-		kv_json_key(&j, "step");
-		kv_json_string(&j, kv_step_str(r->failed_step));
-		kv_json_key(&j, "message");
-		kv_json_string(&j, message);
-		if (r->valid & KVERBS_RESULT_WC) {
-			kv_json_key(&j, "wc_status");
-			kv_json_u64(&j, r->wc_status);
-			kv_json_key(&j, "wc_status_str");
-			kv_json_string(&j, kv_wc_status_str(r->wc_status));
-			kv_json_key(&j, "vendor_err");
-			kv_json_u64(&j, r->vendor_err);
-		}
-		if (r->valid & KVERBS_RESULT_CM) {
-			kv_json_key(&j, "cm_event");
-			kv_json_string(&j, kv_cm_event_str(r->cm_event));
-			kv_json_key(&j, "cm_status");
-			kv_json_i64(&j, r->cm_status);
-		}
-		if (r->valid & KVERBS_RESULT_MISMATCH) {
-			kv_json_key(&j, "mismatch_offset");
-			kv_json_u64(&j, r->mismatch_offset);
-		}
+	if (kv_json_failure(&j, &KV_FAILURE(r, err, message)))
 		kv_json_end_object(&j);
-	}
 	if (log) {
 		kv_json_key(&j, "data");
 		kv_json_begin_array(&j);
@@ -512,10 +474,7 @@ static int kv_ping_outcome(const struct kv_ping_opts *o,
 		return KV_EXIT_INTERRUPTED;
 	}
 	*status = "failed";
-	/* Rejected before anything ran: the arguments were out of range. */
-	if (!r->failed_step && (err == EINVAL || err == EMSGSIZE))
-		return KV_EXIT_USAGE;
-	return KV_EXIT_FAILED;
+	return kv_args_refused(err, r->failed_step) ? KV_EXIT_USAGE : KV_EXIT_FAILED;
 }
 
 int kv_cmd_ping(int argc, char **argv)
@@ -523,7 +482,6 @@ int kv_cmd_ping(int argc, char **argv)
 	struct kverbs_ping cmd = { .size = sizeof(cmd) };
 	struct kv_ping_opts o;
 	struct kv_log log;
-	struct sigaction sa = { .sa_handler = kv_ping_on_signal };
 	char addr[128], where[160], msg[512];
 	const char *status, *message = NULL;
 	int fd, ret, err, code, failure;
@@ -574,11 +532,7 @@ int kv_cmd_ping(int argc, char **argv)
 		have_log = true;
 	}
 
-	/* No SA_RESTART: a signal must end the ioctl, which reports EINTR. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
+	kv_catch_signals();
 	err = -kv_ioctl(fd, KVERBS_IOC_PING, &cmd);
 	close(fd);
 	if (have_log)
@@ -589,9 +543,7 @@ int kv_cmd_ping(int argc, char **argv)
 	failure = cmd.result.error ? -cmd.result.error : err;
 	if (code != KV_EXIT_OK || (err && err != EINTR) || cmd.result.clients_failed) {
 		if (code == KV_EXIT_USAGE)
-			snprintf(msg, sizeof(msg), "the module refused the arguments: %s%s",
-				 strerror(err), err == EMSGSIZE ?
-				 " (more than the module's max_msg_size)" : "");
+			kv_describe_refused(msg, sizeof(msg), err);
 		else
 			kv_describe_ping_failure(msg, sizeof(msg), failure, &cmd, where);
 		message = msg;
