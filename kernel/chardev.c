@@ -77,7 +77,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 		return -EINVAL;
 	cmd->abi_version = KVERBS_ABI_VERSION;
 	cmd->features = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
-			KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF;
+			KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF |
+			KVERBS_FEATURE_PERF_LAT;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));

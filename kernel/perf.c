@@ -9,6 +9,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
 /* Completions handled per ib_process_cq_direct() call. */
 #define KVERBS_PERF_POLL_BUDGET	64
@@ -229,18 +230,19 @@ void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *run)
 {
 	bool server = cmd->role == KVERBS_ROLE_SERVER;
+	bool atomic = kverbs_perf_is_atomic(cmd->test);
 	int ret;
 
-	if (cmd->flags & ~KVERBS_PERF_F_VALIDATE)
+	if (cmd->flags & ~KVERBS_PERF_FLAGS || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
-	if (cmd->test > KVERBS_PERF_SEND_BW || (!server && !cmd->test))
+	if (cmd->test > KVERBS_PERF_ATOMIC_BW || (!server && !cmd->test))
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
 		if (cmd->flags || cmd->tx_depth || cmd->iterations ||
-		    cmd->duration_ns)
+		    cmd->duration_ns || cmd->samples || cmd->samples_max)
 			return -EINVAL;
 	} else {
 		if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
@@ -248,6 +250,17 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 		if (!cmd->iterations == !cmd->duration_ns ||
 		    cmd->duration_ns > KVERBS_PERF_MAX_DURATION_NS)
 			return -EINVAL;
+		if ((cmd->flags & KVERBS_PERF_F_CMP_SWAP) && !atomic)
+			return -EINVAL;
+		if (atomic && cmd->msg_size != KVERBS_PERF_ATOMIC_SIZE)
+			return -EINVAL;
+		/* Samples are the latency tests' output, and need both fields. */
+		if (!cmd->samples != !cmd->samples_max ||
+		    (cmd->samples && !kverbs_perf_is_lat(cmd->test)))
+			return -EINVAL;
+		if (!access_ok(u64_to_user_ptr(cmd->samples),
+			       (u64)cmd->samples_max * sizeof(u64)))
+			return -EFAULT;
 	}
 	if (cmd->msg_size > kverbs_max_msg_size)
 		return -EMSGSIZE;
@@ -261,8 +274,13 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 	run->flags = cmd->flags;
 	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
+	/* perftest's latency tests, too, have one operation in flight. */
+	if (kverbs_perf_is_lat(run->test))
+		run->tx_depth = 1;
 	run->iterations = cmd->iterations;
 	run->duration_ns = cmd->duration_ns;
+	run->samples = u64_to_user_ptr(cmd->samples);
+	run->samples_max = cmd->samples_max;
 	return 0;
 }
 

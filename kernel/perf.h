@@ -16,8 +16,12 @@
  *     WRITE round, SEND ROUND        ---->  check each slot
  *                                   <----  SEND ROUND_OK
  *     (READ: the server fills the slots, the client checks them)
+ *   atomic tests: fetch-and-add or compare-and-swap on the words of the
+ *   server's buffer, each word counting up by one per operation
+ *   latency tests: as the bandwidth tests, one operation in flight
  *   SEND PROGRESS now and then      ---->  (the server's wait is bounded)
- *   SEND DONE {iterations, time}    ---->  the server's report
+ *   SEND DONE {iterations, time}    ---->  the server's report (atomic
+ *                                          --validate: and each word's count)
  *
  * Messages from the client are SENDs with immediate data, so that a
  * server taking SEND data into the same receives tells them apart.
@@ -113,6 +117,9 @@ struct kverbs_perf_msg {
  * @tx_depth: client: work requests outstanding
  * @iterations: client: messages, 0 in duration mode
  * @duration_ns: client: duration, 0 in iterations mode
+ * @samples: client, latency tests: where each operation's time goes, or
+ *	NULL
+ * @samples_max: entries @samples holds
  * @result: the results that go back to userspace
  */
 struct kverbs_perf_run {
@@ -123,8 +130,32 @@ struct kverbs_perf_run {
 	u32 tx_depth;
 	u64 iterations;
 	u64 duration_ns;
+	u64 __user *samples;
+	u32 samples_max;
 	struct kverbs_perf_result *result;
 };
+
+/* The flags a client may set, and a server accept in a hello. */
+#define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP)
+/* The size of an atomic operation's operand, and so of its message. */
+#define KVERBS_PERF_ATOMIC_SIZE	sizeof(u64)
+
+static inline bool kverbs_perf_is_atomic(u32 test)
+{
+	return test == KVERBS_PERF_ATOMIC_LAT || test == KVERBS_PERF_ATOMIC_BW;
+}
+
+/* One operation at a time, each one timed. */
+static inline bool kverbs_perf_is_lat(u32 test)
+{
+	return test == KVERBS_PERF_READ_LAT || test == KVERBS_PERF_ATOMIC_LAT;
+}
+
+/* The client reads the server's buffer: with --validate, the server fills it. */
+static inline bool kverbs_perf_is_read(u32 test)
+{
+	return test == KVERBS_PERF_READ_BW || test == KVERBS_PERF_READ_LAT;
+}
 
 int kverbs_perf_client(struct kverbs_perf_run *run);
 int kverbs_perf_server(struct kverbs_perf_run *run);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The perf client: sends its hello, then keeps a window of RDMA WRITEs,
- * RDMA READs or SENDs in flight until its iterations are done or its
- * time is up, and tells the server how it went.
+ * RDMA READs, SENDs or atomic operations in flight until its iterations
+ * are done or its time is up, and tells the server how it went.  The
+ * latency tests are the same with a window of one, each operation timed
+ * from its post to its completion.
  */
 #include "perf.h"
 #include "trace.h"
@@ -11,11 +13,14 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
 /* A side's buffer: enough slots to keep a window busy, not more than this. */
 #define KVERBS_PERF_BUF_BYTES	(16U << 20)
 /* Peak rates are measured over intervals of at least this long. */
 #define KVERBS_PERF_SAMPLE_NS	NSEC_PER_MSEC
+/* Latency samples are copied to userspace this many at a time. */
+#define KVERBS_PERF_CHUNK	(PAGE_SIZE / sizeof(u64))
 
 struct kverbs_perf_client;
 
@@ -49,12 +54,19 @@ struct kverbs_perf_client {
 	u64 sample_done;		/* @completed at that time */
 	u64 peak_bps;
 	u64 ctrl_ns;			/* when we last told the server anything */
+	u64 limit;			/* operations the samples have room for */
+	u64 post_ns;			/* latency tests: when the one in flight was posted */
+	u64 *chunk;			/* samples not yet copied to userspace */
+	u32 chunk_len;
+	u32 stored;			/* samples copied to userspace */
+	u64 checked;			/* atomic --validate: fetched values checked */
 };
 
 static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe);
 	struct kverbs_perf_client *c = w->c;
+	u64 now = ktime_get_ns();
 
 	trace_kverbs_wc(wc, c->step);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -63,6 +75,9 @@ static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/* The send queue completes in order: everything before it is done. */
 	c->completed = max(c->completed, w->seq + 1);
+	/* One in flight: this is it.  The burst makes room before each post. */
+	if (c->chunk && !WARN_ON_ONCE(c->chunk_len == KVERBS_PERF_CHUNK))
+		c->chunk[c->chunk_len++] = now - c->post_ns;
 }
 
 static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
@@ -85,6 +100,16 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 	}
 	if (run->msg_size > max_reg)
 		return -EMSGSIZE;
+	if (kverbs_perf_is_atomic(run->test) &&
+	    ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		ibdev_dbg(ibdev, "no atomic operations\n");
+		return -EOPNOTSUPP;
+	}
+	if (run->samples) {
+		c->chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64), GFP_KERNEL);
+		if (!c->chunk)
+			return -ENOMEM;
+	}
 	c->slots = kverbs_perf_slots(run->msg_size, run->tx_depth,
 				     min(KVERBS_PERF_BUF_BYTES, max_reg));
 	/* A slot is refilled only once the work request that used it is done. */
@@ -219,7 +244,7 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
 	/* With --validate both sides count rounds of the same length. */
 	if ((run->flags & KVERBS_PERF_F_VALIDATE) && run->test != KVERBS_PERF_SEND_BW &&
-	    c->remote_slots != c->slots)
+	    !kverbs_perf_is_atomic(run->test) && c->remote_slots != c->slots)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
 
 	/* The send queue runs it before any data work request. */
@@ -230,40 +255,121 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
 {
 	struct kverbs_perf_run *run = c->run;
-	u64 seq = c->posted, n = seq;
+	u64 seq = c->posted, n = seq, rseq;
 	u32 slot = do_div(n, c->slots), rslot, wi;
 	struct kverbs_perf_wr *w;
-	struct ib_rdma_wr wr = {};
+	union {
+		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
+	} u = {};
+	struct ib_send_wr *wr;
 	struct ib_sge sge;
 
-	n = seq;
-	rslot = do_div(n, c->remote_slots);
+	rseq = seq;
+	rslot = do_div(rseq, c->remote_slots);
 	n = seq;
 	wi = do_div(n, c->window);
 	w = &c->wrs[wi];
 	w->seq = seq;
 
+	switch (run->test) {
+	case KVERBS_PERF_ATOMIC_LAT:
+	case KVERBS_PERF_ATOMIC_BW:
+		/*
+		 * The operations on one remote word run in order, this one
+		 * after the rseq before it: it finds rseq there, and leaves
+		 * rseq + 1.  Fetch-and-add adds 1 to get there; compare-and-
+		 * swap expects rseq and swaps in rseq + 1, so every one of
+		 * them succeeds and --validate can check what each fetched.
+		 */
+		wr = &u.atomic.wr;
+		if (run->flags & KVERBS_PERF_F_CMP_SWAP) {
+			wr->opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+			u.atomic.compare_add = rseq;
+			u.atomic.swap = rseq + 1;
+		} else {
+			wr->opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+			u.atomic.compare_add = 1;
+		}
+		u.atomic.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
+		u.atomic.rkey = c->rkey;
+		break;
+	case KVERBS_PERF_SEND_BW:
+		wr = &u.rdma.wr;
+		wr->opcode = IB_WR_SEND;
+		break;
+	default:
+		wr = &u.rdma.wr;
+		wr->opcode = kverbs_perf_is_read(run->test) ? IB_WR_RDMA_READ :
+							      IB_WR_RDMA_WRITE;
+		u.rdma.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
+		u.rdma.rkey = c->rkey;
+		break;
+	}
 	sge.addr = c->buf.mr->iova + (u64)slot * run->msg_size;
 	sge.length = run->msg_size;
 	sge.lkey = c->buf.mr->lkey;
-	wr.wr.wr_cqe = &w->cqe;
-	wr.wr.sg_list = &sge;
-	wr.wr.num_sge = 1;
-	wr.wr.send_flags = signaled ? IB_SEND_SIGNALED : 0;
-	switch (run->test) {
-	case KVERBS_PERF_WRITE_BW:
-		wr.wr.opcode = IB_WR_RDMA_WRITE;
-		break;
-	case KVERBS_PERF_READ_BW:
-		wr.wr.opcode = IB_WR_RDMA_READ;
-		break;
-	default:
-		wr.wr.opcode = IB_WR_SEND;
-		break;
+	wr->wr_cqe = &w->cqe;
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;
+	if (c->chunk)
+		c->post_ns = ktime_get_ns();
+	return kverbs_post_send(c->ep, wr, c->step);
+}
+
+/* Copy the latency samples taken so far to the caller's array. */
+static int kverbs_perf_client_flush(struct kverbs_perf_client *c)
+{
+	if (!c->chunk_len)
+		return 0;
+	if (copy_to_user(c->run->samples + c->stored, c->chunk,
+			 c->chunk_len * sizeof(u64)))
+		return kverbs_ep_failed(c->ep, -EFAULT, KVERBS_STEP_SAMPLES);
+	c->stored += c->chunk_len;
+	c->chunk_len = 0;
+	return 0;
+}
+
+/*
+ * Atomic --validate: what each completed operation fetched is known (see
+ * kverbs_perf_client_post()).  The IB specification leaves the byte order
+ * of the word in memory to the device: rxe keeps the host's, ConnectX
+ * network order, so either is accepted.
+ */
+static int kverbs_perf_client_check_atomics(struct kverbs_perf_client *c)
+{
+	u64 seq, n, want, got;
+	u32 slot;
+
+	if (!(c->run->flags & KVERBS_PERF_F_VALIDATE))
+		return 0;
+	kverbs_buf_sync_for_cpu(&c->buf);
+	for (; c->checked < c->completed; c->checked++) {
+		seq = c->checked;
+		n = seq;
+		slot = do_div(n, c->slots);
+		want = seq;
+		do_div(want, c->remote_slots);
+		memcpy(&got, c->buf.vaddr + (size_t)slot * sizeof(u64), sizeof(got));
+		if (got != want && got != swab64(want)) {
+			c->run->result->mismatch_iter = seq;
+			return kverbs_ep_mismatch(c->ep, 0);
+		}
 	}
-	wr.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
-	wr.rkey = c->rkey;
-	return kverbs_post_send(c->ep, &wr.wr, c->step);
+	return 0;
+}
+
+/* What to do once completions moved the window on, before posting again. */
+static int kverbs_perf_client_reap(struct kverbs_perf_client *c)
+{
+	int ret = 0;
+
+	if (c->chunk_len == KVERBS_PERF_CHUNK)
+		ret = kverbs_perf_client_flush(c);
+	if (!ret && kverbs_perf_is_atomic(c->run->test))
+		ret = kverbs_perf_client_check_atomics(c);
+	return ret;
 }
 
 /* Account completions for the peak rate, over intervals of a millisecond. */
@@ -297,9 +403,13 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 				       run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
+		ret = kverbs_perf_client_reap(c);
+		if (ret)
+			return ret;
 		now = ktime_get_ns();
 		kverbs_perf_client_sample(c, now);
-		last = n ? c->posted + 1 == first + n : now >= c->deadline_ns;
+		last = n ? c->posted + 1 == first + n :
+			   now >= c->deadline_ns || c->posted + 1 == c->limit;
 		k = c->posted - first;
 		ret = kverbs_perf_client_post(c, last ||
 					      do_div(k, c->signal_every) == c->signal_every - 1);
@@ -323,7 +433,7 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 	if (ret)
 		return kverbs_ep_failed(ep, ret, c->step);
 	kverbs_perf_client_sample(c, ktime_get_ns());
-	return 0;
+	return kverbs_perf_client_reap(c);
 }
 
 /*
@@ -341,7 +451,7 @@ static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
 	u64 i;
 	int ret;
 
-	if (run->test != KVERBS_PERF_READ_BW) {
+	if (!kverbs_perf_is_read(run->test)) {
 		for (i = 0; i < n; i++)
 			kverbs_perf_fill(c->buf.vaddr + i * len, len, first + i);
 		kverbs_buf_sync_for_device(&c->buf);
@@ -349,7 +459,7 @@ static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
 	ret = kverbs_perf_client_burst(c, n);
 	if (ret || run->test == KVERBS_PERF_SEND_BW)
 		return ret;
-	if (run->test == KVERBS_PERF_READ_BW) {
+	if (kverbs_perf_is_read(run->test)) {
 		kverbs_buf_sync_for_cpu(&c->buf);
 		for (i = 0; i < n; i++) {
 			if (!kverbs_perf_check(c->buf.vaddr + i * len, len,
@@ -369,6 +479,16 @@ static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
 	return 0;
 }
 
+/*
+ * --validate fills or checks the buffers in rounds, but an atomic test's
+ * values are checked as they complete.
+ */
+static bool kverbs_perf_client_rounds(const struct kverbs_perf_run *run)
+{
+	return (run->flags & KVERBS_PERF_F_VALIDATE) &&
+	       !kverbs_perf_is_atomic(run->test);
+}
+
 static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 {
 	struct kverbs_perf_run *run = c->run;
@@ -379,17 +499,21 @@ static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 	c->sample_ns = c->start_ns;
 	c->ctrl_ns = c->start_ns;
 	c->deadline_ns = c->start_ns + run->duration_ns;
-	if (!(run->flags & KVERBS_PERF_F_VALIDATE))
-		return kverbs_perf_client_burst(c, run->iterations);
+	/* A latency test ends when the samples have no more room. */
+	c->limit = run->samples ? run->samples_max : U64_MAX;
+	if (!kverbs_perf_client_rounds(run))
+		return kverbs_perf_client_burst(c, run->iterations ?
+						min(run->iterations, c->limit) : 0);
 	for (;;) {
 		if (run->iterations) {
-			if (c->posted == run->iterations)
+			if (c->posted == min(run->iterations, c->limit))
 				return 0;
-			n = min_t(u64, c->slots, run->iterations - c->posted);
+			n = min_t(u64, c->slots,
+				  min(run->iterations, c->limit) - c->posted);
 		} else {
-			if (ktime_get_ns() >= c->deadline_ns)
+			if (ktime_get_ns() >= c->deadline_ns || c->posted == c->limit)
 				return 0;
-			n = c->slots;
+			n = min_t(u64, c->slots, c->limit - c->posted);
 		}
 		ret = kverbs_perf_client_round(c, c->posted, n);
 		if (ret)
@@ -419,7 +543,11 @@ static enum kverbs_step kverbs_perf_client_step(u32 test)
 	case KVERBS_PERF_WRITE_BW:
 		return KVERBS_STEP_RDMA_WRITE;
 	case KVERBS_PERF_READ_BW:
+	case KVERBS_PERF_READ_LAT:
 		return KVERBS_STEP_RDMA_READ;
+	case KVERBS_PERF_ATOMIC_LAT:
+	case KVERBS_PERF_ATOMIC_BW:
+		return KVERBS_STEP_ATOMIC;
 	default:
 		return KVERBS_STEP_SEND;
 	}
@@ -439,7 +567,7 @@ int kverbs_perf_client(struct kverbs_perf_run *run)
 	struct kverbs_perf_client *c;
 	struct kverbs_ep *ep;
 	u64 elapsed = 0;
-	int ret;
+	int ret, err;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
@@ -478,6 +606,10 @@ int kverbs_perf_client(struct kverbs_perf_run *run)
 
 	ret = kverbs_perf_client_run(c);
 	elapsed = ktime_get_ns() - c->start_ns;
+	/* The samples of what ran go back also when a failure or signal ended it. */
+	err = kverbs_perf_client_flush(c);
+	if (!ret)
+		ret = err;
 	if (!ret)
 		ret = kverbs_perf_client_done(c, elapsed);
 
@@ -487,12 +619,14 @@ out_destroy:
 	if (ret == -ECONNREFUSED)
 		kverbs_perf_client_rejected(c);
 	kverbs_perf_set_rates(run->result, c->completed, elapsed, c->peak_bps);
+	run->result->samples_stored = c->stored;
 	/* Flush everything before the buffers the work requests used go. */
 	kverbs_ep_drain(ep);
 	kverbs_msg_free(&c->ctrl_recv);
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);
 	kvfree(c->wrs);
+	kfree(c->chunk);
 	kverbs_ep_destroy(ep);
 out_free:
 	kfree(c);

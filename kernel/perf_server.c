@@ -2,7 +2,8 @@
 /*
  * The perf server: checks a client's hello, offers it a buffer, and for
  * SEND takes what arrives; with --validate it checks, or fills, every
- * message.  It reports what its client tells it at the end.
+ * message, and checks the words the atomic operations counted up.  It
+ * reports what its client tells it at the end.
  */
 #include "perf.h"
 #include "trace.h"
@@ -68,14 +69,15 @@ kverbs_perf_server_hello(struct kverbs_perf_server *s, u32 *value, int *error)
 		*error = -EPROTONOSUPPORT;
 		return KVERBS_PERF_REJECT_VERSION;
 	}
-	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
-	    le16_to_cpu(h->flags) & ~KVERBS_PERF_F_VALIDATE)
-		return KVERBS_PERF_REJECT_RESERVED;
 	s->test = le16_to_cpu(h->test);
 	s->flags = le16_to_cpu(h->flags);
 	s->msg_size = le32_to_cpu(h->msg_size);
 	s->tx_depth = le32_to_cpu(h->tx_depth);
-	if (!s->test || s->test > KVERBS_PERF_SEND_BW ||
+	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
+	    s->flags & ~KVERBS_PERF_FLAGS ||
+	    ((s->flags & KVERBS_PERF_F_CMP_SWAP) && !kverbs_perf_is_atomic(s->test)))
+		return KVERBS_PERF_REJECT_RESERVED;
+	if (!s->test || s->test > KVERBS_PERF_ATOMIC_BW ||
 	    (run->test && s->test != run->test)) {
 		*value = s->test;
 		*error = -EOPNOTSUPP;
@@ -84,6 +86,11 @@ kverbs_perf_server_hello(struct kverbs_perf_server *s, u32 *value, int *error)
 	if (!s->msg_size || s->msg_size > run->msg_size) {
 		*value = run->msg_size;
 		*error = -EMSGSIZE;
+		return KVERBS_PERF_REJECT_SIZE;
+	}
+	if (kverbs_perf_is_atomic(s->test) && s->msg_size != KVERBS_PERF_ATOMIC_SIZE) {
+		*value = KVERBS_PERF_ATOMIC_SIZE;
+		*error = -EINVAL;
 		return KVERBS_PERF_REJECT_SIZE;
 	}
 	*error = -EINVAL;
@@ -160,6 +167,11 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 			   s->msg_size;
 	if (s->stride > max_reg)
 		return -EMSGSIZE;
+	if (kverbs_perf_is_atomic(s->test) &&
+	    ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		ibdev_dbg(ibdev, "no atomic operations\n");
+		return -EOPNOTSUPP;
+	}
 	s->slots = kverbs_perf_slots(s->stride, s->tx_depth,
 				     min(KVERBS_PERF_BUF_BYTES, max_reg));
 	/*
@@ -266,9 +278,15 @@ static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
 		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 		break;
 	case KVERBS_PERF_READ_BW:
+	case KVERBS_PERF_READ_LAT:
 		access = IB_ACCESS_REMOTE_READ;
 		if (s->flags & KVERBS_PERF_F_VALIDATE)
 			kverbs_perf_server_fill(s, 0);
+		break;
+	case KVERBS_PERF_ATOMIC_LAT:
+	case KVERBS_PERF_ATOMIC_BW:
+		/* The words start at 0, as the buffer was allocated. */
+		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC;
 		break;
 	default:
 		access = IB_ACCESS_LOCAL_WRITE;
@@ -301,7 +319,8 @@ static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64
 	u32 i, offset;
 
 	if (!(s->flags & KVERBS_PERF_F_VALIDATE) || s->test == KVERBS_PERF_SEND_BW ||
-	    first != s->next_round || !n || n > s->slots)
+	    kverbs_perf_is_atomic(s->test) || first != s->next_round || !n ||
+	    n > s->slots)
 		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
 	if (s->test == KVERBS_PERF_WRITE_BW) {
 		kverbs_buf_sync_for_cpu(&s->buf);
@@ -318,6 +337,30 @@ static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64
 	}
 	m.a = cpu_to_le64(first + n);
 	return kverbs_perf_server_ctrl(s, &m, NULL);
+}
+
+/*
+ * Atomic --validate, at the end: word i was the target of operations i,
+ * i + slots, i + 2 * slots, ..., and each added one to it.  In either
+ * byte order, as the client accepts it.
+ */
+static int kverbs_perf_server_check_atomics(struct kverbs_perf_server *s, u64 ops)
+{
+	u64 per_word = ops, want, got;
+	u32 extra = do_div(per_word, s->slots), i;
+
+	if (!kverbs_perf_is_atomic(s->test) || !(s->flags & KVERBS_PERF_F_VALIDATE))
+		return 0;
+	kverbs_buf_sync_for_cpu(&s->buf);
+	for (i = 0; i < s->slots; i++) {
+		want = per_word + (i < extra);
+		memcpy(&got, s->buf.vaddr + (size_t)i * s->stride, sizeof(got));
+		if (got != want && got != swab64(want)) {
+			s->run->result->mismatch_iter = i;
+			return kverbs_ep_mismatch(s->ep, 0);
+		}
+	}
+	return 0;
 }
 
 /*
@@ -393,7 +436,8 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 		/* What the client sent is what arrived, or something was lost. */
 		if (r && *ops != s->received)
 			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-		return 1;
+		ret = kverbs_perf_server_check_atomics(s, *ops);
+		return ret ?: 1;
 	default:
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 	}

@@ -82,7 +82,8 @@
 		{ KVERBS_STEP_RECV, "RECV" },				\
 		{ KVERBS_STEP_RDMA_READ, "RDMA_READ" },			\
 		{ KVERBS_STEP_RDMA_WRITE, "RDMA_WRITE" },		\
-		{ KVERBS_STEP_LOCAL_INV, "LOCAL_INV" })
+		{ KVERBS_STEP_LOCAL_INV, "LOCAL_INV" },			\
+		{ KVERBS_STEP_ATOMIC, "ATOMIC" })
 
 TRACE_EVENT(kverbs_cm_event,
 	TP_PROTO(const struct rdma_cm_id *id, const struct rdma_cm_event *event),

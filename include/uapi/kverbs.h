@@ -49,12 +49,16 @@ enum {
  *	payload in a user buffer (&kverbs_ping.log)
  * @KVERBS_FEATURE_PERF: KVERBS_IOC_PERF is available, with the bandwidth
  *	tests KVERBS_PERF_WRITE_BW, _READ_BW and _SEND_BW
+ * @KVERBS_FEATURE_PERF_LAT: KVERBS_IOC_PERF also runs KVERBS_PERF_READ_LAT,
+ *	_ATOMIC_LAT and _ATOMIC_BW, and stores latency samples
+ *	(&kverbs_perf.samples)
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
 	KVERBS_FEATURE_PING = 1 << 1,
 	KVERBS_FEATURE_PING_LOG = 1 << 2,
 	KVERBS_FEATURE_PERF = 1 << 3,
+	KVERBS_FEATURE_PERF_LAT = 1 << 4,
 };
 
 /**
@@ -333,6 +337,9 @@ enum kverbs_ping_flags {
  * @KVERBS_STEP_LOG: storing the payload in &kverbs_ping.log
  * @KVERBS_STEP_HELLO: perf: the server checking the client's request,
  *	or the client learning that the server refused it
+ * @KVERBS_STEP_ATOMIC: perf: an atomic operation on the peer's buffer
+ * @KVERBS_STEP_SAMPLES: perf: storing latency samples in
+ *	&kverbs_perf.samples
  */
 enum kverbs_step {
 	KVERBS_STEP_NONE = 0,
@@ -351,6 +358,8 @@ enum kverbs_step {
 	KVERBS_STEP_VALIDATE,
 	KVERBS_STEP_LOG,
 	KVERBS_STEP_HELLO,
+	KVERBS_STEP_ATOMIC,
+	KVERBS_STEP_SAMPLES,
 };
 
 /**
@@ -494,12 +503,23 @@ struct kverbs_ping {
  * @KVERBS_PERF_WRITE_BW: RDMA WRITE bandwidth, as perftest's ib_write_bw
  * @KVERBS_PERF_READ_BW: RDMA READ bandwidth, as ib_read_bw
  * @KVERBS_PERF_SEND_BW: SEND bandwidth, as ib_send_bw
+ * @KVERBS_PERF_READ_LAT: RDMA READ latency, as ib_read_lat: one READ at a
+ *	time, each timed from its post to its completion
+ * @KVERBS_PERF_ATOMIC_LAT: atomic latency, as ib_atomic_lat: one atomic
+ *	operation at a time, each timed like a READ
+ * @KVERBS_PERF_ATOMIC_BW: atomic operation rate, as ib_atomic_bw
+ *
+ * The atomic tests do fetch-and-add, or compare-and-swap with
+ * KVERBS_PERF_F_CMP_SWAP, on 8-byte words; their message size is 8.
  */
 enum kverbs_perf_test {
 	KVERBS_PERF_ANY = 0,
 	KVERBS_PERF_WRITE_BW = 1,
 	KVERBS_PERF_READ_BW = 2,
 	KVERBS_PERF_SEND_BW = 3,
+	KVERBS_PERF_READ_LAT = 4,
+	KVERBS_PERF_ATOMIC_LAT = 5,
+	KVERBS_PERF_ATOMIC_BW = 6,
 };
 
 /**
@@ -509,10 +529,15 @@ enum kverbs_perf_test {
  *	receives the data checks it: the server for WRITE and SEND, the
  *	client for READ.  For WRITE and READ the test then runs in rounds
  *	of as many messages as the buffers hold, with a message between the
- *	two sides after each round, so rates are lower than without.
+ *	two sides after each round, so rates are lower than without.  The
+ *	atomic tests check every value fetched, and the server every word's
+ *	final value.
+ * @KVERBS_PERF_F_CMP_SWAP: client only, atomic tests: compare-and-swap
+ *	instead of fetch-and-add
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
+	KVERBS_PERF_F_CMP_SWAP = 1 << 1,
 };
 
 /* perftest's defaults: its port, TX depth and iterations. */
@@ -583,12 +608,14 @@ enum kverbs_perf_reject {
  * @mismatch_offset: first differing byte in its message when validation
  *	failed
  * @error: the failure the fields describe, a negative errno, 0 if none
- * @mismatch_iter: the iteration whose message failed validation
+ * @mismatch_iter: the iteration whose message failed validation; for
+ *	the server of an atomic test, the index of the word whose final
+ *	value was wrong
  * @reject_reason: &enum kverbs_perf_reject: why the server refused the
  *	client's hello (server: why it refused it), 0 if it did not
  * @reject_value: what the reason refers to, see &enum kverbs_perf_reject
  * @reject_version: the hello version the server speaks
- * @__reserved: written as 0
+ * @samples_stored: latency tests: entries written to &kverbs_perf.samples
  */
 struct kverbs_perf_result {
 	__aligned_u64 iterations;
@@ -620,7 +647,7 @@ struct kverbs_perf_result {
 	__u32 reject_reason;
 	__u32 reject_value;
 	__u32 reject_version;
-	__u32 __reserved;
+	__u32 samples_stored;
 };
 
 /**
@@ -648,6 +675,12 @@ struct kverbs_perf_result {
  * @src_addr: client: local address to use (port 0), or all zero; server:
  *	must be all zero
  * @result: (out) what happened, also filled in when the call fails
+ * @samples: client, latency tests: user pointer to an array of
+ *	@samples_max __u64, where the time of each operation goes, in ns
+ *	and in order; or 0 for none.  A latency test ends when the array is
+ *	full, in duration mode too.  Must be 0 for other tests and servers.
+ * @samples_max: entries in @samples, 0 if none
+ * @__reserved: must be 0
  *
  * A server serves one client and returns.  The client's request travels
  * in the connection request as a versioned hello; a server that cannot
@@ -672,6 +705,9 @@ struct kverbs_perf {
 	struct __kernel_sockaddr_storage addr;
 	struct __kernel_sockaddr_storage src_addr;
 	struct kverbs_perf_result result;
+	__aligned_u64 samples;
+	__u32 samples_max;
+	__u32 __reserved;
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)
