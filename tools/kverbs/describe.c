@@ -56,6 +56,8 @@ const char *kv_step_str(uint32_t step)
 		[KVERBS_STEP_VALIDATE] = "validate",
 		[KVERBS_STEP_LOG] = "log",
 		[KVERBS_STEP_HELLO] = "hello",
+		[KVERBS_STEP_ATOMIC] = "atomic",
+		[KVERBS_STEP_SAMPLES] = "samples",
 	};
 
 	return kv_lookup(names, ARRAY_SIZE(names), step);
@@ -71,6 +73,7 @@ const char *kv_step_op_str(uint32_t step)
 		[KVERBS_STEP_RDMA_READ] = "RDMA READ",
 		[KVERBS_STEP_RDMA_WRITE] = "RDMA WRITE",
 		[KVERBS_STEP_LOCAL_INV] = "invalidation",
+		[KVERBS_STEP_ATOMIC] = "atomic operation",
 	};
 
 	return kv_lookup(names, ARRAY_SIZE(names), step);

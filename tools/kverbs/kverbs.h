@@ -107,11 +107,44 @@ struct kv_failure {
 
 bool kv_json_failure(struct kv_json *j, const struct kv_failure *f);
 
+/* perf.c: the perftest-style tests; the parser is here for tests/unit.c */
+struct kv_perf_opts {
+	const char *cmd;
+	uint32_t test;
+	int role;
+	const char *addr;
+	uint16_t port;
+	uint32_t size;
+	bool size_set;
+	uint32_t iters;
+	bool iters_set;
+	uint64_t duration_ns;
+	uint32_t tx_depth;	/* 0: the module's default */
+	bool cmp_swap;		/* -A CMP_AND_SWAP */
+	bool gbits;
+	bool validate;
+	bool json;
+	bool debug;
+	uint64_t timeout_ns;
+};
+int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
+
+/* stats.c: a latency test's samples as perftest reports them, in usec */
+struct kv_lat_stats {
+	uint64_t samples;
+	double min;
+	double max;
+	double typical;
+	double avg;
+	double stdev;
+	double p99;
+	double p99_9;
+};
+int kv_lat_stats_compute(const uint64_t *ns, size_t n, struct kv_lat_stats *st);
+
 /* subcommands */
 int kv_cmd_devices(int argc, char **argv);
 int kv_cmd_ping(int argc, char **argv);
-int kv_cmd_write_bw(int argc, char **argv);
-int kv_cmd_read_bw(int argc, char **argv);
-int kv_cmd_send_bw(int argc, char **argv);
+int kv_cmd_perf(int argc, char **argv);	/* argv[0]: write_bw, read_lat, ... */
 
 #endif /* KVERBS_TOOL_H */

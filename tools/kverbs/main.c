@@ -22,6 +22,9 @@ static void usage(FILE *f)
 		"  write_bw   perftest's ib_write_bw: no ADDR to serve, ADDR to run\n"
 		"  read_bw    perftest's ib_read_bw\n"
 		"  send_bw    perftest's ib_send_bw\n"
+		"  read_lat   perftest's ib_read_lat\n"
+		"  atomic_lat perftest's ib_atomic_lat\n"
+		"  atomic_bw  perftest's ib_atomic_bw\n"
 		"\n"
 		"'%s COMMAND --help' describes each command's options.\n"
 		"\n"
@@ -43,9 +46,12 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "devices", kv_cmd_devices },
 		{ "ping", kv_cmd_ping },
-		{ "write_bw", kv_cmd_write_bw },
-		{ "read_bw", kv_cmd_read_bw },
-		{ "send_bw", kv_cmd_send_bw },
+		{ "write_bw", kv_cmd_perf },
+		{ "read_bw", kv_cmd_perf },
+		{ "send_bw", kv_cmd_perf },
+		{ "read_lat", kv_cmd_perf },
+		{ "atomic_lat", kv_cmd_perf },
+		{ "atomic_bw", kv_cmd_perf },
 	};
 	size_t i;
 

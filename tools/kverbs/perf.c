@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kverbs write_bw, read_bw, send_bw: perftest's bandwidth tests, run by
- * the kernel.
+ * kverbs write_bw, read_bw, send_bw, read_lat, atomic_lat, atomic_bw:
+ * perftest's tests, run by the kernel.
  *
  * The options are perftest's where they overlap.  Without an address the
  * command waits as the server, with one it runs the client; the client
  * says what to run, and the server takes it from the connection request.
- * The whole test is one KVERBS_IOC_PERF call.
+ * The whole test is one KVERBS_IOC_PERF call; a latency test's client
+ * also hands it an array for each operation's time, and works out the
+ * statistics from that (stats.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,79 +19,155 @@
 
 #include "kverbs.h"
 
-struct kv_perf_opts {
-	const char *cmd;
-	uint32_t test;
-	int role;
-	const char *addr;
-	uint16_t port;
-	uint32_t size;
-	bool size_set;
-	uint32_t iters;
-	bool iters_set;
-	uint64_t duration_ns;
-	uint32_t tx_depth;
-	bool gbits;
-	bool validate;
-	bool json;
-	bool debug;
-	uint64_t timeout_ns;
+/* perftest's defaults for its latency tests. */
+#define KV_PERF_LAT_ITERS	1000
+/* Atomic operations are on 8-byte words, which makes them the message. */
+#define KV_PERF_ATOMIC_SIZE	8
+/*
+ * Room a latency client gives the kernel for samples in duration mode,
+ * where their count is not known: one per microsecond of the duration,
+ * more than one operation at a time can take on any device we know of (a
+ * READ's or an atomic's round trip is longer); at most 16 Mi, 128 MiB.
+ * Should the array fill all the same, the kernel ends the test there,
+ * and we say so.
+ */
+#define KV_PERF_NS_PER_SAMPLE	1000
+#define KV_PERF_SAMPLES_MAX	(16u << 20)
+
+enum {
+	KV_PERF_LAT = 1 << 0,		/* one operation in flight, each timed */
+	KV_PERF_ATOMIC = 1 << 1,	/* 8-byte atomics, with -A */
 };
 
-static const struct {
+struct kv_perf_test {
 	const char *cmd;
 	uint32_t test;
-	const char *title;	/* as perftest names it */
-	const char *op;
-} kv_perf_tests[] = {
-	{ "write_bw", KVERBS_PERF_WRITE_BW, "RDMA_Write BW Test", "RDMA WRITE" },
-	{ "read_bw", KVERBS_PERF_READ_BW, "RDMA_Read BW Test", "RDMA READ" },
-	{ "send_bw", KVERBS_PERF_SEND_BW, "Send BW Test", "SEND" },
+	const char *verb;	/* as perftest's titles name it */
+	unsigned int kind;
+	uint32_t size;		/* perftest's default */
+};
+
+static const struct kv_perf_test kv_perf_tests[] = {
+	{ "write_bw", KVERBS_PERF_WRITE_BW, "RDMA_Write", 0, 65536 },
+	{ "read_bw", KVERBS_PERF_READ_BW, "RDMA_Read", 0, 65536 },
+	{ "send_bw", KVERBS_PERF_SEND_BW, "Send", 0, 65536 },
+	{ "read_lat", KVERBS_PERF_READ_LAT, "RDMA_Read", KV_PERF_LAT, 2 },
+	{ "atomic_lat", KVERBS_PERF_ATOMIC_LAT, "Atomic", KV_PERF_LAT | KV_PERF_ATOMIC,
+	  KV_PERF_ATOMIC_SIZE },
+	{ "atomic_bw", KVERBS_PERF_ATOMIC_BW, "Atomic", KV_PERF_ATOMIC, KV_PERF_ATOMIC_SIZE },
 };
 
 #define KV_PERF_NTESTS	(sizeof(kv_perf_tests) / sizeof(kv_perf_tests[0]))
 
-static size_t kv_perf_index(uint32_t test)
+static const struct kv_perf_test *kv_perf_test(uint32_t test)
 {
 	size_t i;
 
 	for (i = 0; i < KV_PERF_NTESTS; i++)
 		if (kv_perf_tests[i].test == test)
-			return i;
-	return 0;
+			return &kv_perf_tests[i];
+	return &kv_perf_tests[0];
 }
 
-static void perf_usage(FILE *f, const char *cmd)
+/* The test that ran, as the kernel says; the one asked for if it never began. */
+static const struct kv_perf_test *kv_perf_ran(const struct kv_perf_opts *o,
+					      const struct kverbs_perf *cmd)
 {
+	return kv_perf_test(cmd->result.test ? cmd->result.test : o->test);
+}
+
+/* perftest's names for -A, as its atomicTypesStr[] spells them. */
+#define KV_FETCH_AND_ADD	"FETCH_AND_ADD"
+#define KV_CMP_AND_SWAP		"CMP_AND_SWAP"
+
+/*
+ * The atomic operation in effect: the client's, or the one its client
+ * asked a server for; NULL while a server has not been asked.
+ */
+static const char *kv_perf_atomic_type(const struct kverbs_perf *cmd)
+{
+	const struct kverbs_perf_result *r = &cmd->result;
+
+	if (!r->test && cmd->role == KVERBS_ROLE_SERVER)
+		return NULL;
+	return (r->test ? r->flags : cmd->flags) & KVERBS_PERF_F_CMP_SWAP ?
+	       KV_CMP_AND_SWAP : KV_FETCH_AND_ADD;
+}
+
+static void perf_usage(FILE *f, const struct kv_perf_test *t)
+{
+	bool lat = t->kind & KV_PERF_LAT, atomic = t->kind & KV_PERF_ATOMIC;
+
+	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
-		"usage: %s %s [-s SIZE] [-n ITERS | -D SECONDS] [-t TXDEPTH] [-p PORT]\n"
+		"usage: %s %s %s [-n ITERS | -D SECONDS]%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate] [--json] [--timeout SEC] [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
 		"The client says what to run; the server's options only set limits.\n"
-		"\n"
-		"  -s, --size SIZE       bytes per message (default 65536; k and M suffixes);\n"
-		"                        server: the largest accepted (default: the module's\n"
-		"                        max_msg_size)\n"
-		"  -n, --iters ITERS     messages to move (default %u)\n"
-		"  -D, --duration SEC    run this long instead\n"
-		"  -t, --tx-depth N      work requests kept in flight (default %u, at most %u)\n"
+		"\n",
+		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE]",
+		lat ? "" : " [-t TXDEPTH]",
+		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", t->cmd);
+	if (atomic)
+		fprintf(f,
+			"  -A, --atomic_type TYPE\n"
+			"                        %s (default) or %s; the server\n"
+			"                        runs the one its client asks for\n"
+			"  -s, --size 8          atomic operations are on 8-byte words: 8 is the\n"
+			"                        only size\n",
+			KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
+	else
+		fprintf(f,
+			"  -s, --size SIZE       bytes per message (default %u; k and M suffixes);\n"
+			"                        server: the largest accepted (default: the module's\n"
+			"                        max_msg_size)\n",
+			t->size);
+	fprintf(f,
+		"  -n, --iters ITERS     %s (default %u)\n"
+		"  -D, --duration SEC    run this long instead%s\n",
+		lat ? "operations to time" : atomic ? "operations to do" : "messages to move",
+		lat ? KV_PERF_LAT_ITERS : KVERBS_PERF_DEFAULT_ITERS,
+		lat ? ", or until the samples run out:" : "");
+	if (lat)
+		fprintf(f,
+			"                        the client has room for one per microsecond of\n"
+			"                        it, at most %u Mi\n"
+			"  -t, --tx-depth 1      operations in flight: a latency test times them one\n"
+			"                        at a time, so 1 is the only depth\n",
+			KV_PERF_SAMPLES_MAX >> 20);
+	else
+		fprintf(f,
+			"  -t, --tx-depth N      work requests kept in flight (default %u, at most %u)\n",
+			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH);
+	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
-		"      --report_gbits    bandwidth in Gb/s instead of MiB/s\n"
-		"      --validate        check every byte of every message against a pattern\n"
-		"                        carrying its iteration number (the receiving side\n"
-		"                        checks; WRITE and READ then run in rounds)\n"
+		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
+		"      --validate        %s\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
 		"      --json            one JSON document instead of text\n"
 		"  -d, --debug           print everything the kernel reported\n"
 		"  -h, --help            this help\n",
-		kv_prog, cmd, (int)(strlen(kv_prog) + strlen(cmd) + 1), "", cmd,
-		KVERBS_PERF_DEFAULT_ITERS, KVERBS_PERF_DEFAULT_DEPTH,
-		KVERBS_PERF_MAX_DEPTH, KVERBS_PERF_DEFAULT_PORT);
+		KVERBS_PERF_DEFAULT_PORT, lat ? " (in --json)" : "",
+		atomic ? "check every value fetched, and the server every word's\n"
+			 "                        final value" :
+			 "check every byte of every message against a pattern\n"
+			 "                        carrying its iteration number (the receiving side\n"
+			 "                        checks; WRITE and READ then run in rounds)");
 }
 
-static int kv_perf_parse(int argc, char **argv, struct kv_perf_opts *o)
+/**
+ * kv_perf_parse - the command line of a perf subcommand
+ * @test: the subcommand's &enum kverbs_perf_test
+ * @argc: arguments, the subcommand's name first
+ * @argv: them
+ * @o: filled in, defaults for what is not given
+ *
+ * Returns 0, 1 when --help was printed, or -1 after a usage error
+ * was printed.
+ */
+int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 {
 	enum { OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT };
 	static const struct option longopts[] = {
@@ -98,6 +176,7 @@ static int kv_perf_parse(int argc, char **argv, struct kv_perf_opts *o)
 		{ "duration", required_argument, NULL, 'D' },
 		{ "tx-depth", required_argument, NULL, 't' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "atomic_type", required_argument, NULL, 'A' },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -106,22 +185,35 @@ static int kv_perf_parse(int argc, char **argv, struct kv_perf_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":s:n:D:t:p:dh";
-	const char *cmd = o->cmd;
+	static const char optstring[] = ":s:n:D:t:p:A:dh";
+	const struct kv_perf_test *t = kv_perf_test(test);
+	bool lat = t->kind & KV_PERF_LAT;
+	const char *cmd = t->cmd;
 	uint32_t v;
 	char buf[8];
 	int opt;
 
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->test = test;
 	o->port = KVERBS_PERF_DEFAULT_PORT;
-	o->size = 65536;
-	o->iters = KVERBS_PERF_DEFAULT_ITERS;
-	optind = 1;
+	o->size = t->size;
+	o->iters = lat ? KV_PERF_LAT_ITERS : KVERBS_PERF_DEFAULT_ITERS;
+	/* perftest's latency clients send one at a time; 0 is the module's 128. */
+	o->tx_depth = lat ? 1 : 0;
+	/* 0, not 1: also forget a group of options a previous parse left half-read. */
+	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			if (kv_parse_size(optarg, &o->size) || !o->size) {
 				kv_usage_error(cmd, "invalid size '%s'", optarg);
+				return -1;
+			}
+			if ((t->kind & KV_PERF_ATOMIC) && o->size != KV_PERF_ATOMIC_SIZE) {
+				kv_usage_error(cmd, "invalid size '%s': atomic operations are on %u-byte words, -s can only be %u",
+					       optarg, KV_PERF_ATOMIC_SIZE, KV_PERF_ATOMIC_SIZE);
 				return -1;
 			}
 			o->size_set = true;
@@ -148,6 +240,11 @@ static int kv_perf_parse(int argc, char **argv, struct kv_perf_opts *o)
 					       KVERBS_PERF_MAX_DEPTH);
 				return -1;
 			}
+			if (lat && o->tx_depth != 1) {
+				kv_usage_error(cmd, "invalid TX depth '%s': a latency test has one operation in flight, -t can only be 1",
+					       optarg);
+				return -1;
+			}
 			break;
 		case 'p':
 			if (kv_parse_u32(optarg, &v) || !v || v > 65535) {
@@ -155,6 +252,21 @@ static int kv_perf_parse(int argc, char **argv, struct kv_perf_opts *o)
 				return -1;
 			}
 			o->port = v;
+			break;
+		case 'A':
+			if (!(t->kind & KV_PERF_ATOMIC)) {
+				kv_usage_error(cmd, "-A is for the atomic tests, atomic_lat and atomic_bw");
+				return -1;
+			}
+			if (!strcmp(optarg, KV_CMP_AND_SWAP)) {
+				o->cmp_swap = true;
+			} else if (!strcmp(optarg, KV_FETCH_AND_ADD)) {
+				o->cmp_swap = false;
+			} else {
+				kv_usage_error(cmd, "invalid atomic type '%s' (%s or %s)", optarg,
+					       KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
+				return -1;
+			}
 			break;
 		case OPT_GBITS:
 			o->gbits = true;
@@ -177,7 +289,7 @@ static int kv_perf_parse(int argc, char **argv, struct kv_perf_opts *o)
 			o->debug = true;
 			break;
 		case 'h':
-			perf_usage(stdout, cmd);
+			perf_usage(stdout, t);
 			return 1;
 		case ':':
 			kv_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -210,15 +322,49 @@ static double kv_perf_bw(const struct kv_perf_opts *o, uint64_t bps)
 	return o->gbits ? bps * 8 / 1e9 : bps / 1048576.0;
 }
 
+/*
+ * What a latency client worked out from its samples; all zero for other
+ * tests and for servers, which take none.
+ */
+struct kv_perf_lat {
+	uint32_t samples;	/* the kernel stored */
+	bool full;		/* duration mode ended early: no room for more */
+	bool have_stats;
+	struct kv_lat_stats stats;
+};
+
+/* perftest's latency columns; a server has no samples, only its count. */
+static void kv_perf_print_lat(const struct kverbs_perf_result *r,
+			      const struct kv_perf_lat *lat)
+{
+	const struct kv_lat_stats *st = &lat->stats;
+
+	if (!lat->have_stats) {
+		printf(" #bytes #iterations\n");
+		printf(" %-7u %" PRIu64 "\n", r->msg_size, (uint64_t)r->iterations);
+		return;
+	}
+	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
+	printf(" %-7u %" PRIu64 "          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+	       r->msg_size, (uint64_t)r->iterations, st->min, st->max, st->typical,
+	       st->avg, st->stdev, st->p99, st->p99_9);
+}
+
 static void kv_perf_print_text(const struct kv_perf_opts *o,
-			       const struct kverbs_perf *cmd)
+			       const struct kverbs_perf *cmd,
+			       const struct kv_perf_lat *lat)
 {
 	const struct kverbs_perf_result *r = &cmd->result;
+	const struct kv_perf_test *t = kv_perf_ran(o, cmd);
 	static const char line[] =
 		"---------------------------------------------------------------------------------------\n";
 
 	printf("%s", line);
-	printf("                    %s\n", kv_perf_tests[kv_perf_index(r->test)].title);
+	/* "RDMA_Read Latency Test", "Atomic CMP_AND_SWAP BW Test" */
+	printf("                    %s ", t->verb);
+	if (t->kind & KV_PERF_ATOMIC)
+		printf("%s ", kv_perf_atomic_type(cmd));
+	printf("%s Test\n", t->kind & KV_PERF_LAT ? "Latency" : "BW");
 	printf(" Device         : %s\n", r->ibdev);
 	printf(" Transport type : %s\n", r->transport == KVERBS_TRANSPORT_IWARP ? "IW" : "IB");
 	printf(" Link type      : %s\n", r->link_layer == KVERBS_LINK_LAYER_ETHERNET ?
@@ -229,11 +375,15 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
-	printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
-	       o->gbits ? "Gb/sec" : "MiB/sec", o->gbits ? "Gb/sec" : "MiB/sec");
-	printf(" %-7u    %-7" PRIu64 "          %-7.2f            %-7.2f\t\t   %-7.6f\n",
-	       r->msg_size, (uint64_t)r->iterations, kv_perf_bw(o, r->peak_bps),
-	       kv_perf_bw(o, r->avg_bps), r->msg_rate / 1e6);
+	if (t->kind & KV_PERF_LAT) {
+		kv_perf_print_lat(r, lat);
+	} else {
+		printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
+		       o->gbits ? "Gb/sec" : "MiB/sec", o->gbits ? "Gb/sec" : "MiB/sec");
+		printf(" %-7u    %-7" PRIu64 "          %-7.2f            %-7.2f\t\t   %-7.6f\n",
+		       r->msg_size, (uint64_t)r->iterations, kv_perf_bw(o, r->peak_bps),
+		       kv_perf_bw(o, r->avg_bps), r->msg_rate / 1e6);
+	}
 	printf("%s", line);
 }
 
@@ -254,9 +404,12 @@ static const char *kv_perf_reject_str(uint32_t reason)
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
 }
 
+#define KV_NO_ATOMICS	"does not support atomic operations"
+
 /* Why the hello was refused, from either end. */
 static int kv_perf_describe_reject(char *buf, size_t len,
-				   const struct kverbs_perf_result *r, bool server)
+				   const struct kverbs_perf_result *r, bool server,
+				   bool atomic)
 {
 	const char *who = server ? "refused the client's request" :
 				   "the server refused the request";
@@ -274,6 +427,9 @@ static int kv_perf_describe_reject(char *buf, size_t len,
 	case KVERBS_PERF_REJECT_DEPTH:
 		return snprintf(buf, len, "%s: %s (1 to %u)", who, why, r->reject_value);
 	case KVERBS_PERF_REJECT_SETUP:
+		if (atomic && r->reject_value == EOPNOTSUPP)
+			return snprintf(buf, len, "%s: %s (%s RDMA device " KV_NO_ATOMICS ")",
+					who, why, server ? "this" : "its");
 		return snprintf(buf, len, "%s: %s (%s)", who, why, strerror(r->reject_value));
 	default:
 		return snprintf(buf, len, "%s: %s", who, why);
@@ -287,14 +443,28 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 	const struct kverbs_perf_result *r = &cmd->result;
 	struct kverbs_ping ping = { .role = cmd->role, .msg_size = r->msg_size };
 	struct kverbs_ping_result *p = &ping.result;
+	bool atomic = kv_perf_test(o->test)->kind & KV_PERF_ATOMIC;
 
 	if (r->reject_reason) {
-		kv_perf_describe_reject(buf, len, r, o->role == KVERBS_ROLE_SERVER);
+		kv_perf_describe_reject(buf, len, r, o->role == KVERBS_ROLE_SERVER, atomic);
 		return;
 	}
 	if (r->failed_step == KVERBS_STEP_VALIDATE) {
 		snprintf(buf, len, "data mismatch in iteration %" PRIu64 " at byte %u",
 			 (uint64_t)r->mismatch_iter, r->mismatch_offset);
+		return;
+	}
+	if (r->failed_step == KVERBS_STEP_SAMPLES) {
+		snprintf(buf, len, "cannot store the latency samples: %s", strerror(err));
+		return;
+	}
+	/* Not fast registration, as a ping's words would have it: siw has no atomics. */
+	if (atomic && err == EOPNOTSUPP) {
+		if (r->ibdev[0])
+			snprintf(buf, len, "the RDMA device %.*s " KV_NO_ATOMICS,
+				 (int)sizeof(r->ibdev), r->ibdev);
+		else
+			snprintf(buf, len, "the RDMA device " KV_NO_ATOMICS);
 		return;
 	}
 	/* The rest is worded as for a ping. */
@@ -309,17 +479,50 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 	kv_describe_ping_failure(buf, len, err, &ping, where);
 }
 
+static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
+{
+	const struct kv_lat_stats *st = &lat->stats;
+	const struct {
+		const char *key;
+		double usec;
+	} cols[] = {
+		{ "min", st->min }, { "max", st->max }, { "typical", st->typical },
+		{ "avg", st->avg }, { "stdev", st->stdev }, { "p99", st->p99 },
+		{ "p99_9", st->p99_9 },
+	};
+	size_t i;
+
+	kv_json_key(j, "samples");
+	kv_json_u64(j, lat->samples);
+	kv_json_key(j, "samples_full");
+	kv_json_bool(j, lat->full);
+	kv_json_key(j, "latency_usec");
+	if (!lat->have_stats) {
+		kv_json_null(j);
+		return;
+	}
+	kv_json_begin_object(j);
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		kv_json_key(j, cols[i].key);
+		kv_json_double(j, cols[i].usec);
+	}
+	kv_json_end_object(j);
+}
+
 static void kv_perf_print_json(const struct kv_perf_opts *o,
 			       const struct kverbs_perf *cmd, const char *addr,
-			       int err, const char *status, const char *message)
+			       int err, const char *status, const char *message,
+			       const struct kv_perf_lat *lat)
 {
 	const struct kverbs_perf_result *r = &cmd->result;
+	const struct kv_perf_test *t = kv_perf_ran(o, cmd);
+	const char *atomic_type = kv_perf_atomic_type(cmd);
 	struct kv_json j;
 
 	kv_json_init(&j, stdout);
 	kv_json_begin_object(&j);
 	kv_json_key(&j, "test");
-	kv_json_string(&j, r->test ? kv_perf_tests[kv_perf_index(r->test)].cmd : o->cmd);
+	kv_json_string(&j, t->cmd);
 	kv_json_key(&j, "role");
 	kv_json_string(&j, o->role == KVERBS_ROLE_SERVER ? "server" : "client");
 	kv_json_key(&j, "address");
@@ -344,6 +547,13 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	kv_json_u64(&j, r->duration_ns);
 	kv_json_key(&j, "validate");
 	kv_json_bool(&j, r->flags & KVERBS_PERF_F_VALIDATE);
+	if (t->kind & KV_PERF_ATOMIC) {
+		kv_json_key(&j, "atomic_type");
+		if (atomic_type)
+			kv_json_string(&j, atomic_type);
+		else
+			kv_json_null(&j);
+	}
 	kv_json_key(&j, "status");
 	kv_json_string(&j, status);
 	kv_json_key(&j, "iterations");
@@ -364,6 +574,8 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	kv_json_string(&j, o->gbits ? "Gb/sec" : "MiB/sec");
 	kv_json_key(&j, "msg_rate_mpps");
 	kv_json_double(&j, r->msg_rate / 1e6);
+	if (t->kind & KV_PERF_LAT)
+		kv_perf_json_lat(&j, lat);
 	if (kv_json_failure(&j, &KV_FAILURE(r, err, message))) {
 		if (r->valid & KVERBS_RESULT_MISMATCH) {
 			kv_json_key(&j, "mismatch_iteration");
@@ -392,26 +604,71 @@ static void kv_perf_print_debug(const struct kverbs_perf *cmd, int err)
 		"iterations %" PRIu64 " bytes %" PRIu64 " elapsed_ns %" PRIu64
 		" peak_bps %" PRIu64 " avg_bps %" PRIu64 " msg_rate %" PRIu64 "\n"
 		"valid 0x%x failed_step %u (%s) wc_status %u (%s) vendor_err 0x%x\n"
-		"cm_event %u (%s) cm_status %d mismatch %" PRIu64 "/%u reject %u/%u/%u\n",
+		"cm_event %u (%s) cm_status %d mismatch %" PRIu64 "/%u reject %u/%u/%u\n"
+		"test %u flags 0x%x samples %u/%u\n",
 		-err, kv_errno_name(err), (uint64_t)r->iterations, (uint64_t)r->bytes,
 		(uint64_t)r->elapsed_ns, (uint64_t)r->peak_bps, (uint64_t)r->avg_bps,
 		(uint64_t)r->msg_rate, r->valid, r->failed_step,
 		kv_step_str(r->failed_step), r->wc_status, kv_wc_status_str(r->wc_status),
 		r->vendor_err, r->cm_event, kv_cm_event_str(r->cm_event), r->cm_status,
 		(uint64_t)r->mismatch_iter, r->mismatch_offset, r->reject_reason,
-		r->reject_value, r->reject_version);
+		r->reject_value, r->reject_version, r->test, r->flags,
+		r->samples_stored, cmd->samples_max);
+}
+
+/*
+ * A latency client's array for the kernel to store each operation's time
+ * in: one entry per iteration, or in duration mode as many as
+ * KV_PERF_NS_PER_SAMPLE allows.  NULL when out of memory.
+ */
+static uint64_t *kv_perf_samples_alloc(const struct kv_perf_opts *o,
+				       uint32_t *n)
+{
+	uint64_t want = o->iters;
+
+	if (o->duration_ns) {
+		want = o->duration_ns / KV_PERF_NS_PER_SAMPLE;
+		if (want > KV_PERF_SAMPLES_MAX)
+			want = KV_PERF_SAMPLES_MAX;
+		if (!want)
+			want = 1;
+	}
+	*n = want;
+	return calloc(want, sizeof(uint64_t));
+}
+
+/* The statistics of the samples the kernel stored, however the test ended. */
+static void kv_perf_lat_collect(const struct kv_perf_opts *o,
+				const struct kverbs_perf *cmd,
+				const uint64_t *samples, struct kv_perf_lat *lat)
+{
+	int ret;
+
+	lat->samples = cmd->result.samples_stored;
+	if (lat->samples > cmd->samples_max)
+		lat->samples = cmd->samples_max;
+	/* In iterations mode a full array is the end asked for. */
+	lat->full = o->duration_ns && lat->samples == cmd->samples_max;
+	if (!lat->samples)
+		return;
+	ret = kv_lat_stats_compute(samples, lat->samples, &lat->stats);
+	if (ret)
+		fprintf(stderr, "%s %s: cannot work out the latency statistics: %s\n",
+			kv_prog, o->cmd, strerror(-ret));
+	lat->have_stats = !ret;
 }
 
 static int kv_perf_main(uint32_t test, int argc, char **argv)
 {
 	struct kverbs_perf cmd = { .size = sizeof(cmd) };
-	struct kv_perf_opts o = { .cmd = kv_perf_tests[kv_perf_index(test)].cmd,
-				  .test = test };
+	struct kv_perf_opts o;
+	struct kv_perf_lat lat = { 0 };
+	uint64_t *samples = NULL;
 	char addr[128], where[160], msg[512];
 	const char *status, *message = NULL;
 	int fd, ret, err, code;
 
-	ret = kv_perf_parse(argc, argv, &o);
+	ret = kv_perf_parse(test, argc, argv, &o);
 	if (ret)
 		return ret > 0 ? KV_EXIT_OK : KV_EXIT_USAGE;
 
@@ -425,6 +682,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		cmd.duration_ns = o.duration_ns;
 		if (o.validate)
 			cmd.flags |= KVERBS_PERF_F_VALIDATE;
+		if (o.cmp_swap)
+			cmd.flags |= KVERBS_PERF_F_CMP_SWAP;
 	}
 	/* The server checks, or fills, what the client asked it to. */
 	if (kv_parse_addr(o.addr ? o.addr : "0.0.0.0", o.port,
@@ -439,9 +698,21 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	fd = kv_open();
 	if (fd < 0)
 		return KV_EXIT_ENV;
+	if (o.role == KVERBS_ROLE_CLIENT && (kv_perf_test(test)->kind & KV_PERF_LAT)) {
+		samples = kv_perf_samples_alloc(&o, &cmd.samples_max);
+		if (!samples) {
+			fprintf(stderr, "%s %s: no memory for %u latency samples\n",
+				kv_prog, o.cmd, cmd.samples_max);
+			close(fd);
+			return KV_EXIT_FAILED;
+		}
+		cmd.samples = (uintptr_t)samples;
+	}
 	kv_catch_signals();
 	err = -kv_ioctl(fd, KVERBS_IOC_PERF, &cmd);
 	close(fd);
+	if (samples)
+		kv_perf_lat_collect(&o, &cmd, samples, &lat);
 
 	if (!err) {
 		status = "ok";
@@ -464,27 +735,32 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	if (o.debug)
 		kv_perf_print_debug(&cmd, err);
 	if (o.json) {
-		kv_perf_print_json(&o, &cmd, addr, err, status, message);
+		kv_perf_print_json(&o, &cmd, addr, err, status, message, &lat);
 	} else {
 		if (message)
 			fprintf(stderr, "%s %s: %s\n", kv_prog, o.cmd, message);
+		if (lat.full)
+			fprintf(stderr, "%s %s: note: the test stopped after %.3f of its %.3f s: the buffer for %u samples was full\n",
+				kv_prog, o.cmd, cmd.result.elapsed_ns / 1e9,
+				o.duration_ns / 1e9, cmd.samples_max);
 		if (cmd.result.iterations || !err)
-			kv_perf_print_text(&o, &cmd);
+			kv_perf_print_text(&o, &cmd, &lat);
 	}
+	free(samples);
 	return code;
 }
 
-int kv_cmd_write_bw(int argc, char **argv)
+/*
+ * write_bw, read_bw, send_bw, read_lat, atomic_lat and atomic_bw: which
+ * test to run is the subcommand's name, argv[0].
+ */
+int kv_cmd_perf(int argc, char **argv)
 {
-	return kv_perf_main(KVERBS_PERF_WRITE_BW, argc, argv);
-}
+	size_t i;
 
-int kv_cmd_read_bw(int argc, char **argv)
-{
-	return kv_perf_main(KVERBS_PERF_READ_BW, argc, argv);
-}
-
-int kv_cmd_send_bw(int argc, char **argv)
-{
-	return kv_perf_main(KVERBS_PERF_SEND_BW, argc, argv);
+	for (i = 0; i < KV_PERF_NTESTS; i++)
+		if (!strcmp(argv[0], kv_perf_tests[i].cmd))
+			return kv_perf_main(kv_perf_tests[i].test, argc, argv);
+	fprintf(stderr, "%s: '%s' is not a perf test\n", kv_prog, argv[0]);
+	return KV_EXIT_USAGE;
 }

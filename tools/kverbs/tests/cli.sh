@@ -202,6 +202,30 @@ kv_usage_error devices_unknown_option devices "unknown option '--bogus'" -- devi
 kv_usage_error devices_unknown_option_in_group devices "unknown option '-x'" -- devices -xj
 kv_usage_error devices_extra_argument devices "unexpected argument 'extra'" -- devices extra
 
+# ---- the latency and atomic tests ----
+
+for c in read_lat atomic_lat atomic_bw; do
+	kv_case "${c}_help" 0 "out=usage: kverbs $c" "out=perftest's ib_$c" out=--json \
+		err-empty -- "$c" --help
+	kv_case "top_level_help_lists_$c" 0 "out=  $c " -- --help
+done
+kv_case atomic_help_names_the_types 0 "out=-A, --atomic_type TYPE" out=FETCH_AND_ADD \
+	out=CMP_AND_SWAP -- atomic_bw --help
+kv_usage_error atomic_bad_type atomic_bw \
+	"invalid atomic type 'BOGUS' (FETCH_AND_ADD or CMP_AND_SWAP)" -- atomic_bw -A BOGUS 1.2.3.4
+kv_usage_error atomic_type_missing atomic_lat "option '-A' needs a value" -- atomic_lat -A
+kv_usage_error atomic_type_on_write_bw write_bw "-A is for the atomic tests" \
+	-- write_bw -A FETCH_AND_ADD 1.2.3.4
+kv_usage_error atomic_type_on_read_lat read_lat "-A is for the atomic tests" \
+	-- read_lat --atomic_type=CMP_AND_SWAP 1.2.3.4
+kv_usage_error atomic_size_not_8 atomic_bw "invalid size '16': atomic operations are on 8-byte words" \
+	-- atomic_bw -s 16 1.2.3.4
+kv_usage_error atomic_server_size_not_8 atomic_lat "invalid size '64k'" -- atomic_lat -s 64k
+kv_usage_error latency_depth_not_1 read_lat "invalid TX depth '2': a latency test has one operation in flight" \
+	-- read_lat -t 2 1.2.3.4
+kv_usage_error latency_iters_and_duration atomic_lat "-n and -D exclude each other" \
+	-- atomic_lat -n 10 -D 1 1.2.3.4
+
 # ---- without the module: exit 3 and what to do about it ----
 
 without_module=(
@@ -212,6 +236,9 @@ without_module=(
 	ping_minimum_size_without_module "ping -c -a 127.0.0.1 -S 26"
 	ping_server_without_module "ping -s"
 	ping_persistent_server_without_module "ping -s -a :: -P -S 1M"
+	read_lat_client_without_module "read_lat -t 1 -D 2 127.0.0.1"
+	atomic_lat_client_without_module "atomic_lat -A CMP_AND_SWAP -s 8 127.0.0.1"
+	atomic_bw_server_without_module "atomic_bw --json"
 )
 for ((i = 0; i < ${#without_module[@]}; i += 2)); do
 	name=${without_module[i]}

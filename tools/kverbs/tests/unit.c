@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kverbs.h"
 #include "../../../selftests/ktap.h"
@@ -432,14 +433,14 @@ KV_TEST(wc_status_str)
 
 KV_TEST(step_str_every_step)
 {
-	const char *names[KVERBS_STEP_HELLO + 1];
+	const char *names[KVERBS_STEP_SAMPLES + 1];
 	uint32_t s, t;
 
 	/*
 	 * The names are JSON "step" values that scripts match on: each step
 	 * needs its own, and one that is safe as an identifier.
 	 */
-	for (s = KVERBS_STEP_NONE; s <= KVERBS_STEP_HELLO; s++) {
+	for (s = KVERBS_STEP_NONE; s <= KVERBS_STEP_SAMPLES; s++) {
 		const char *p;
 
 		names[s] = kv_step_str(s);
@@ -458,7 +459,9 @@ KV_TEST(step_str_every_step)
 	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_CONNECT), "connect");
 	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_RDMA_READ), "rdma_read");
 	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_HELLO), "hello");
-	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_HELLO + 1), "unknown");
+	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_ATOMIC), "atomic");
+	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_SAMPLES), "samples");
+	KV_EXPECT_STREQ(kv_step_str(KVERBS_STEP_SAMPLES + 1), "unknown");
 	KV_EXPECT_STREQ(kv_step_str(UINT32_MAX), "unknown");
 }
 
@@ -468,7 +471,7 @@ KV_TEST(step_op_str_for_work_requests)
 	static const uint32_t wr_steps[] = {
 		KVERBS_STEP_REG_MR, KVERBS_STEP_SEND, KVERBS_STEP_RECV,
 		KVERBS_STEP_RDMA_READ, KVERBS_STEP_RDMA_WRITE,
-		KVERBS_STEP_LOCAL_INV,
+		KVERBS_STEP_LOCAL_INV, KVERBS_STEP_ATOMIC,
 	};
 	size_t i;
 
@@ -712,6 +715,273 @@ KV_TEST(describe_truncates_safely)
 	n = kv_describe_ping_failure(buf, sizeof(buf), ECONNRESET, &cmd, PEER);
 	KV_EXPECT_EQ(n, strlen("the server closed the connection in iteration 5"));
 	KV_EXPECT_STREQ(buf, "the server ");
+}
+
+/* ---- latency statistics ---- */
+
+/* Doubles computed from whole nanoseconds: equal to well within 1e-9 usec. */
+#define KV_EXPECT_NEAR(a, b) do {					\
+	double kv_da = (a), kv_db = (b);				\
+	if (!(fabs(kv_da - kv_db) <= 1e-9 * (1 + fabs(kv_db))))		\
+		KV_FAIL_AT(0, "%s == %s: %.12g vs %.12g", #a, #b, kv_da, kv_db); \
+} while (0)
+
+KV_TEST(lat_stats_known_sets)
+{
+	/* Automatic, for sqrt() in the initializers. */
+	const struct {
+		const char *what;
+		const uint64_t *ns;
+		size_t n;
+		struct kv_lat_stats want;
+	} sets[] = {
+		{ "one sample", (const uint64_t[]){ 1500 }, 1,
+		  { 1, 1.5, 1.5, 1.5, 1.5, 0, 1.5, 1.5 } },
+		/*
+		 * In the order the operations ran, not sorted.  Nearest rank:
+		 * ceil(0.99 * 3) = 3, so both percentiles are the largest.
+		 */
+		{ "odd count", (const uint64_t[]){ 3000, 1000, 2000 }, 3,
+		  { 3, 1, 3, 2, 2, sqrt(2.0 / 3), 3, 3 } },
+		/* sorted[n / 2]: the upper middle sample, not the mean of the two. */
+		{ "even count", (const uint64_t[]){ 4000, 1000, 3000, 2000 }, 4,
+		  { 4, 1, 4, 3, 2.5, sqrt(1.25), 4, 4 } },
+		/* The textbook set: mean 5, population standard deviation 2. */
+		{ "known stdev",
+		  (const uint64_t[]){ 2000, 4000, 4000, 4000, 5000, 5000, 7000, 9000 }, 8,
+		  { 8, 2, 9, 5, 5, 2, 9, 9 } },
+		/* An hour in ns: no precision lost, stdev exactly 0. */
+		{ "large and equal", (const uint64_t[]){ 3600000000000ULL, 3600000000000ULL }, 2,
+		  { 2, 3.6e9, 3.6e9, 3.6e9, 3.6e9, 0, 3.6e9, 3.6e9 } },
+	};
+	struct kv_lat_stats st;
+	uint64_t ns[8];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sets); i++) {
+		int failed = kv_test_failed;
+
+		kv_test_failed = 0;
+		memcpy(ns, sets[i].ns, sets[i].n * sizeof(*ns));
+		KV_ASSERT_OK(kv_lat_stats_compute(ns, sets[i].n, &st));
+		KV_EXPECT_EQ(st.samples, sets[i].want.samples);
+		KV_EXPECT_NEAR(st.min, sets[i].want.min);
+		KV_EXPECT_NEAR(st.max, sets[i].want.max);
+		KV_EXPECT_NEAR(st.typical, sets[i].want.typical);
+		KV_EXPECT_NEAR(st.avg, sets[i].want.avg);
+		KV_EXPECT_NEAR(st.stdev, sets[i].want.stdev);
+		KV_EXPECT_NEAR(st.p99, sets[i].want.p99);
+		KV_EXPECT_NEAR(st.p99_9, sets[i].want.p99_9);
+		/* The caller's array is sorted in a copy, not in place. */
+		KV_EXPECT_OK(memcmp(ns, sets[i].ns, sets[i].n * sizeof(*ns)));
+		if (kv_test_failed)
+			kv_diag("in the set: %s", sets[i].what);
+		kv_test_failed |= failed;
+	}
+}
+
+KV_TEST(lat_stats_no_samples)
+{
+	const uint64_t none[] = { 0 };
+	struct kv_lat_stats st;
+
+	memset(&st, 0xa5, sizeof(st));
+	KV_EXPECT_EQ(kv_lat_stats_compute(none, 0, &st), -EINVAL);
+	KV_EXPECT_EQ(st.samples, 0xa5a5a5a5a5a5a5a5ULL);
+}
+
+KV_TEST(lat_stats_percentiles)
+{
+	static const size_t counts[] = { 1000, 100, 10, 2000 };
+	struct kv_lat_stats st;
+	uint64_t *ns;
+	size_t i, c, n;
+
+	ns = malloc(2000 * sizeof(*ns));
+	if (!ns)
+		KV_FAIL_AT(1, "no memory");
+	for (c = 0; c < ARRAY_SIZE(counts); c++) {
+		n = counts[c];
+		/* 1..n usec, shuffled the same way every run. */
+		for (i = 0; i < n; i++)
+			ns[i] = ((i * 7919) % n + 1) * 1000;
+		KV_ASSERT_OK(kv_lat_stats_compute(ns, n, &st));
+		KV_EXPECT_EQ(st.samples, n);
+		KV_EXPECT_NEAR(st.min, 1);
+		KV_EXPECT_NEAR(st.max, n);
+		KV_EXPECT_NEAR(st.avg, (n + 1) / 2.0);
+		KV_EXPECT_NEAR(st.typical, n / 2 + 1);
+		/* 1..n has a population variance of (n^2 - 1) / 12. */
+		KV_EXPECT_NEAR(st.stdev, sqrt((n * n - 1) / 12.0));
+		/* sorted[ceil(p * n) - 1], the value ceil(p * n) here. */
+		KV_EXPECT_NEAR(st.p99, ceil(n * 99 / 100.0));
+		KV_EXPECT_NEAR(st.p99_9, (n * 999 + 999) / 1000);
+	}
+	/* Spelled out for 1..1000 and 1..100. */
+	for (i = 0; i < 1000; i++)
+		ns[i] = (i + 1) * 1000;
+	KV_ASSERT_OK(kv_lat_stats_compute(ns, 1000, &st));
+	KV_EXPECT_NEAR(st.p99, 990);
+	KV_EXPECT_NEAR(st.p99_9, 999);
+	KV_EXPECT_NEAR(st.typical, 501);
+	KV_EXPECT_NEAR(st.stdev, sqrt(999999 / 12.0));
+	KV_ASSERT_OK(kv_lat_stats_compute(ns, 100, &st));
+	KV_EXPECT_NEAR(st.p99, 99);
+	KV_EXPECT_NEAR(st.p99_9, 100);
+	free(ns);
+}
+
+/* ---- the perf subcommands' options ---- */
+
+/*
+ * kv_perf_parse() on "@cmd @args...", with what it says on stderr in @err
+ * (usage errors) rather than in the KTAP output.
+ */
+static int kv_perf_parse_args(uint32_t test, const char *cmd,
+			      const char *const *args, struct kv_perf_opts *o,
+			      char *err, size_t len)
+{
+	char *argv[8] = { (char *)cmd };	/* and up to 6 arguments */
+	FILE *tmp = tmpfile();
+	int argc = 1, saved, ret;
+	size_t n;
+
+	if (!tmp)
+		KV_FAIL_AT(1, "tmpfile: %s", strerror(errno));
+	/* getopt_long() reorders argv[], not the strings. */
+	for (; argc < 7 && args[argc - 1]; argc++)
+		argv[argc] = (char *)args[argc - 1];
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(tmp), STDERR_FILENO);
+	ret = kv_perf_parse(test, argc, argv, o);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	n = fread(err, 1, len - 1, tmp);
+	err[n] = '\0';
+	fclose(tmp);
+	return ret;
+}
+
+#define KV_SERVER	KVERBS_ROLE_SERVER
+#define KV_CLIENT	KVERBS_ROLE_CLIENT
+
+KV_TEST(perf_parse_accepts)
+{
+	static const struct {
+		uint32_t test;
+		const char *cmd;
+		const char *args[6];	/* NULL-terminated */
+		int role;
+		uint32_t size, iters, tx_depth;
+		bool cmp_swap;
+	} ok[] = {
+		/* perftest's defaults; a tx_depth of 0 is the module's 128. */
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "10.0.0.1" },
+		  KV_CLIENT, 65536, 5000, 0, false },
+		{ KVERBS_PERF_READ_LAT, "read_lat", { "10.0.0.1" }, KV_CLIENT, 2, 1000, 1, false },
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "10.0.0.1" },
+		  KV_CLIENT, 8, 1000, 1, false },
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "10.0.0.1" }, KV_CLIENT, 8, 5000, 0, false },
+		/* A server without -s takes what the module allows. */
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { NULL }, KV_SERVER, 0, 5000, 0, false },
+		{ KVERBS_PERF_READ_LAT, "read_lat", { NULL }, KV_SERVER, 0, 1000, 1, false },
+
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-A", "CMP_AND_SWAP", "10.0.0.1" },
+		  KV_CLIENT, 8, 5000, 0, true },
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "--atomic_type=CMP_AND_SWAP", "10.0.0.1" },
+		  KV_CLIENT, 8, 1000, 1, true },
+		/* The last one given counts. */
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat",
+		  { "-A", "CMP_AND_SWAP", "--atomic_type", "FETCH_AND_ADD", "10.0.0.1" },
+		  KV_CLIENT, 8, 1000, 1, false },
+		/* A server takes -A, as perftest's does; its client decides. */
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-A", "CMP_AND_SWAP" },
+		  KV_SERVER, 0, 5000, 0, true },
+		/* -s 8 is the size there is; a server given it accepts 8 bytes. */
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-s", "8", "10.0.0.1" },
+		  KV_CLIENT, 8, 5000, 0, false },
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "--size=8" }, KV_SERVER, 8, 1000, 1, false },
+		{ KVERBS_PERF_READ_LAT, "read_lat", { "-s", "4k", "-n", "7", "10.0.0.1" },
+		  KV_CLIENT, 4096, 7, 1, false },
+		/* -t 1 is the depth a latency test has; the others take any. */
+		{ KVERBS_PERF_READ_LAT, "read_lat", { "-t", "1", "10.0.0.1" },
+		  KV_CLIENT, 2, 1000, 1, false },
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-t", "512", "10.0.0.1" },
+		  KV_CLIENT, 8, 5000, 512, false },
+	};
+	struct kv_perf_opts o;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		if (kv_perf_parse_args(ok[i].test, ok[i].cmd, ok[i].args, &o, err,
+				       sizeof(err))) {
+			KV_FAIL_AT(0, "case %zu (%s): refused: %s", i, ok[i].cmd, err);
+			continue;
+		}
+		if (o.role != ok[i].role || o.size != ok[i].size ||
+		    o.iters != ok[i].iters || o.tx_depth != ok[i].tx_depth ||
+		    o.cmp_swap != ok[i].cmp_swap || strcmp(o.cmd, ok[i].cmd))
+			KV_FAIL_AT(0, "case %zu (%s): role %d size %u iters %u tx_depth %u cmp_swap %d",
+				   i, o.cmd, o.role, o.size, o.iters, o.tx_depth, o.cmp_swap);
+	}
+
+	/* Duration mode: the latency client sizes its samples by it. */
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_READ_LAT, "read_lat",
+					(const char *const[]){ "-D", "2.5", "::1", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_EQ(o.duration_ns, 2500000000ULL);
+}
+
+KV_TEST(perf_parse_rejects)
+{
+	static const struct {
+		uint32_t test;
+		const char *cmd;
+		const char *args[6];	/* NULL-terminated */
+		const char *msg;
+	} bad[] = {
+		/* perftest's spelling only. */
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-A", "BOGUS", "1.2.3.4" },
+		  "kverbs atomic_bw: invalid atomic type 'BOGUS' (FETCH_AND_ADD or CMP_AND_SWAP)\n"
+		  "Try 'kverbs atomic_bw --help'." },
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-A", "fetch_and_add", "1.2.3.4" },
+		  "invalid atomic type 'fetch_and_add'" },
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "-A" }, "option '-A' needs a value" },
+		/* Not a thing the other tests do. */
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "-A", "FETCH_AND_ADD", "1.2.3.4" },
+		  "kverbs write_bw: -A is for the atomic tests" },
+		{ KVERBS_PERF_READ_LAT, "read_lat", { "--atomic_type=CMP_AND_SWAP", "1.2.3.4" },
+		  "kverbs read_lat: -A is for the atomic tests" },
+		/* Atomics are 8 bytes, client and server alike. */
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-s", "16", "1.2.3.4" },
+		  "kverbs atomic_bw: invalid size '16': atomic operations are on 8-byte words" },
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "-s", "4" }, "invalid size '4'" },
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "-s", "8k" }, "invalid size '8k'" },
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "-s", "0" }, "invalid size '0'" },
+		/* One operation in flight is what a latency test is. */
+		{ KVERBS_PERF_ATOMIC_LAT, "atomic_lat", { "-t", "2", "1.2.3.4" },
+		  "kverbs atomic_lat: invalid TX depth '2': a latency test has one operation in flight" },
+		{ KVERBS_PERF_READ_LAT, "read_lat", { "-t", "0", "1.2.3.4" },
+		  "invalid TX depth '0' (1 to 8192)" },
+		{ KVERBS_PERF_READ_LAT, "read_lat", { "-D", "1", "-n", "5", "1.2.3.4" },
+		  "-n and -D exclude each other" },
+	};
+	struct kv_perf_opts o;
+	char err[512];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ret = kv_perf_parse_args(bad[i].test, bad[i].cmd, bad[i].args, &o, err,
+					 sizeof(err));
+		if (ret != -1)
+			KV_FAIL_AT(0, "case %zu (%s): returned %d, expected -1", i, bad[i].cmd, ret);
+		KV_EXPECT_CONTAINS(err, bad[i].msg);
+	}
 }
 
 /* ---- the JSON writer ---- */
