@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# perftest-style bandwidth tests, kernel to kernel over the guest's
-# device: each test at two sizes with every byte validated, duration
-# mode, what --json reports, hellos the server must refuse, and a client
-# killed mid-test while its server lives on.
+# perftest-style bandwidth and latency tests, kernel to kernel over the
+# guest's device: each test at two sizes with every byte (or every value
+# fetched) validated, duration mode, the latency samples and statistics,
+# what --json reports, hellos the server must refuse, and a client killed
+# mid-test while its server lives on.
 . "$(dirname "$0")/lib.sh"
 
 port=17600
@@ -59,9 +60,9 @@ for k in ("test", "size", "tx_depth", "validate", "iterations", "bytes", "elapse
 PY
 }
 
-# perf_validated TEST SIZE ITERS: a validated run of exactly ITERS.
+# perf_validated TEST SIZE ITERS [OPTS...]: a validated run of exactly ITERS.
 perf_validated() {
-	perf_pair "$1" -s "$2" -n "$3" --validate || return 1
+	perf_pair "$1" -s "$2" -n "$3" --validate "${@:4}" || return 1
 	json_check "$KV_TMP/cli.json" "d['iterations'] == $3" "d['size'] == $2" \
 		'd["validate"] is True' "d['test'] == '$1'"
 }
@@ -74,6 +75,73 @@ test_send_bw_64_validate()	{ perf_validated send_bw 64 2000; }
 test_send_bw_1M_validate()	{ perf_validated send_bw 1048576 100; }
 # An odd size: messages straddle pages and words.
 test_send_bw_4097_validate()	{ perf_validated send_bw 4097 500; }
+
+# perf_lat TEST ITERS CLIENT_OPTS...: a latency test; every operation
+# leaves a sample, and the statistics over them are in order.
+perf_lat() {
+	local test=$1 n=$2
+	shift 2
+	perf_pair "$test" -n "$n" "$@" || return 1
+	json_check "$KV_TMP/cli.json" "d['iterations'] == $n" "d['samples'] == $n" \
+		"d['test'] == '$test'" 'd["tx_depth"] == 1' \
+		'd["latency_usec"]["min"] > 0' \
+		'(lambda l: l["min"] <= l["typical"] <= l["p99"] <= l["p99_9"] <= l["max"])(d["latency_usec"])' \
+		'(lambda l: l["min"] <= l["avg"] <= l["max"] and l["stdev"] >= 0)(d["latency_usec"])' \
+		'd["latency_usec"]["avg"] * d["iterations"] * 1000 <= d["elapsed_ns"]'
+}
+
+test_read_lat_2_validate()	{ perf_lat read_lat 1000 -s 2 --validate; }
+test_read_lat_64K_validate()	{ perf_lat read_lat 100 -s 65536 --validate; }
+
+# atomic_check TEST OPTS...: on siw, which has no atomic operations, the
+# client must say so; elsewhere every fetched value and every word's
+# final count is checked.
+atomic_check() {
+	local test=$1
+	shift
+	if [ "$KV_TYPE" = siw ]; then
+		port=$((port + 1))
+		perf_server srv "$test" || return 1
+		perf_client cli "$test" -n 10 "$@"
+		[ $? = 1 ] || fail "client should fail: $(cat "$KV_TMP/cli.json")" || return
+		kv_wait srv 30
+		json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "EOPNOTSUPP"' \
+			'd["error"]["step"] == "setup"'
+		return
+	fi
+	if [ "$test" = atomic_lat ]; then
+		perf_lat "$test" 1000 --validate "$@" || return 1
+	else
+		perf_validated "$test" 8 5000 "$@" || return 1
+	fi
+	json_check "$KV_TMP/cli.json" 'd["size"] == 8' \
+		"d['atomic_type'] == '$([ "$*" = "-A CMP_AND_SWAP" ] && echo CMP_AND_SWAP || echo FETCH_AND_ADD)'"
+}
+
+test_atomic_lat_fetch_add()	{ atomic_check atomic_lat; }
+test_atomic_lat_cmp_swap()	{ atomic_check atomic_lat -A CMP_AND_SWAP; }
+test_atomic_bw_fetch_add()	{ atomic_check atomic_bw; }
+test_atomic_bw_cmp_swap()	{ atomic_check atomic_bw -A CMP_AND_SWAP; }
+
+# A latency test in duration mode keeps a sample of every operation.
+test_read_lat_duration() {
+	perf_pair read_lat -s 64 -D 1 || return 1
+	json_check "$KV_TMP/cli.json" 'd["iterations"] > 0' 'd["samples"] == d["iterations"]' \
+		'd["elapsed_ns"] >= 1000000000' 'd.get("samples_full") is not True'
+}
+
+# perftest's latency columns.
+test_lat_text_output() {
+	port=$((port + 1))
+	perf_server srv read_lat || return 1
+	timeout 60 "$KVERBS" read_lat -p "$port" -n 200 "$KV_ADDR" > "$KV_TMP/t.out" 2>&1 ||
+		fail "client: $(cat "$KV_TMP/t.out")" || return
+	kv_wait srv 30 || return 1
+	grep -q "^ Device *: $KV_DEV\$" "$KV_TMP/t.out" &&
+	grep -Eq '^ #bytes +#iterations +t_min\[usec\] +t_max\[usec\] +t_typical\[usec\] +t_avg\[usec\] +t_stdev\[usec\] +99% percentile\[usec\] +99\.9% percentile\[usec\] *$' "$KV_TMP/t.out" &&
+	grep -Eq '^ 2[[:space:]]+200([[:space:]]+[0-9]+\.[0-9]{2}){7}[[:space:]]*$' "$KV_TMP/t.out" ||
+		fail "unexpected output: $(cat "$KV_TMP/t.out")"
+}
 
 # -D: the client runs for that long, and both ends report it.
 test_write_bw_duration() {
@@ -220,6 +288,10 @@ test_client_killed() {
 ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
+	test_read_lat_2_validate test_read_lat_64K_validate \
+	test_atomic_lat_fetch_add test_atomic_lat_cmp_swap \
+	test_atomic_bw_fetch_add test_atomic_bw_cmp_swap test_read_lat_duration \
+	test_lat_text_output \
 	test_write_bw_duration test_send_bw_duration_validate test_json_fields \
 	test_text_output test_size_above_server_limit test_other_test_refused \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \

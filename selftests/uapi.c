@@ -157,13 +157,24 @@ static unsigned int kv_max_msg_size(void)
  *	checks and then gets @expect
  * @expect: 0 if the filled argument succeeds, else the errno it gets
  */
+/*
+ * @size is the struct as this uAPI header has it, @min_size the smallest
+ * the kernel takes: the struct of the command's first version, where
+ * fields were added since (0: @size).
+ */
 struct kv_cmd {
 	unsigned long ioc;
 	unsigned int nr;
 	size_t size;
+	size_t min_size;
 	void (*fill)(void *arg);
 	int expect;
 };
+
+static size_t kv_cmd_min_size(const struct kv_cmd *c)
+{
+	return c->min_size ?: c->size;
+}
 
 static long kv_ioctl(unsigned long ioc, void *arg)
 {
@@ -201,7 +212,7 @@ static void kv_size_zero(const struct kv_cmd *c)
 
 static void kv_size_too_small(const struct kv_cmd *c)
 {
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, c->size - 1)), EINVAL);
+	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, kv_cmd_min_size(c) - 1)), EINVAL);
 	/* Just the size field itself. */
 	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, sizeof(__u32))), EINVAL);
 }
@@ -370,7 +381,8 @@ KV_TEST(info_reports_module)
 {
 	struct kverbs_info info;
 	const __u64 want = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
-			   KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF;
+			   KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF |
+			   KVERBS_FEATURE_PERF_LAT;
 
 	/* Output fields' input values are ignored: make stale ones visible. */
 	memset(&info, 0xff, sizeof(info));
@@ -1202,11 +1214,20 @@ static const struct kv_cmd kv_cmd_perf = {
 	.ioc = KVERBS_IOC_PERF,
 	.nr = KVERBS_CMD_PERF,
 	.size = sizeof(struct kverbs_perf),
+	/* The samples came with KVERBS_FEATURE_PERF_LAT. */
+	.min_size = offsetof(struct kverbs_perf, samples),
 	.fill = kv_fill_perf,
 	.expect = EMSGSIZE,
 };
 
 KV_COMMON_TESTS(perf)
+
+/* A caller built before the samples: its struct is taken, the rest is 0. */
+KV_TEST(perf_first_version_size)
+{
+	kv_cmd_call(&kv_cmd_perf, kv_cmd_arg(&kv_cmd_perf, kv_cmd_perf.min_size),
+		    kv_cmd_perf.expect);
+}
 
 static const struct kv_test_cmd kv_args_perf =
 	KV_TEST_CMD(KVERBS_IOC_PERF, struct kverbs_perf, kv_perf_base,
@@ -1246,13 +1267,89 @@ KV_TEST(perf_unknown_test)
 	/* "Any test" is for a server. */
 	p.test = KVERBS_PERF_ANY;
 	KV_PERF_REJECTED(&p, EINVAL);
-	p.test = KVERBS_PERF_SEND_BW + 1;
+	p.test = KVERBS_PERF_ATOMIC_BW + 1;
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.test = UINT32_MAX;
 	KV_PERF_REJECTED(&p, EINVAL);
 	kv_perf_server_base(&p);
-	p.test = KVERBS_PERF_SEND_BW + 1;
+	p.test = KVERBS_PERF_ATOMIC_BW + 1;
 	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/* An atomic operation moves 8 bytes: no other size is a request for one. */
+KV_TEST(perf_atomic_size)
+{
+	static const __u32 sizes[] = { 1, 7, 9, 16, 4096 };
+	struct kverbs_perf p;
+	size_t i;
+
+	for (i = 0; i < KV_ARRAY_SIZE(sizes); i++) {
+		kv_perf_base(&p);
+		p.test = KVERBS_PERF_ATOMIC_BW;
+		p.msg_size = sizes[i];
+		KV_PERF_REJECTED(&p, EINVAL);
+		p.test = KVERBS_PERF_ATOMIC_LAT;
+		KV_PERF_REJECTED(&p, EINVAL);
+	}
+}
+
+/* Compare-and-swap is a kind of atomic test, and a client's choice. */
+KV_TEST(perf_cmp_swap_not_atomic)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.flags = KVERBS_PERF_F_CMP_SWAP;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.test = KVERBS_PERF_READ_LAT;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_CMP_SWAP;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+KV_TEST(perf_reserved_nonzero)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.__reserved = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
+ * Samples are what a latency test's client returns: both fields or
+ * neither, on no other test and no server, and an array userspace can
+ * write to the end of.
+ */
+KV_TEST(perf_samples)
+{
+	static __u64 samples[4];
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.test = KVERBS_PERF_READ_LAT;
+	p.samples = (uintptr_t)samples;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.samples = 0;
+	p.samples_max = KV_ARRAY_SIZE(samples);
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* A bandwidth test has no samples. */
+	kv_perf_base(&p);
+	p.samples = (uintptr_t)samples;
+	p.samples_max = KV_ARRAY_SIZE(samples);
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.test = KVERBS_PERF_READ_LAT;
+	p.samples = (uintptr_t)samples;
+	p.samples_max = KV_ARRAY_SIZE(samples);
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* Reaching into the kernel's half of the address space. */
+	kv_perf_base(&p);
+	p.test = KVERBS_PERF_READ_LAT;
+	p.samples = 0xffff800000000000ULL;
+	p.samples_max = 1;
+	KV_PERF_REJECTED(&p, EFAULT);
 }
 
 KV_TEST(perf_client_msg_size_zero)
