@@ -4,18 +4,19 @@
  *
  * Each call is one of: a random command number in and around kverbs'
  * ioctl type, with a random direction and size; or a valid
- * KVERBS_IOC_INFO, _DEVICES or _PING argument mutated a few times, field
- * by field (sizes, counts, flags, reserved words, pointers, addresses)
- * or bit by bit, and placed where it may straddle an unmapped page or sit
- * in a read-only one.  Pointers inside arguments are NULL, unmapped,
- * read-only, kernel addresses, non-canonical, or land in our own arena.
+ * KVERBS_IOC_INFO, _DEVICES, _PING or _PERF argument mutated a few times,
+ * field by field (sizes, counts, flags, reserved words, pointers,
+ * addresses) or bit by bit, and placed where it may straddle an unmapped
+ * page or sit in a read-only one.  Pointers inside arguments are NULL,
+ * unmapped, read-only, kernel addresses, non-canonical, or land in our own
+ * arena.
  *
  * What must hold: every call returns 0 or -1 with an errno the uAPI
- * documents for it, none blocks past its bound (a ping may wait for the
- * network, so each is interrupted by SIGALRM after KV_FUZZ_PING_MS), the
- * process survives, and valid calls work afterwards.  run.sh's unload
- * step then checks that rmmod works and dmesg is clean; the debug lane
- * adds KASAN and kmemleak.
+ * documents for it, none blocks past its bound (a ping or perf test may
+ * wait for the network, so each is interrupted by SIGALRM after
+ * KV_FUZZ_PING_MS), the process survives, and valid calls work
+ * afterwards.  run.sh's unload step then checks that rmmod works and
+ * dmesg is clean; the debug lane adds KASAN and kmemleak.
  *
  * The run is reproducible from its seed, which is printed first:
  *	KV_FUZZ_SEED=1234 KV_FUZZ_CALLS=100000 selftests/fuzz
@@ -38,9 +39,10 @@ KV_MAIN()
 /* Nobody listens on these ports while the fuzzer runs. */
 #define KV_FUZZ_PORT_BASE	17500
 #define KV_FUZZ_PORTS		100
-/* The port of the valid ping after the run. */
+/* The ports of the valid ping and perf test after the run. */
 #define KV_FUZZ_PORT_VALID	17498
-/* How long a ping may run before SIGALRM interrupts it. */
+#define KV_FUZZ_PORT_VALID_PERF	17499
+/* How long a ping or perf test may run before SIGALRM interrupts it. */
 #define KV_FUZZ_PING_MS		20
 /* A call that takes longer than this despite the alarm is a hang. */
 #define KV_FUZZ_CALL_LIMIT_NS	(5ULL * 1000000000ULL)
@@ -168,26 +170,45 @@ static const struct kv_field kv_devices_fields[] = {
 	KV_FIELD(struct kverbs_devices, ports, 1),
 };
 
+/*
+ * What PING and PERF share: the size, flags, role, per-step limit and
+ * addresses, and two output fields whose input values must not matter.
+ */
+#define KV_TEST_FIELDS(type)						\
+	KV_FIELD(type, size, 0),					\
+	KV_FIELD(type, flags, 0),					\
+	KV_FIELD(type, role, 0),					\
+	KV_FIELD(type, msg_size, 0),					\
+	KV_FIELD(type, timeout_ns, 0),					\
+	KV_FIELD(type, addr.ss_family, 0),				\
+	KV_FIELD(type, addr.__data[0], 0),	/* port */		\
+	KV_FIELD(type, addr.__data[2], 0),	/* IPv4 address */	\
+	KV_FIELD(type, addr.__data[60], 0),	/* past any sockaddr */	\
+	KV_FIELD(type, src_addr.ss_family, 0),				\
+	KV_FIELD(type, src_addr.__data[2], 0),				\
+	KV_FIELD(type, result.iterations, 0),				\
+	KV_FIELD(type, result.error, 0)
+
 static const struct kv_field kv_ping_fields[] = {
-	KV_FIELD(struct kverbs_ping, size, 0),
-	KV_FIELD(struct kverbs_ping, flags, 0),
-	KV_FIELD(struct kverbs_ping, role, 0),
-	KV_FIELD(struct kverbs_ping, msg_size, 0),
+	KV_TEST_FIELDS(struct kverbs_ping),
 	KV_FIELD(struct kverbs_ping, count, 0),
 	KV_FIELD(struct kverbs_ping, __reserved0, 0),
-	KV_FIELD(struct kverbs_ping, timeout_ns, 0),
-	KV_FIELD(struct kverbs_ping, addr.ss_family, 0),
-	KV_FIELD(struct kverbs_ping, addr.__data[0], 0),	/* port */
-	KV_FIELD(struct kverbs_ping, addr.__data[2], 0),	/* IPv4 address */
-	KV_FIELD(struct kverbs_ping, addr.__data[60], 0),	/* past any sockaddr */
-	KV_FIELD(struct kverbs_ping, src_addr.ss_family, 0),
-	KV_FIELD(struct kverbs_ping, src_addr.__data[2], 0),
 	KV_FIELD(struct kverbs_ping, log.buf, 1),
 	KV_FIELD(struct kverbs_ping, log.seq, 1),
 	KV_FIELD(struct kverbs_ping, log.slots, 0),
 	KV_FIELD(struct kverbs_ping, log.slot_size, 0),
-	KV_FIELD(struct kverbs_ping, result.iterations, 0),
-	KV_FIELD(struct kverbs_ping, result.error, 0),
+};
+
+static const struct kv_field kv_perf_fields[] = {
+	KV_TEST_FIELDS(struct kverbs_perf),
+	KV_FIELD(struct kverbs_perf, test, 0),
+	KV_FIELD(struct kverbs_perf, tx_depth, 0),
+	KV_FIELD(struct kverbs_perf, iterations, 0),
+	KV_FIELD(struct kverbs_perf, duration_ns, 0),
+	KV_FIELD(struct kverbs_perf, result.samples_stored, 0),
+	KV_FIELD(struct kverbs_perf, samples, 1),
+	KV_FIELD(struct kverbs_perf, samples_max, 0),
+	KV_FIELD(struct kverbs_perf, __reserved, 0),
 };
 
 /* Values that find boundary bugs, for a field of any width. */
@@ -203,6 +224,11 @@ static uint64_t kv_interesting(void)
 		sizeof(struct kverbs_ping), sizeof(struct kverbs_ping) + 8,
 		sizeof(struct kverbs_device_info), sizeof(struct kverbs_port_info),
 		3600ULL * 1000000000ULL, 3600ULL * 1000000000ULL + 1,
+		/* PERF: its sizes before and after the samples, its limits */
+		offsetof(struct kverbs_perf, samples), sizeof(struct kverbs_perf),
+		sizeof(struct kverbs_perf) + 8, KVERBS_PERF_ATOMIC_BW + 1,
+		KVERBS_PERF_MAX_DEPTH, KVERBS_PERF_MAX_DEPTH + 1,
+		KVERBS_PERF_MAX_DURATION_NS, KVERBS_PERF_MAX_DURATION_NS + 1,
 	};
 
 	if (kv_below(4) == 0)
@@ -343,6 +369,50 @@ static void kv_valid_ping(void *arg)
 	}
 }
 
+/* Latency samples go to the first half of the arena, after the ping log. */
+#define KV_SAMPLES_OFFSET	1024
+
+static void kv_valid_perf(void *arg)
+{
+	static const uint64_t tests[] = {
+		KVERBS_PERF_WRITE_BW, KVERBS_PERF_READ_BW, KVERBS_PERF_SEND_BW,
+		KVERBS_PERF_READ_LAT, KVERBS_PERF_ATOMIC_LAT, KVERBS_PERF_ATOMIC_BW,
+	};
+	struct kverbs_perf *p = arg;
+	unsigned short port = KV_FUZZ_PORT_BASE + kv_below(KV_FUZZ_PORTS);
+	int atomic, lat;
+
+	p->size = sizeof(*p);
+	p->timeout_ns = 1000000ULL * (1 + kv_below(50));
+	kv_sockaddr(&p->addr, kv_addr(), port);
+	p->test = kv_pick(tests, KV_ARRAY_SIZE(tests));
+	if (kv_below(4) == 0) {
+		/* Serves one client, or none: the alarm ends it. */
+		p->role = KVERBS_ROLE_SERVER;
+		if (kv_below(2))
+			p->test = KVERBS_PERF_ANY;
+		return;
+	}
+	atomic = p->test == KVERBS_PERF_ATOMIC_LAT || p->test == KVERBS_PERF_ATOMIC_BW;
+	lat = p->test == KVERBS_PERF_READ_LAT || p->test == KVERBS_PERF_ATOMIC_LAT;
+	p->role = KVERBS_ROLE_CLIENT;
+	p->msg_size = atomic ? 8 : 1 + kv_below(4096);
+	p->tx_depth = kv_below(17);		/* 0: the default */
+	if (kv_below(2))
+		p->iterations = 1 + kv_below(10);
+	else
+		p->duration_ns = 1000000ULL * (1 + kv_below(10));
+	if (kv_below(2))
+		p->flags |= KVERBS_PERF_F_VALIDATE;
+	if (atomic && kv_below(2))
+		p->flags |= KVERBS_PERF_F_CMP_SWAP;
+	if (lat && kv_below(2)) {
+		p->samples = (uintptr_t)kv_arena.rw + KV_SAMPLES_OFFSET;
+		p->samples_max = 1 + kv_below((kv_arena.size / 2 - KV_SAMPLES_OFFSET) /
+					      sizeof(__u64));
+	}
+}
+
 /**
  * struct kv_kind - one kind of call the fuzzer makes
  * @name: for the report
@@ -369,11 +439,20 @@ struct kv_kind {
 static const int kv_info_errnos[] = { KV_ARG_ERRNOS, 0 };
 static const int kv_devices_errnos[] = { KV_ARG_ERRNOS, ENOSPC, ENOMEM, 0 };
 /* As listed in include/uapi/kverbs.h for struct kverbs_ping. */
-static const int kv_ping_errnos[] = {
-	KV_ARG_ERRNOS, EINTR, EMSGSIZE, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH,
-	ENETUNREACH, EADDRINUSE, EADDRNOTAVAIL, ECONNRESET, EIO, EBADMSG,
-	EPROTO, EACCES, ENODEV, ENETDOWN, ENETRESET, ENFILE, EMFILE, ENOBUFS,
-	ENOMEM, 0
+#define KV_PING_ERRNOS							\
+	KV_ARG_ERRNOS, EINTR, EMSGSIZE, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH, \
+	ENETUNREACH, EADDRINUSE, EADDRNOTAVAIL, ECONNRESET, EIO, EBADMSG, \
+	EPROTO, EACCES, ENODEV, ENETDOWN, ENETRESET, ENFILE, EMFILE, ENOBUFS, \
+	ENOMEM
+
+static const int kv_ping_errnos[] = { KV_PING_ERRNOS, 0 };
+/*
+ * As listed for struct kverbs_perf: PING's, and what a server's refusal
+ * of the client's request fails with (EPROTO, EMSGSIZE, EINVAL are
+ * PING's already; ECONNREFUSED is the client's side of it).
+ */
+static const int kv_perf_errnos[] = {
+	KV_PING_ERRNOS, EPROTONOSUPPORT, EOPNOTSUPP, 0
 };
 /* Anything but exactly one of our numbers is turned away unread. */
 static const int kv_unknown_errnos[] = { ENOTTY, 0 };
@@ -386,6 +465,8 @@ static const struct kv_kind kv_kinds[] = {
 	  KV_ARRAY_SIZE(kv_devices_fields), kv_devices_errnos },
 	{ "PING", KVERBS_IOC_PING, sizeof(struct kverbs_ping), kv_valid_ping,
 	  kv_ping_fields, KV_ARRAY_SIZE(kv_ping_fields), kv_ping_errnos },
+	{ "PERF", KVERBS_IOC_PERF, sizeof(struct kverbs_perf), kv_valid_perf,
+	  kv_perf_fields, KV_ARRAY_SIZE(kv_perf_fields), kv_perf_errnos },
 };
 
 static int kv_errno_allowed(const int *list, int err)
@@ -434,6 +515,7 @@ struct kv_call {
 	const char *what;
 	size_t len;
 	void *arg;
+	size_t kind;		/* in kv_kinds[]; past its end for a random one */
 };
 
 /*
@@ -459,6 +541,7 @@ static const int *kv_make_call(struct kv_call *c)
 		c->ioc = _IOC(kv_below(4), kv_pick(types, KV_ARRAY_SIZE(types)), nr,
 			      kv_below(_IOC_SIZEMASK + 1));
 		c->what = "random";
+		c->kind = KV_ARRAY_SIZE(kv_kinds);
 		c->len = kv_below(kv_arena.page);
 		for (len = 0; len < c->len; len++)
 			slot[len] = kv_below(4) ? 0 : kv_rand();
@@ -473,7 +556,8 @@ static const int *kv_make_call(struct kv_call *c)
 		return kv_unknown_errnos;
 	}
 
-	k = &kv_kinds[kv_below(KV_ARRAY_SIZE(kv_kinds))];
+	c->kind = kv_below(KV_ARRAY_SIZE(kv_kinds));
+	k = &kv_kinds[c->kind];
 	c->ioc = k->ioc;
 	c->what = k->name;
 	/* Sometimes larger than the struct, with a tail that may be non-zero. */
@@ -519,6 +603,9 @@ KV_TEST(fuzz_calls)
 	unsigned long calls = strtoul(kv_env("KV_FUZZ_CALLS", "100000"), NULL, 0);
 	uint64_t seed = strtoull(kv_env("KV_FUZZ_SEED", "0"), NULL, 0);
 	unsigned long i, ok = 0, bad = 0, by_errno[256] = { 0 };
+	/* Per kind, and last the random ones: calls made, and succeeded. */
+	unsigned long made[KV_ARRAY_SIZE(kv_kinds) + 1] = { 0 };
+	unsigned long made_ok[KV_ARRAY_SIZE(kv_kinds) + 1] = { 0 };
 	uint64_t start = kv_now_ns(), slowest = 0;
 	int fd;
 
@@ -557,8 +644,10 @@ KV_TEST(fuzz_calls)
 		if (took > slowest)
 			slowest = took;
 
+		made[c.kind]++;
 		if (ret == 0) {
 			ok++;
+			made_ok[c.kind]++;
 		} else if (ret != -1 || !kv_errno_allowed(allowed, err)) {
 			if (bad++ < 10)
 				kv_diag("call %lu: %s ioctl 0x%lx, %zu bytes at %p: returned %ld errno %d (%s)",
@@ -581,6 +670,10 @@ KV_TEST(fuzz_calls)
 	kv_diag("%lu calls in %llu ms, slowest %llu ms: %lu succeeded, %lu unexpected",
 		calls, (unsigned long long)((kv_now_ns() - start) / 1000000),
 		(unsigned long long)(slowest / 1000000), ok, bad);
+	for (i = 0; i <= KV_ARRAY_SIZE(kv_kinds); i++)
+		kv_diag("  %-7s %lu calls, %lu succeeded",
+			i < KV_ARRAY_SIZE(kv_kinds) ? kv_kinds[i].name : "random",
+			made[i], made_ok[i]);
 	for (i = 1; i < 256; i++)
 		if (by_errno[i])
 			kv_diag("  %-6lu %s", by_errno[i], strerror(i));
@@ -617,4 +710,72 @@ KV_TEST(valid_calls_after)
 	KV_EXPECT_EQ(kv_server_wait(s, 30), 0);	/* fails the test if stuck */
 	KV_EXPECT_EQ(s->ret, 0);
 	free(s);
+}
+
+/* A perf server of one client, in a thread; returns its errno, 0 if none. */
+static void *kv_perf_server_main(void *arg)
+{
+	long ret = ioctl(kv_fd, KVERBS_IOC_PERF, arg);
+
+	return (void *)(intptr_t)(ret ? errno : 0);
+}
+
+/* And a real latency test works, its samples stored in full. */
+KV_TEST(valid_perf_after)
+{
+	struct sigaction sa = { .sa_handler = kv_alarm };
+	struct kverbs_perf server = { 0 }, input = { 0 }, p;
+	static __u64 samples[100];
+	uint64_t start = kv_now_ns();
+	struct timespec ts;
+	pthread_t thread;
+	void *server_err;
+	long ret;
+	int err;
+
+	kv_dev();
+	KV_ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
+	input.size = sizeof(input);
+	input.role = KVERBS_ROLE_SERVER;
+	input.timeout_ns = kv_step_timeout_ns();
+	kv_sockaddr(&input.addr, kv_addr(), KV_FUZZ_PORT_VALID_PERF);
+	server = input;
+	KV_ASSERT_OK(pthread_create(&thread, NULL, kv_perf_server_main, &server));
+
+	input.role = KVERBS_ROLE_CLIENT;
+	input.test = KVERBS_PERF_READ_LAT;
+	input.flags = KVERBS_PERF_F_VALIDATE;
+	input.msg_size = 4096;
+	input.iterations = KV_ARRAY_SIZE(samples);
+	input.samples = (uintptr_t)samples;
+	input.samples_max = KV_ARRAY_SIZE(samples);
+	/* Refused until the server's thread is listening. */
+	for (;;) {
+		p = input;
+		errno = 0;
+		ret = ioctl(kv_fd, KVERBS_IOC_PERF, &p);
+		err = errno;
+		if (!ret || err != ECONNREFUSED || p.result.reject_reason ||
+		    kv_now_ns() - start > 5000000000ULL * kv_time_scale())
+			break;
+		usleep(20000);
+	}
+	if (ret)
+		kv_diag("client: errno %d (%s), step %u, reject %u", err,
+			strerror(err), p.result.failed_step, p.result.reject_reason);
+	KV_EXPECT_EQ(ret, 0);
+	KV_EXPECT_EQ(p.result.iterations, KV_ARRAY_SIZE(samples));
+	KV_EXPECT_EQ(p.result.samples_stored, KV_ARRAY_SIZE(samples));
+	KV_EXPECT_NE(samples[KV_ARRAY_SIZE(samples) - 1], 0);
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 30 * kv_time_scale();
+	if (pthread_timedjoin_np(thread, &server_err, &ts)) {
+		kv_diag("server still running after 30 s: interrupting it");
+		pthread_kill(thread, SIGALRM);
+		KV_ASSERT_OK(pthread_join(thread, &server_err));
+		kv_test_failed = 1;
+	}
+	KV_EXPECT_EQ((intptr_t)server_err, 0);
+	KV_EXPECT_EQ(server.result.test, KVERBS_PERF_READ_LAT);
 }
