@@ -151,6 +151,16 @@ static inline bool kverbs_perf_is_lat(u32 test)
 	return test == KVERBS_PERF_READ_LAT || test == KVERBS_PERF_ATOMIC_LAT;
 }
 
+/*
+ * Whether an atomic word read from memory holds @want.  The IB
+ * specification leaves the byte order of the word in memory to the
+ * device: rxe keeps the host's, ConnectX network order.  Either is right.
+ */
+static inline bool kverbs_perf_atomic_is(u64 got, u64 want)
+{
+	return got == want || got == swab64(want);
+}
+
 /* The client reads the server's buffer: with --validate, the server fills it. */
 static inline bool kverbs_perf_is_read(u32 test)
 {

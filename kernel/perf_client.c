@@ -66,7 +66,8 @@ static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe);
 	struct kverbs_perf_client *c = w->c;
-	u64 now = ktime_get_ns();
+	/* A latency test's clock stops here; the bandwidth tests need none. */
+	u64 now = c->chunk ? ktime_get_ns() : 0;
 
 	trace_kverbs_wc(wc, c->step);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -333,9 +334,7 @@ static int kverbs_perf_client_flush(struct kverbs_perf_client *c)
 
 /*
  * Atomic --validate: what each completed operation fetched is known (see
- * kverbs_perf_client_post()).  The IB specification leaves the byte order
- * of the word in memory to the device: rxe keeps the host's, ConnectX
- * network order, so either is accepted.
+ * kverbs_perf_client_post()).
  */
 static int kverbs_perf_client_check_atomics(struct kverbs_perf_client *c)
 {
@@ -352,7 +351,7 @@ static int kverbs_perf_client_check_atomics(struct kverbs_perf_client *c)
 		want = seq;
 		do_div(want, c->remote_slots);
 		memcpy(&got, c->buf.vaddr + (size_t)slot * sizeof(u64), sizeof(got));
-		if (got != want && got != swab64(want)) {
+		if (!kverbs_perf_atomic_is(got, want)) {
 			c->run->result->mismatch_iter = seq;
 			return kverbs_ep_mismatch(c->ep, 0);
 		}
@@ -492,7 +491,7 @@ static bool kverbs_perf_client_rounds(const struct kverbs_perf_run *run)
 static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 {
 	struct kverbs_perf_run *run = c->run;
-	u64 n;
+	u64 n, total;
 	int ret;
 
 	c->start_ns = ktime_get_ns();
@@ -501,20 +500,15 @@ static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 	c->deadline_ns = c->start_ns + run->duration_ns;
 	/* A latency test ends when the samples have no more room. */
 	c->limit = run->samples ? run->samples_max : U64_MAX;
+	/* Operations to run, 0 in duration mode. */
+	total = run->iterations ? min(run->iterations, c->limit) : 0;
 	if (!kverbs_perf_client_rounds(run))
-		return kverbs_perf_client_burst(c, run->iterations ?
-						min(run->iterations, c->limit) : 0);
+		return kverbs_perf_client_burst(c, total);
 	for (;;) {
-		if (run->iterations) {
-			if (c->posted == min(run->iterations, c->limit))
-				return 0;
-			n = min_t(u64, c->slots,
-				  min(run->iterations, c->limit) - c->posted);
-		} else {
-			if (ktime_get_ns() >= c->deadline_ns || c->posted == c->limit)
-				return 0;
-			n = min_t(u64, c->slots, c->limit - c->posted);
-		}
+		if (total ? c->posted == total :
+			    ktime_get_ns() >= c->deadline_ns || c->posted == c->limit)
+			return 0;
+		n = min_t(u64, c->slots, (total ?: c->limit) - c->posted);
 		ret = kverbs_perf_client_round(c, c->posted, n);
 		if (ret)
 			return ret;

@@ -341,8 +341,7 @@ static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64
 
 /*
  * Atomic --validate, at the end: word i was the target of operations i,
- * i + slots, i + 2 * slots, ..., and each added one to it.  In either
- * byte order, as the client accepts it.
+ * i + slots, i + 2 * slots, ..., and each added one to it.
  */
 static int kverbs_perf_server_check_atomics(struct kverbs_perf_server *s, u64 ops)
 {
@@ -355,7 +354,7 @@ static int kverbs_perf_server_check_atomics(struct kverbs_perf_server *s, u64 op
 	for (i = 0; i < s->slots; i++) {
 		want = per_word + (i < extra);
 		memcpy(&got, s->buf.vaddr + (size_t)i * s->stride, sizeof(got));
-		if (got != want && got != swab64(want)) {
+		if (!kverbs_perf_atomic_is(got, want)) {
 			s->run->result->mismatch_iter = i;
 			return kverbs_ep_mismatch(s->ep, 0);
 		}
