@@ -143,8 +143,8 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 deadline_ns)
  * @wr: the work request to fill in, signaled
  * @type: the message's type, written into it
  *
- * A SEND with immediate data: a receive that may also take data tells
- * control messages by it.
+ * A plain SEND of the whole buffer: its length, not its type, marks it
+ * as control where data may arrive in the same receives (SEND_BW).
  */
 void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 			 enum kverbs_perf_msg_type type)
@@ -153,8 +153,6 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 
 	m->type = cpu_to_le32(type);
 	kverbs_msg_send_wr(msg, wr);
-	wr->opcode = IB_WR_SEND_WITH_IMM;
-	wr->ex.imm_data = cpu_to_be32(KVERBS_PERF_CTRL_IMM);
 }
 
 /**
@@ -163,11 +161,12 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
  * @buf: the data buffer to allocate, map and register later
  * @bytes: its size
  * @ctrl_send: the buffer control messages are sent from
+ * @ctrl_len: its size
  *
  * Returns 0 or a negative errno; the caller frees whatever was allocated.
  */
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
-		      size_t bytes, struct kverbs_msg *ctrl_send)
+		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len)
 {
 	int ret;
 
@@ -178,8 +177,7 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 	ret = kverbs_buf_map(buf, ep->pd, DMA_BIDIRECTIONAL);
 	if (ret)
 		return ret;
-	ret = kverbs_msg_alloc(ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
-			       DMA_TO_DEVICE);
+	ret = kverbs_msg_alloc(ctrl_send, ep->pd, ctrl_len, DMA_TO_DEVICE);
 	if (ret)
 		return ret;
 	/* Nothing was sent yet: the buffer is free. */

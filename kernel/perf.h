@@ -23,9 +23,11 @@
  *   SEND DONE {iterations, time}    ---->  the server's report (atomic
  *                                          --validate: and each word's count)
  *
- * Messages from the client are SENDs with immediate data, so that a
- * server taking SEND data into the same receives tells them apart.
- * Everything on the wire is little-endian.
+ * In SEND_BW the client's control messages arrive in the same receives
+ * as its data.  The server tells them apart by their length, which
+ * kverbs_perf_ctrl_len() makes differ from the data's: immediate data
+ * would do it too, but iWARP has none.  Everything on the wire is
+ * little-endian.
  */
 #ifndef _KVERBS_PERF_H
 #define _KVERBS_PERF_H
@@ -33,7 +35,8 @@
 #include "kverbs.h"
 
 #define KVERBS_PERF_MAGIC	0x6b76	/* "kv" */
-#define KVERBS_PERF_VERSION	1
+/* 2: control messages told by their length, not by immediate data */
+#define KVERBS_PERF_VERSION	2
 
 /**
  * struct kverbs_perf_hello - the client's request, in its CM private data
@@ -105,8 +108,20 @@ struct kverbs_perf_msg {
 	__le32 stride;
 };
 
-/* Immediate data of the client's control messages. */
-#define KVERBS_PERF_CTRL_IMM	0x6b76706d	/* "kvpm" */
+/**
+ * kverbs_perf_ctrl_len - bytes in each of the client's control messages
+ * @test: &enum kverbs_perf_test
+ * @msg_size: bytes per data message
+ *
+ * A &struct kverbs_perf_msg, padded with zeros where a SEND_BW data
+ * message would be just as long.
+ */
+static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
+{
+	u32 len = sizeof(struct kverbs_perf_msg);
+
+	return test == KVERBS_PERF_SEND_BW && msg_size == len ? len + 8 : len;
+}
 
 /**
  * struct kverbs_perf_run - one KVERBS_IOC_PERF call
@@ -175,7 +190,7 @@ void kverbs_perf_fill(void *buf, u32 len, u64 iter);
 bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset);
 int kverbs_perf_poll(struct kverbs_ep *ep, u64 deadline_ns);
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
-		      size_t bytes, struct kverbs_msg *ctrl_send);
+		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len);
 void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
 void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 			   u64 elapsed_ns, u64 peak_bps);

@@ -138,7 +138,8 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		c->wrs[i].c = c;
 	}
 	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)c->slots * run->msg_size,
-				&c->ctrl_send);
+				&c->ctrl_send,
+				kverbs_perf_ctrl_len(run->test, run->msg_size));
 	if (ret)
 		return ret;
 	return kverbs_msg_alloc(&c->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
@@ -217,7 +218,7 @@ static int kverbs_perf_client_ctrl(struct kverbs_perf_client *c,
 			       c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
-	memset(m, 0, sizeof(*m));
+	memset(m, 0, c->ctrl_send.len);
 	m->a = cpu_to_le64(a);
 	m->b = cpu_to_le64(b);
 	m->c = cpu_to_le64(peak);
@@ -232,7 +233,7 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 	struct kverbs_perf_run *run = c->run;
 	struct kverbs_perf_msg m;
 	struct ib_reg_wr reg_wr;
-	int ret;
+	int access, ret;
 
 	ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ADV, &m);
 	if (ret)
@@ -248,8 +249,17 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 	    !kverbs_perf_is_atomic(run->test) && c->remote_slots != c->slots)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
 
-	/* The send queue runs it before any data work request. */
-	kverbs_buf_reg_wr(&c->buf, &reg_wr, IB_ACCESS_LOCAL_WRITE);
+	/*
+	 * An iWARP READ response is placed like a WRITE, with the sink's
+	 * rkey from the request, so the sink needs remote write; nothing
+	 * else of ours does.  The send queue runs the registration before
+	 * any data work request.
+	 */
+	access = IB_ACCESS_LOCAL_WRITE;
+	if (kverbs_perf_is_read(run->test) &&
+	    rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep)))
+		access |= IB_ACCESS_REMOTE_WRITE;
+	kverbs_buf_reg_wr(&c->buf, &reg_wr, access);
 	return kverbs_post_send(c->ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
 }
 

@@ -23,7 +23,6 @@ struct kverbs_perf_recv {
 	struct ib_cqe cqe;
 	struct kverbs_ep *ep;
 	u32 byte_len;
-	bool ctrl;		/* a control message, by its immediate data */
 	bool done;
 };
 
@@ -37,6 +36,7 @@ struct kverbs_perf_server {
 	struct kverbs_buf buf;		/* the client's target, source or receives */
 	u32 slots;
 	u32 stride;			/* bytes from one slot to the next */
+	u32 ctrl_len;			/* bytes in each of the client's control messages */
 	struct kverbs_perf_recv *recvs;	/* SEND_BW: one per slot */
 	struct kverbs_msg ctrl_send;	/* ADV, ROUND_OK */
 	struct kverbs_msg ctrl_recv;	/* WRITE_BW, READ_BW: the client's messages */
@@ -138,8 +138,6 @@ static void kverbs_perf_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	r->byte_len = wc->byte_len;
-	r->ctrl = (wc->wc_flags & IB_WC_WITH_IMM) &&
-		  be32_to_cpu(wc->ex.imm_data) == KVERBS_PERF_CTRL_IMM;
 	kverbs_set_done(&r->done);
 }
 
@@ -163,8 +161,8 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 		return -EOPNOTSUPP;
 	}
 	/* SEND_BW: control messages arrive in the same receives as data. */
-	s->stride = send ? max_t(u32, s->msg_size, sizeof(struct kverbs_perf_msg)) :
-			   s->msg_size;
+	s->ctrl_len = kverbs_perf_ctrl_len(s->test, s->msg_size);
+	s->stride = send ? max(s->msg_size, s->ctrl_len) : s->msg_size;
 	if (s->stride > max_reg)
 		return -EMSGSIZE;
 	if (kverbs_perf_is_atomic(s->test) &&
@@ -185,7 +183,7 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 	if (ret)
 		return ret;
 	ret = kverbs_perf_alloc(ep, &s->buf, (size_t)s->slots * s->stride,
-				&s->ctrl_send);
+				&s->ctrl_send, sizeof(struct kverbs_perf_msg));
 	if (ret)
 		return ret;
 	if (send) {
@@ -198,8 +196,7 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 		}
 		return 0;
 	}
-	ret = kverbs_msg_alloc(&s->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
-			       DMA_FROM_DEVICE);
+	ret = kverbs_msg_alloc(&s->ctrl_recv, ep->pd, s->ctrl_len, DMA_FROM_DEVICE);
 	if (ret)
 		return ret;
 	return kverbs_msg_post_recv(&s->ctrl_recv, ep);
@@ -397,9 +394,8 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 	if (r)
 		s->consumed++;
 
-	if (r && !r->ctrl) {
-		if (len != s->msg_size)
-			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	/* Data, by its length; kverbs_perf_ctrl_len() makes it unlike control's. */
+	if (r && len == s->msg_size) {
 		if (s->flags & KVERBS_PERF_F_VALIDATE) {
 			kverbs_buf_sync_for_cpu(&s->buf);
 			if (!kverbs_perf_check(data, len, s->received, &offset)) {
@@ -411,7 +407,7 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 		return kverbs_perf_server_post_recv(s, slot);
 	}
 
-	if (len != sizeof(m))
+	if (len != s->ctrl_len)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 	if (r)
 		kverbs_buf_sync_for_cpu(&s->buf);

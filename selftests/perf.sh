@@ -75,6 +75,9 @@ test_send_bw_64_validate()	{ perf_validated send_bw 64 2000; }
 test_send_bw_1M_validate()	{ perf_validated send_bw 1048576 100; }
 # An odd size: messages straddle pages and words.
 test_send_bw_4097_validate()	{ perf_validated send_bw 4097 500; }
+# A control message's length: the client pads its control messages then,
+# and the server must still tell them from the data.
+test_send_bw_48_validate()	{ perf_validated send_bw 48 500; }
 
 # perf_lat TEST ITERS CLIENT_OPTS...: a latency test; every operation
 # leaves a sample, and the statistics over them are in order.
@@ -228,24 +231,24 @@ perf_bad_hello() {
 }
 
 test_hello_unknown_version() {
-	perf_bad_hello v99 "-V 99" "rejected: reason 2 value 99 version 1" EPROTONOSUPPORT ||
+	perf_bad_hello v99 "-V 99" "rejected: reason 2 value 99 version 2" EPROTONOSUPPORT ||
 		return 1
 	json_check "$KV_TMP/v99.json" \
-		'd["error"]["message"] == "refused the client'"'"'s request: unsupported hello version 99 (the server speaks version 1)"'
+		'd["error"]["message"] == "refused the client'"'"'s request: unsupported hello version 99 (the server speaks version 2)"'
 }
 
 test_hello_reserved_set() {
-	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 1" EPROTO
+	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 2" EPROTO
 }
 
 test_hello_bad_magic() {
-	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 1" EPROTO
+	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 2" EPROTO
 }
 
 # No hello at all, as from a client that is not kverbs'.  (A short one
 # cannot be told apart: InfiniBand pads the private data with zeros.)
 test_hello_missing() {
-	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 1" EPROTO
+	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 2" EPROTO
 }
 
 # SIGINT ends a client early, with what it did so far; its server sees
@@ -288,7 +291,7 @@ test_client_killed() {
 ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
-	test_read_lat_2_validate test_read_lat_64K_validate \
+	test_send_bw_48_validate test_read_lat_2_validate test_read_lat_64K_validate \
 	test_atomic_lat_fetch_add test_atomic_lat_cmp_swap \
 	test_atomic_bw_fetch_add test_atomic_bw_cmp_swap test_read_lat_duration \
 	test_lat_text_output \
