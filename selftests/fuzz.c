@@ -606,6 +606,7 @@ KV_TEST(fuzz_calls)
 	/* Per kind, and last the random ones: calls made, and succeeded. */
 	unsigned long made[KV_ARRAY_SIZE(kv_kinds) + 1] = { 0 };
 	unsigned long made_ok[KV_ARRAY_SIZE(kv_kinds) + 1] = { 0 };
+	uint64_t spent[KV_ARRAY_SIZE(kv_kinds) + 1] = { 0 };
 	uint64_t start = kv_now_ns(), slowest = 0;
 	int fd;
 
@@ -645,6 +646,7 @@ KV_TEST(fuzz_calls)
 			slowest = took;
 
 		made[c.kind]++;
+		spent[c.kind] += took;
 		if (ret == 0) {
 			ok++;
 			made_ok[c.kind]++;
@@ -671,9 +673,10 @@ KV_TEST(fuzz_calls)
 		calls, (unsigned long long)((kv_now_ns() - start) / 1000000),
 		(unsigned long long)(slowest / 1000000), ok, bad);
 	for (i = 0; i <= KV_ARRAY_SIZE(kv_kinds); i++)
-		kv_diag("  %-7s %lu calls, %lu succeeded",
+		kv_diag("  %-7s %lu calls, %lu succeeded, %llu ms",
 			i < KV_ARRAY_SIZE(kv_kinds) ? kv_kinds[i].name : "random",
-			made[i], made_ok[i]);
+			made[i], made_ok[i],
+			(unsigned long long)(spent[i] / 1000000));
 	for (i = 1; i < 256; i++)
 		if (by_errno[i])
 			kv_diag("  %-6lu %s", by_errno[i], strerror(i));
