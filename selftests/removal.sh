@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Removing the RDMA device under running pings: both ends return promptly
-# with a clear error, the removal itself completes, and the device can be
-# added back and used at once.
+# Removing the RDMA device under a running ping and a running bandwidth
+# test: both ends return promptly with a clear error, the removal itself
+# completes, and the device can be added back and used at once.
 . "$(dirname "$0")/lib.sh"
 
 test_link_del_during_ping() {
@@ -32,4 +32,46 @@ test_device_usable_after_readd() {
 	kv_ping_pair 17602 -C 10
 }
 
-ktap_main test_link_del_during_ping test_device_usable_after_readd
+# A bandwidth test busy-polls its CQ in the ioctl: the removal must still
+# get through, and end both ends with ENODEV.
+test_link_del_during_write_bw() {
+	local start end pid spid
+	"$KVERBS" write_bw -p 17603 --json > "$KV_TMP/bs.json" 2>"$KV_TMP/bs.err" &
+	spid=$!
+	wait_for 10 kv_listening 0.0.0.0 17603 || fail "server not listening" || return
+	"$KVERBS" write_bw -p 17603 -s 65536 -D 600 --json "$KV_ADDR" \
+		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
+	pid=$!
+	sleep 3
+	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
+	start=$(date +%s%N)
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
+	end=$(date +%s%N)
+	[ $(((end - start) / 1000000)) -le $((10000 * KV_TIME_SCALE)) ] ||
+		fail "removal took $(((end - start) / 1000000)) ms" || return
+	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive after removal" || return
+	wait $pid
+	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/bc.json")" || return
+	json_check "$KV_TMP/bc.json" 'd["status"] == "failed"' 'd["error"]["name"] == "ENODEV"' \
+		'd["error"]["message"] == "the RDMA device was removed"' 'd["iterations"] > 0' || return
+	wait_for 5 eval "! kill -0 $spid 2>/dev/null" || fail "server alive after removal" || return
+	wait $spid
+	[ $? = 1 ] || fail "server exit code, expected 1: $(cat "$KV_TMP/bs.err")" || return
+	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENODEV"'
+}
+
+test_write_bw_after_readd() {
+	local spid
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	"$KVERBS" write_bw -p 17604 --json > "$KV_TMP/bs2.json" 2>"$KV_TMP/bs2.err" &
+	spid=$!
+	wait_for 10 kv_listening 0.0.0.0 17604 || fail "server not listening" || return
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" write_bw -p 17604 -s 4096 -n 500 --validate \
+		--json "$KV_ADDR" > "$KV_TMP/bc2.json" 2>"$KV_TMP/bc2.err" ||
+		fail "client: $(cat "$KV_TMP/bc2.err" "$KV_TMP/bc2.json")" || return
+	wait $spid || fail "server: $(cat "$KV_TMP/bs2.err")" || return
+	json_check "$KV_TMP/bc2.json" 'd["status"] == "ok"' 'd["iterations"] == 500'
+}
+
+ktap_main test_link_del_during_ping test_device_usable_after_readd \
+	test_link_del_during_write_bw test_write_bw_after_readd
