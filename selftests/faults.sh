@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Faults under load: the link going down, an attempt to unload the module
-# while a test runs, many sessions at once.
+# Faults under load: the link going down under a ping and under a
+# bandwidth test, an attempt to unload the module while a test runs, many
+# sessions of both kinds at once.
 . "$(dirname "$0")/lib.sh"
 
 # The netdev under rxe goes down mid-ping: the connection ends at once
@@ -41,6 +42,35 @@ test_netdev_down_during_ping() {
 	kv_ping_pair 17700 -C 10
 }
 
+# The same under a bandwidth test, which busy-polls in the ioctl: both
+# ends stop at once and say the port went down.
+test_netdev_down_during_write_bw() {
+	local pid spid
+	"$KVERBS" write_bw -p 17703 --json > "$KV_TMP/bs.json" 2>"$KV_TMP/bs.err" &
+	spid=$!
+	wait_for 10 kv_listening 0.0.0.0 17703 || fail "server not listening" || return
+	"$KVERBS" write_bw -p 17703 -s 65536 -D 600 --json "$KV_ADDR" \
+		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
+	pid=$!
+	sleep 3
+	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
+	ip link set kv0 down
+	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 5 s after link down" || return
+	wait $pid
+	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/bc.err")" || return
+	json_check "$KV_TMP/bc.json" 'd["status"] == "failed"' 'd["error"]["name"] == "ENETDOWN"' \
+		'd["iterations"] > 0' || return
+	wait_for 5 eval "! kill -0 $spid 2>/dev/null" || fail "server alive 5 s after link down" || return
+	wait $spid
+	[ $? = 1 ] || fail "server exit code, expected 1: $(cat "$KV_TMP/bs.err")" || return
+	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENETDOWN"' || return
+	# As after the ping: re-create the device, and it works at once.
+	ip link set kv0 up
+	timeout 20 rdma link del "$KV_DEV" || fail "rdma link del failed" || return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair 17700 -C 10
+}
+
 # The module cannot go while a test holds /dev/kverbs; once it ends it can.
 test_rmmod_refused_while_running() {
 	local pid out
@@ -59,24 +89,45 @@ test_rmmod_refused_while_running() {
 }
 
 # 64 sessions at once, from many processes: 32 servers and 32 clients,
-# of several sizes, every byte validated.
+# three in four of them pings of several sizes, the rest bandwidth tests
+# of each kind; every byte validated.
 test_64_sessions() {
-	local i pids=() sizes=(26 64 4096 65536)
+	local i pids=() sizes=(26 64 4096 65536) perf=(write_bw read_bw send_bw)
 	for i in $(seq 0 31); do
-		kv_server "s$i" $((17710 + i)) -V || return 1
+		if ((i % 4 == 3)); then
+			"$KVERBS" "${perf[$((i / 4 % 3))]}" -p $((17710 + i)) --json \
+				> "$KV_TMP/s$i.json" 2> "$KV_TMP/s$i.err" &
+			eval "kv_pid_s$i=$!"
+			wait_for 10 kv_listening 0.0.0.0 $((17710 + i)) || fail "server $i not listening" || return
+		else
+			kv_server "s$i" $((17710 + i)) -V || return 1
+		fi
 	done
 	for i in $(seq 0 31); do
 		# A generous step limit: 64 processes share two emulated CPUs.
-		kv_client "c$i" $((17710 + i)) -C 50 -V -S "${sizes[$((i % 4))]}" --timeout 120 &
+		if ((i % 4 == 3)); then
+			timeout -k 5 $((300 * KV_TIME_SCALE)) "$KVERBS" "${perf[$((i / 4 % 3))]}" \
+				-p $((17710 + i)) -s $((4096 + i)) -n 300 --validate --json "$KV_ADDR" \
+				> "$KV_TMP/c$i.json" 2> "$KV_TMP/c$i.err" &
+		else
+			kv_client "c$i" $((17710 + i)) -C 50 -V -S "${sizes[$((i % 4))]}" --timeout 120 &
+		fi
 		pids+=($!)
 	done
 	for i in $(seq 0 31); do
 		wait "${pids[$i]}" ||
 			fail "client $i exited $?: $(cat "$KV_TMP/c$i.err" "$KV_TMP/c$i.json")" || return
 		kv_wait "s$i" 60 || fail "server $i: $(cat "$KV_TMP/s$i.err")" || return
-		json_check "$KV_TMP/c$i.json" 'd["iterations"] == 50' || return
-		json_check "$KV_TMP/s$i.json" 'd["iterations"] == 50' 'd["clients_failed"] == 0' || return
+		if ((i % 4 == 3)); then
+			json_check "$KV_TMP/c$i.json" 'd["status"] == "ok"' 'd["iterations"] == 300' \
+				'd["validate"] is True' -- \
+				"$KV_TMP/s$i.json" 'd["status"] == "ok"' 'd["iterations"] == 300' || return
+		else
+			json_check "$KV_TMP/c$i.json" 'd["iterations"] == 50' -- \
+				"$KV_TMP/s$i.json" 'd["iterations"] == 50' 'd["clients_failed"] == 0' || return
+		fi
 	done
 }
 
-ktap_main test_netdev_down_during_ping test_rmmod_refused_while_running test_64_sessions
+ktap_main test_netdev_down_during_ping test_netdev_down_during_write_bw \
+	test_rmmod_refused_while_running test_64_sessions
