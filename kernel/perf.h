@@ -19,7 +19,12 @@
  *   atomic tests: fetch-and-add or compare-and-swap on the words of the
  *   server's buffer, each word counting up by one per operation
  *   latency tests: as the bandwidth tests, one operation in flight
- *   SEND PROGRESS now and then      ---->  (the server's wait is bounded)
+ *   SEND_BW on iWARP, which has no receiver-not-ready retry:
+ *                                   <----  SEND ROUND_OK after each ring of
+ *                                          receives taken and posted again;
+ *     the client has no more SENDs outstanding than the server receives
+ *   WRITE, READ, atomics: SEND PROGRESS now and then
+ *                                   ---->  (the server's wait is bounded)
  *   SEND DONE {iterations, time}    ---->  the server's report (atomic
  *                                          --validate: and each word's count)
  *
@@ -94,8 +99,8 @@ enum kverbs_perf_msg_type {
  * A control message.  ADV: @addr, @rkey, @slots and @stride describe the
  * server's buffer, @slots messages @stride bytes apart.  ROUND: @a is the
  * round's first iteration, @b its length.  ROUND_OK: @a is the next
- * round's first iteration.  DONE: @a iterations, @b elapsed ns, @c peak
- * bytes per second.
+ * round's first iteration; for SEND_BW on iWARP, the messages taken so
+ * far.  DONE: @a iterations, @b elapsed ns, @c peak bytes per second.
  */
 struct kverbs_perf_msg {
 	__le32 type;

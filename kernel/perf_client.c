@@ -46,6 +46,8 @@ struct kverbs_perf_client {
 	u32 rkey;
 	u32 remote_slots;
 	u32 remote_stride;
+	bool flow;			/* SEND_BW on iWARP: within the server's receives */
+	u64 granted;			/* ... SENDs the server has receives for */
 	u64 posted;			/* data work requests posted */
 	u64 completed;			/* ... and known to be complete */
 	u64 deadline_ns;		/* duration mode: when to stop */
@@ -244,6 +246,9 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 	c->remote_stride = le32_to_cpu(m.stride);
 	if (!c->remote_slots || c->remote_stride < run->msg_size)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+	c->flow = run->test == KVERBS_PERF_SEND_BW &&
+		  rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep));
+	c->granted = c->remote_slots;
 	/* With --validate both sides count rounds of the same length. */
 	if ((run->flags & KVERBS_PERF_F_VALIDATE) && run->test != KVERBS_PERF_SEND_BW &&
 	    !kverbs_perf_is_atomic(run->test) && c->remote_slots != c->slots)
@@ -327,6 +332,27 @@ static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
 	if (c->chunk)
 		c->post_ns = ktime_get_ns();
 	return kverbs_post_send(c->ep, wr, c->step);
+}
+
+/*
+ * iWARP has no receiver-not-ready retry: a SEND that finds no receive
+ * ends the connection.  So there the server grants SEND_BW its receives a
+ * ring at a time: once it has taken a ring's worth and posted them again,
+ * it says so, and we may send another ring.  Called when the grant is
+ * used up; the server's message says it took exactly that much.
+ */
+static int kverbs_perf_client_credit(struct kverbs_perf_client *c)
+{
+	struct kverbs_perf_msg m;
+	int ret;
+
+	ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ROUND_OK, &m);
+	if (ret)
+		return ret;
+	if (le64_to_cpu(m.a) != c->granted)
+		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+	c->granted += c->remote_slots;
+	return 0;
 }
 
 /* Copy the latency samples taken so far to the caller's array. */
@@ -419,6 +445,11 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 		kverbs_perf_client_sample(c, now);
 		last = n ? c->posted + 1 == first + n :
 			   now >= c->deadline_ns || c->posted + 1 == c->limit;
+		if (c->flow && c->posted == c->granted) {
+			ret = kverbs_perf_client_credit(c);
+			if (ret)
+				return ret;
+		}
 		k = c->posted - first;
 		ret = kverbs_perf_client_post(c, last ||
 					      do_div(k, c->signal_every) == c->signal_every - 1);
@@ -428,9 +459,10 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 		/*
 		 * The server sees nothing of RDMA READs and WRITEs; so that
 		 * its wait can be bounded, tell it now and then that we are
-		 * still at it.
+		 * still at it.  It sees SENDs.
 		 */
-		if (now - c->ctrl_ns > run->common.timeout_ns / 4 &&
+		if (run->test != KVERBS_PERF_SEND_BW &&
+		    now - c->ctrl_ns > run->common.timeout_ns / 4 &&
 		    kverbs_is_done(&c->ctrl_send.done)) {
 			ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
 						      c->completed, 0, 0);
@@ -529,10 +561,14 @@ static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 static int kverbs_perf_client_done(struct kverbs_perf_client *c, u64 elapsed_ns)
 {
 	struct kverbs_ep *ep = c->ep;
-	int ret;
+	int ret = 0;
 
-	ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_DONE, c->completed,
-				      elapsed_ns, c->peak_bps);
+	/* DONE takes a receive too. */
+	if (c->flow && c->posted == c->granted)
+		ret = kverbs_perf_client_credit(c);
+	if (!ret)
+		ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_DONE, c->completed,
+					      elapsed_ns, c->peak_bps);
 	if (!ret)
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
 				       c->run->common.timeout_ns);

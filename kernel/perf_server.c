@@ -37,6 +37,7 @@ struct kverbs_perf_server {
 	u32 slots;
 	u32 stride;			/* bytes from one slot to the next */
 	u32 ctrl_len;			/* bytes in each of the client's control messages */
+	bool flow;			/* SEND_BW on iWARP: grant receives, ring by ring */
 	struct kverbs_perf_recv *recvs;	/* SEND_BW: one per slot */
 	struct kverbs_msg ctrl_send;	/* ADV, ROUND_OK */
 	struct kverbs_msg ctrl_recv;	/* WRITE_BW, READ_BW: the client's messages */
@@ -172,6 +173,8 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 	}
 	s->slots = kverbs_perf_slots(s->stride, s->tx_depth,
 				     min(KVERBS_PERF_BUF_BYTES, max_reg));
+	/* No receiver-not-ready retry: see kverbs_perf_client_credit(). */
+	s->flow = send && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
 	/*
 	 * SEND_BW: a receive per slot, refilled as soon as its message is
 	 * taken; a client that runs ahead meets a receiver-not-ready and
@@ -307,6 +310,20 @@ static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
 	return kverbs_perf_server_ctrl(s, &m, &reg_wr.wr);
 }
 
+/*
+ * SEND_BW on iWARP: a ring of receives was taken and is posted again,
+ * so the client may send another ring (kverbs_perf_client_credit()).
+ */
+static int kverbs_perf_server_credit(struct kverbs_perf_server *s)
+{
+	struct kverbs_perf_msg m = {
+		.type = cpu_to_le32(KVERBS_PERF_MSG_ROUND_OK),
+		.a = cpu_to_le64(s->received),
+	};
+
+	return kverbs_perf_server_ctrl(s, &m, NULL);
+}
+
 /* WRITE_BW --validate: the client wrote a round; check it and say so. */
 static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64 n)
 {
@@ -404,7 +421,10 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 			}
 		}
 		s->received++;
-		return kverbs_perf_server_post_recv(s, slot);
+		ret = kverbs_perf_server_post_recv(s, slot);
+		if (!ret && s->flow && slot == s->slots - 1)
+			ret = kverbs_perf_server_credit(s);
+		return ret;
 	}
 
 	if (len != s->ctrl_len)
