@@ -75,6 +75,15 @@ test_server_limit_rejects_large_ping() {
 	json_check "$KV_TMP/big.json" 'd["error"]["name"] in ("ECONNRESET", "ETIMEDOUT")'
 }
 
-ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 \
+# The same over IPv6: rdma_cm resolves the address to the device's IPv6
+# GID (RoCEv2) or to TCP over IPv6 (iWARP).
+test_ipv6() {
+	[ -n "${KV_ADDR6:-}" ] || skip "kv0 has no IPv6 address (a kernel without IPv6?)"
+	local KV_ADDR=$KV_ADDR6
+	kv_ping_pair 17690 -C 10 -S 4096 || return 1
+	json_check "$KV_TMP/cli.json" "d['address'] == '$KV_ADDR6'"
+}
+
+ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 test_ipv6 \
 	test_verbose_output test_count_0_until_sigint \
 	test_server_limit_rejects_large_ping

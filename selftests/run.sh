@@ -49,6 +49,10 @@ bail() {
 [ "$(id -u)" = 0 ] || bail "needs root (run it in a guest: tools/vm/run)"
 "$top/tools/vm/rdma-setup" "$KV_TYPE" "$KV_ADDR/24" "$KV_DEV" || bail "cannot set up $KV_DEV"
 insmod "$module" || bail "cannot load $module"
+# The IPv6 address rdma-setup gives kv0, if the kernel has IPv6.
+if ip -6 addr show dev kv0 2>/dev/null | grep -q "inet6 fd00:209::1/"; then
+	export KV_ADDR6=fd00:209::1
+fi
 # What the kernel logs from here on is the tests' business.
 dmesg_base=$(dmesg | wc -l)
 
