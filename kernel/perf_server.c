@@ -459,6 +459,22 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 }
 
 /* Serve one client from its request to its DONE, and release it. */
+/*
+ * The client has told us the end: let it disconnect first.  Ours could
+ * overtake the acknowledgment of its DONE (the CM's messages take
+ * another path) and end its test with ECONNRESET after all.  Whatever
+ * ends the wait - the client's disconnect, the time limit, a signal -
+ * the test itself is over and done.
+ */
+static void kverbs_perf_server_linger(struct kverbs_perf_server *s)
+{
+	int ret;
+
+	ret = kverbs_perf_wait(s->ep, false, s->run->common.timeout_ns);
+	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the client's disconnect ended with %d\n",
+		  ret);
+}
+
 static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 				      struct kverbs_ep *ep)
 {
@@ -515,6 +531,7 @@ static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 	if (ret == 1) {
 		ret = 0;
 		kverbs_perf_set_rates(run->result, ops, elapsed, peak);
+		kverbs_perf_server_linger(s);
 	} else {
 		/* What arrived before the end; the client has the rest. */
 		run->result->iterations = s->received;
