@@ -13,7 +13,8 @@
  * works without a fault.  The loop ends when a call completes without
  * reaching its n-th allocation.  A ping is tried on both ends: the
  * client faults against a healthy persistent server, and a server
- * faults against a healthy client.  kmemleak, in the debug lane, checks
+ * faults against a healthy client.  So is a validated write_bw, each
+ * attempt with a server of its own.  kmemleak, in the debug lane, checks
  * that the failed calls left nothing behind; run.sh checks dmesg.
  *
  * Needs CONFIG_FAULT_INJECTION_DEBUG_FS and CONFIG_FAILSLAB (the debug
@@ -32,6 +33,7 @@ KV_MAIN()
 
 #define KV_PORT_CLIENT_FAULTS	17480
 #define KV_PORT_SERVER_FAULTS	17481
+#define KV_PORT_PERF_FAULTS	17482
 /* A call that needs more allocations than this is a bug of its own. */
 #define KV_MAX_NTH		2000
 
@@ -393,4 +395,154 @@ KV_TEST(ping_server)
 				   r.client_err, strerror(r.client_err));
 	}
 	KV_FAIL_AT(1, "server still allocating after %u allocations", n);
+}
+
+/* The perf test of these tests: a validated write_bw of 20 4 KiB messages. */
+static void kv_perf_fill(struct kverbs_perf *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->role = KVERBS_ROLE_CLIENT;
+	p->test = KVERBS_PERF_WRITE_BW;
+	p->flags = KVERBS_PERF_F_VALIDATE;
+	p->msg_size = 4096;
+	p->iterations = 20;
+	p->timeout_ns = kv_step_timeout_ns();
+	kv_sockaddr(&p->addr, kv_addr(), KV_PORT_PERF_FAULTS);
+}
+
+/* A failed perf test reports its errno in its result too, and where it failed. */
+static int kv_perf_check(const struct kverbs_perf *p, int err)
+{
+	if (p->result.error == -err && p->result.failed_step)
+		return 0;
+	kv_diag("result: error %d, step %u, errno %d", p->result.error,
+		p->result.failed_step, err);
+	return -1;
+}
+
+/**
+ * struct kv_perf_round - a perf server and its client, one of them faulted
+ * @server: the server's argument, as it returned
+ * @server_ret: its ioctl's return value
+ * @server_err: and errno
+ * @client: the client's argument, as it returned
+ * @client_ret: its ioctl's return value
+ * @client_err: and errno
+ * @injected: the fault was injected where it was asked for
+ */
+struct kv_perf_round {
+	struct kverbs_perf server;
+	long server_ret;
+	int server_err;
+	struct kverbs_perf client;
+	long client_ret;
+	int client_err;
+	int injected;
+};
+
+/*
+ * One server, one client; the client's @client_nth-th or the server's
+ * @server_nth-th allocation fails (0: none).  The client retries while
+ * the server is not listening yet.  A server whose client failed is
+ * stopped: it may wait for a client that never comes.
+ */
+static void kv_perf_round(unsigned int client_nth, unsigned int server_nth,
+			  struct kv_perf_round *r)
+{
+	uint64_t start = kv_now_ns();
+	struct kv_server *s;
+	long left = 1;
+
+	s = kv_perf_server_start(KV_PORT_PERF_FAULTS, server_nth);
+	for (;;) {
+		kv_perf_fill(&r->client);
+		if (client_nth)
+			KV_ASSERT_OK(kv_fail_nth_set(client_nth));
+		errno = 0;
+		r->client_ret = ioctl(kv_fd, KVERBS_IOC_PERF, &r->client);
+		r->client_err = errno;
+		if (client_nth)
+			left = kv_fail_nth_get();
+		KV_ASSERT_GE(left, 0);
+		if (!left || r->client_ret != -1 || r->client_err != ECONNREFUSED ||
+		    r->client.result.failed_step != KVERBS_STEP_CONNECT ||
+		    __atomic_load_n(&s->done, __ATOMIC_ACQUIRE) ||
+		    kv_now_ns() - start > 5000000000ULL * kv_time_scale())
+			break;
+		usleep(20000);
+	}
+	if (r->client_ret)
+		kv_server_stop(s);
+	else if (kv_server_wait(s, 30))
+		KV_FAIL_AT(1, "the server did not end after its client");
+	r->server = s->perf;
+	r->server_ret = s->ret;
+	r->server_err = s->err;
+	if (server_nth && s->fail_nth_left < 0)
+		KV_FAIL_AT(1, "could not set or read the server thread's fail-nth");
+	r->injected = client_nth ? !left : server_nth && s->fail_nth_left == 0;
+	free(s);
+}
+
+/*
+ * The client's (@client) or the server's allocations fail, one per
+ * round, until a round no longer reaches the n-th; after each, a round
+ * without a fault must work in full.
+ */
+static void kv_perf_each_nth(int client)
+{
+	const char *who = client ? "perf client" : "perf server";
+	unsigned int n, failed_calls = 0;
+	struct kv_perf_round r;
+	long ret;
+	int err;
+
+	kv_failslab_setup();
+	for (n = 1; n <= KV_MAX_NTH; n++) {
+		kv_perf_round(client ? n : 0, client ? 0 : n, &r);
+		ret = client ? r.client_ret : r.server_ret;
+		err = client ? r.client_err : r.server_err;
+		if (!r.injected) {
+			if (r.server_ret || r.client_ret)
+				KV_FAIL_AT(1, "%s without an injected fault: server errno %d (%s), client errno %d (%s)",
+					   who, r.server_err, strerror(r.server_err),
+					   r.client_err, strerror(r.client_err));
+			kv_diag("%s: %u allocations, each failed once: %u calls failed, the rest coped",
+				who, n - 1, failed_calls);
+			if (n - 1 < 10)
+				KV_FAIL_AT(1, "%s made only %u allocations: is failslab working?",
+					   who, n - 1);
+			return;
+		}
+		/* A side that coped must have run the test in full. */
+		if (!ret && (client ? r.client.result.iterations :
+				      r.server.result.iterations) != 20)
+			KV_FAIL_AT(1, "%s coped with allocation %u failing, but ran %llu messages",
+				   who, n, (unsigned long long)(client ?
+				   r.client.result.iterations : r.server.result.iterations));
+		if (ret) {
+			failed_calls++;
+			if (ret != -1 || !err ||
+			    kv_perf_check(client ? &r.client : &r.server, err))
+				KV_FAIL_AT(1, "%s, allocation %u failed: returned %ld errno %d (%s)",
+					   who, n, ret, err, strerror(err));
+		}
+		kv_perf_round(0, 0, &r);
+		if (r.server_ret || r.client_ret)
+			KV_FAIL_AT(1, "right after %s allocation %u failed: server errno %d (%s), client errno %d (%s)",
+				   who, n, r.server_err, strerror(r.server_err),
+				   r.client_err, strerror(r.client_err));
+	}
+	KV_FAIL_AT(1, "%s still allocating after %u allocations", who, n);
+}
+
+KV_TEST(perf_client)
+{
+	kv_perf_each_nth(1);
+}
+
+KV_TEST(perf_server)
+{
+	kv_perf_each_nth(0);
 }

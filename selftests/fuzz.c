@@ -501,14 +501,6 @@ static void kv_alarm_in(unsigned int ms)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-static uint64_t kv_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* What one call was, to report it. */
 struct kv_call {
 	unsigned long ioc;

@@ -169,7 +169,8 @@ static void *kv_server_main(void *arg)
 	if (s->fail_nth && kv_fail_nth_set(s->fail_nth))
 		s->fail_nth_left = -1;		/* could not inject: say so */
 	errno = 0;
-	s->ret = ioctl(kv_fd, KVERBS_IOC_PING, &s->ping);
+	s->ret = ioctl(kv_fd, s->ioc, s->ioc == KVERBS_IOC_PERF ? (void *)&s->perf :
+							      (void *)&s->ping);
 	s->err = errno;
 	if (s->fail_nth && !s->fail_nth_left)
 		s->fail_nth_left = kv_fail_nth_get();
@@ -184,8 +185,7 @@ static void *kv_server_main(void *arg)
  * @timeout_ns (0: kv_step_timeout_ns()).  A non-zero @fail_nth makes the
  * server thread's @fail_nth-th allocation fail.
  */
-struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
-				       __u64 timeout_ns, unsigned int fail_nth)
+static struct kv_server *kv_server_alloc(unsigned long ioc, unsigned int fail_nth)
 {
 	struct sigaction sa = { .sa_handler = kv_wakeup };
 	struct kv_server *s;
@@ -194,6 +194,16 @@ struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
 	KV_ASSERT_OK(sigaction(SIGUSR1, &sa, NULL));
 	s = calloc(1, sizeof(*s));
 	KV_ASSERT_TRUE(s);
+	s->ioc = ioc;
+	s->fail_nth = fail_nth;
+	return s;
+}
+
+struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
+				       __u64 timeout_ns, unsigned int fail_nth)
+{
+	struct kv_server *s = kv_server_alloc(KVERBS_IOC_PING, fail_nth);
+
 	kv_ping_base(&s->ping, port);
 	s->ping.role = KVERBS_ROLE_SERVER;
 	s->ping.flags = flags;
@@ -201,7 +211,23 @@ struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
 	s->ping.count = 0;
 	if (timeout_ns)
 		s->ping.timeout_ns = timeout_ns;
-	s->fail_nth = fail_nth;
+	KV_ASSERT_OK(pthread_create(&s->thread, NULL, kv_server_main, s));
+	return s;
+}
+
+/*
+ * A perf server for one client of any test on $KV_ADDR:@port, each step
+ * limited to kv_step_timeout_ns(); @fail_nth as for kv_server_start_with().
+ */
+struct kv_server *kv_perf_server_start(unsigned short port, unsigned int fail_nth)
+{
+	struct kv_server *s = kv_server_alloc(KVERBS_IOC_PERF, fail_nth);
+
+	s->perf.size = sizeof(s->perf);
+	s->perf.role = KVERBS_ROLE_SERVER;
+	s->perf.test = KVERBS_PERF_ANY;
+	s->perf.timeout_ns = kv_step_timeout_ns();
+	kv_sockaddr(&s->perf.addr, kv_addr(), port);
 	KV_ASSERT_OK(pthread_create(&s->thread, NULL, kv_server_main, s));
 	return s;
 }
@@ -259,6 +285,35 @@ int kv_server_wait(struct kv_server *s, int seconds)
 	kv_diag("server ended on the signal: ret %ld errno %d (%s)", s->ret,
 		s->err, strerror(s->err));
 	return -1;
+}
+
+/* CLOCK_MONOTONIC, in ns. */
+uint64_t kv_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * End the server now, whatever it is doing, and wait for it: a signal
+ * until it returns (one sent before its call would be lost), for at most
+ * a step's limit.  The test fails and ends here if it does not return.
+ */
+void kv_server_stop(struct kv_server *s)
+{
+	uint64_t start = kv_now_ns();
+
+	while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+		if (kv_now_ns() - start > 6000000000ULL * kv_time_scale()) {
+			kv_show_stack(__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE));
+			KV_FAIL_AT(1, "server did not end on a signal: abandoning it");
+		}
+		pthread_kill(s->thread, SIGUSR1);
+		usleep(20000);
+	}
+	KV_ASSERT_OK(pthread_join(s->thread, NULL));
 }
 
 /* A refusal at connect time: nothing listens (yet). */

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include <uapi/kverbs.h>
@@ -37,9 +38,11 @@ size_t kv_sockaddr_len(int family);
 void kv_ping_base(struct kverbs_ping *p, unsigned short port);
 
 /**
- * struct kv_server - a server ping running in its own thread
+ * struct kv_server - a server ping or perf test running in its own thread
  * @thread: the thread
- * @ping: its argument
+ * @ioc: KVERBS_IOC_PING or KVERBS_IOC_PERF
+ * @ping: its argument, for KVERBS_IOC_PING
+ * @perf: its argument, for KVERBS_IOC_PERF
  * @ret: what the ioctl returned
  * @err: errno after it
  * @fail_nth: (in) make the thread's fail_nth-th allocation fail, 0: none
@@ -50,13 +53,19 @@ void kv_ping_base(struct kverbs_ping *p, unsigned short port);
 struct kv_server {
 	pthread_t thread;
 	pid_t tid;
-	struct kverbs_ping ping;
+	unsigned long ioc;
+	union {
+		struct kverbs_ping ping;
+		struct kverbs_perf perf;
+	};
 	long ret;
 	int err;
 	unsigned int fail_nth;
 	long fail_nth_left;
 	int done;
 };
+
+uint64_t kv_now_ns(void);
 
 int kv_fail_nth_set(unsigned int n);
 long kv_fail_nth_get(void);
@@ -65,7 +74,9 @@ void kv_fail_nth_close(void);
 struct kv_server *kv_server_start(unsigned short port);
 struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
 				       __u64 timeout_ns, unsigned int fail_nth);
+struct kv_server *kv_perf_server_start(unsigned short port, unsigned int fail_nth);
 int kv_server_wait(struct kv_server *s, int seconds);
+void kv_server_stop(struct kv_server *s);
 int kv_refused(long ret, int err, const struct kverbs_ping_result *r);
 long kv_client_run(struct kverbs_ping *p, int *err);
 
