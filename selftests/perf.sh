@@ -9,6 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 
 port=17600
+# Each step's limit: the module's default, 10 s, times the lane's scale
+# (the debug lane's sanitizers make a round of 127 validated messages
+# take seconds).
+step_limit=$((10 * KV_TIME_SCALE))
 
 # perf_server NAME TEST [options]: a server on $port in the background,
 # --json output in $KV_TMP/NAME.json, stderr in NAME.err; waits until it
@@ -16,7 +20,7 @@ port=17600
 perf_server() {
 	local name=$1 test=$2
 	shift 2
-	"$KVERBS" "$test" -p "$port" --json "$@" \
+	"$KVERBS" "$test" -p "$port" --timeout "$step_limit" --json "$@" \
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
 	eval "kv_pid_$name=$!"
 	if ! wait_for 10 kv_listening 0.0.0.0 "$port"; then
@@ -31,8 +35,9 @@ perf_server() {
 perf_client() {
 	local name=$1 test=$2
 	shift 2
-	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" "$test" -p "$port" --json "$@" \
-		"$KV_ADDR" >"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
+	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" "$test" -p "$port" \
+		--timeout "$step_limit" --json "$@" "$KV_ADDR" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
 }
 
 # perf_pair TEST CLIENT_OPTS...: a fresh server, a client; both must
@@ -44,7 +49,13 @@ perf_pair() {
 	perf_server srv "$test" || return 1
 	perf_client cli "$test" "$@"
 	rc=$?
-	kv_wait srv 30 || { echo "server failed:"; cat "$KV_TMP/srv.err" "$KV_TMP/srv.json"; return 1; }
+	if ! kv_wait srv 30; then
+		echo "server failed:"
+		cat "$KV_TMP/srv.err" "$KV_TMP/srv.json"
+		echo "client exited $rc:"
+		cat "$KV_TMP/cli.err" "$KV_TMP/cli.json"
+		return 1
+	fi
 	[ $rc = 0 ] || { echo "client exited $rc:"; cat "$KV_TMP/cli.err" "$KV_TMP/cli.json"; return 1; }
 	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["error"] is None' \
 		'd["bytes"] == d["iterations"] * d["size"]' 'd["elapsed_ns"] > 0' \
@@ -60,10 +71,21 @@ for k in ("test", "size", "tx_depth", "validate", "iterations", "bytes", "elapse
 PY
 }
 
-# perf_validated TEST SIZE ITERS [OPTS...]: a validated run of exactly ITERS.
+# perf_iters N: N, divided by KV_PERF_DIV (the debug lane runs fewer
+# messages, as it runs shorter pings; the names keep the full counts),
+# and at least 10.
+perf_iters() {
+	local n=$(($1 / ${KV_PERF_DIV:-1}))
+	echo $((n < 10 ? 10 : n))
+}
+
+# perf_validated TEST SIZE ITERS [OPTS...]: a validated run of exactly
+# ITERS (see perf_iters).
 perf_validated() {
-	perf_pair "$1" -s "$2" -n "$3" --validate "${@:4}" || return 1
-	json_check "$KV_TMP/cli.json" "d['iterations'] == $3" "d['size'] == $2" \
+	local n
+	n=$(perf_iters "$3")
+	perf_pair "$1" -s "$2" -n "$n" --validate "${@:4}" || return 1
+	json_check "$KV_TMP/cli.json" "d['iterations'] == $n" "d['size'] == $2" \
 		'd["validate"] is True' "d['test'] == '$1'"
 }
 
@@ -79,10 +101,12 @@ test_send_bw_4097_validate()	{ perf_validated send_bw 4097 500; }
 # and the server must still tell them from the data.
 test_send_bw_48_validate()	{ perf_validated send_bw 48 500; }
 
-# perf_lat TEST ITERS CLIENT_OPTS...: a latency test; every operation
+# perf_lat TEST ITERS CLIENT_OPTS...: a latency test (ITERS as for
+# perf_validated); every operation
 # leaves a sample, and the statistics over them are in order.
 perf_lat() {
-	local test=$1 n=$2
+	local test=$1 n
+	n=$(perf_iters "$2")
 	shift 2
 	perf_pair "$test" -n "$n" "$@" || return 1
 	json_check "$KV_TMP/cli.json" "d['iterations'] == $n" "d['samples'] == $n" \
