@@ -182,6 +182,36 @@ static inline bool kverbs_perf_is_read(u32 test)
 	return test == KVERBS_PERF_READ_BW || test == KVERBS_PERF_READ_LAT;
 }
 
+/* Latency samples are copied to userspace this many at a time. */
+#define KVERBS_PERF_CHUNK	(PAGE_SIZE / sizeof(u64))
+
+/**
+ * struct kverbs_perf_samples - latency samples on their way to userspace
+ * @chunk: KVERBS_PERF_CHUNK samples not yet copied, or NULL for none
+ * @len: entries of @chunk in use
+ * @stored: samples copied to &kverbs_perf_run.samples
+ */
+struct kverbs_perf_samples {
+	u64 *chunk;
+	u32 len;
+	u32 stored;
+};
+
+int kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
+			      struct kverbs_perf_run *run, struct kverbs_ep *ep);
+
+/* A receive of SEND data, or of a control message (SEND_BW). */
+struct kverbs_perf_recv {
+	struct ib_cqe cqe;
+	struct kverbs_ep *ep;
+	u32 byte_len;
+	bool done;
+};
+
+void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep);
+int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
+			  u32 offset, u32 len);
+
 int kverbs_perf_client(struct kverbs_perf_run *run);
 int kverbs_perf_server(struct kverbs_perf_run *run);
 

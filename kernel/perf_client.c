@@ -19,8 +19,6 @@
 #define KVERBS_PERF_BUF_BYTES	(16U << 20)
 /* Peak rates are measured over intervals of at least this long. */
 #define KVERBS_PERF_SAMPLE_NS	NSEC_PER_MSEC
-/* Latency samples are copied to userspace this many at a time. */
-#define KVERBS_PERF_CHUNK	(PAGE_SIZE / sizeof(u64))
 
 struct kverbs_perf_client;
 
@@ -56,9 +54,7 @@ struct kverbs_perf_client {
 	u64 ctrl_ns;			/* when we last told the server anything */
 	u64 limit;			/* operations the samples have room for */
 	u64 post_ns;			/* latency tests: when the one in flight was posted */
-	u64 *chunk;			/* samples not yet copied to userspace */
-	u32 chunk_len;
-	u32 stored;			/* samples copied to userspace */
+	struct kverbs_perf_samples smp;	/* latency tests */
 	u64 checked;			/* atomic --validate: fetched values checked */
 };
 
@@ -67,7 +63,7 @@ static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe);
 	struct kverbs_perf_client *c = w->c;
 	/* A latency test's clock stops here; the bandwidth tests need none. */
-	u64 now = c->chunk ? ktime_get_ns() : 0;
+	u64 now = c->smp.chunk ? ktime_get_ns() : 0;
 
 	trace_kverbs_wc(wc, c->step);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -77,8 +73,8 @@ static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* The send queue completes in order: everything before it is done. */
 	c->completed = max(c->completed, w->seq + 1);
 	/* One in flight: this is it.  The burst makes room before each post. */
-	if (c->chunk && !WARN_ON_ONCE(c->chunk_len == KVERBS_PERF_CHUNK))
-		c->chunk[c->chunk_len++] = now - c->post_ns;
+	if (c->smp.chunk && !WARN_ON_ONCE(c->smp.len == KVERBS_PERF_CHUNK))
+		c->smp.chunk[c->smp.len++] = now - c->post_ns;
 }
 
 static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
@@ -107,8 +103,8 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		return -EOPNOTSUPP;
 	}
 	if (run->samples) {
-		c->chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64), GFP_KERNEL);
-		if (!c->chunk)
+		c->smp.chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64), GFP_KERNEL);
+		if (!c->smp.chunk)
 			return -ENOMEM;
 	}
 	c->slots = kverbs_perf_slots(run->msg_size, run->tx_depth,
@@ -324,7 +320,7 @@ static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
 	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;
-	if (c->chunk)
+	if (c->smp.chunk)
 		c->post_ns = ktime_get_ns();
 	return kverbs_post_send(c->ep, wr, c->step);
 }
@@ -332,14 +328,7 @@ static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
 /* Copy the latency samples taken so far to the caller's array. */
 static int kverbs_perf_client_flush(struct kverbs_perf_client *c)
 {
-	if (!c->chunk_len)
-		return 0;
-	if (copy_to_user(c->run->samples + c->stored, c->chunk,
-			 c->chunk_len * sizeof(u64)))
-		return kverbs_ep_failed(c->ep, -EFAULT, KVERBS_STEP_SAMPLES);
-	c->stored += c->chunk_len;
-	c->chunk_len = 0;
-	return 0;
+	return kverbs_perf_samples_flush(&c->smp, c->run, c->ep);
 }
 
 /*
@@ -374,7 +363,7 @@ static int kverbs_perf_client_reap(struct kverbs_perf_client *c)
 {
 	int ret = 0;
 
-	if (c->chunk_len == KVERBS_PERF_CHUNK)
+	if (c->smp.len == KVERBS_PERF_CHUNK)
 		ret = kverbs_perf_client_flush(c);
 	if (!ret && kverbs_perf_is_atomic(c->run->test))
 		ret = kverbs_perf_client_check_atomics(c);
@@ -623,14 +612,14 @@ out_destroy:
 	if (ret == -ECONNREFUSED)
 		kverbs_perf_client_rejected(c);
 	kverbs_perf_set_rates(run->result, c->completed, elapsed, c->peak_bps);
-	run->result->samples_stored = c->stored;
+	run->result->samples_stored = c->smp.stored;
 	/* Flush everything before the buffers the work requests used go. */
 	kverbs_ep_drain(ep);
 	kverbs_msg_free(&c->ctrl_recv);
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);
 	kvfree(c->wrs);
-	kfree(c->chunk);
+	kfree(c->smp.chunk);
 	kverbs_ep_destroy(ep);
 out_free:
 	kfree(c);

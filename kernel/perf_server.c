@@ -18,14 +18,6 @@
 
 struct kverbs_perf_server;
 
-/* A receive of SEND data, or of a control message (SEND_BW). */
-struct kverbs_perf_recv {
-	struct ib_cqe cqe;
-	struct kverbs_ep *ep;
-	u32 byte_len;
-	bool done;
-};
-
 struct kverbs_perf_server {
 	struct kverbs_perf_run *run;
 	struct kverbs_ep *ep;
@@ -127,20 +119,6 @@ static void kverbs_perf_server_reject(struct kverbs_perf_server *s,
 	kverbs_ep_reject_data(s->ep, &rej, sizeof(rej));
 }
 
-static void kverbs_perf_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct kverbs_perf_recv *r = container_of(wc->wr_cqe, struct kverbs_perf_recv,
-						  cqe);
-
-	trace_kverbs_wc(wc, KVERBS_STEP_RECV);
-	if (wc->status != IB_WC_SUCCESS) {
-		kverbs_ep_wc_failed(r->ep, wc, KVERBS_STEP_RECV);
-		return;
-	}
-	r->byte_len = wc->byte_len;
-	kverbs_set_done(&r->done);
-}
-
 static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 {
 	struct kverbs_ep *ep = s->ep;
@@ -190,10 +168,8 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL);
 		if (!s->recvs)
 			return -ENOMEM;
-		for (i = 0; i < s->slots; i++) {
-			s->recvs[i].cqe.done = kverbs_perf_server_recv_done;
-			s->recvs[i].ep = ep;
-		}
+		for (i = 0; i < s->slots; i++)
+			kverbs_perf_recv_init(&s->recvs[i], ep);
 		return 0;
 	}
 	ret = kverbs_msg_alloc(&s->ctrl_recv, ep->pd, s->ctrl_len, DMA_FROM_DEVICE);
@@ -204,25 +180,8 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 
 static int kverbs_perf_server_post_recv(struct kverbs_perf_server *s, u32 slot)
 {
-	struct kverbs_perf_recv *r = &s->recvs[slot];
-	struct ib_sge sge = {
-		.addr = s->buf.mr->iova + (u64)slot * s->stride,
-		.length = s->stride,
-		.lkey = s->buf.mr->lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-	int ret;
-
-	r->done = false;
-	trace_kverbs_post_recv(s->ep->id->qp, s->stride);
-	ret = ib_post_recv(s->ep->id->qp, &wr, NULL);
-	if (ret)
-		return kverbs_ep_failed(s->ep, ret, KVERBS_STEP_RECV);
-	return 0;
+	return kverbs_perf_recv_post(&s->recvs[slot], &s->buf, slot * s->stride,
+				     s->stride);
 }
 
 /* Send a control message, once the previous one is out. */
