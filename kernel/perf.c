@@ -316,7 +316,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 		return -EINVAL;
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
-	if (cmd->test > KVERBS_PERF_ATOMIC_BW || (!server && !cmd->test))
+	if (cmd->test > KVERBS_PERF_SEND_LAT || (!server && !cmd->test))
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */

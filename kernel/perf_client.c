@@ -4,7 +4,8 @@
  * RDMA READs, SENDs or atomic operations in flight until its iterations
  * are done or its time is up, and tells the server how it went.  The
  * latency tests are the same with a window of one, each operation timed
- * from its post to its completion.
+ * from its post to its completion; but the ping-pong ones, WRITE_LAT and
+ * SEND_LAT, run in perf_pingpong.c once the connection is set up.
  */
 #include "perf.h"
 #include "trace.h"
@@ -55,6 +56,7 @@ struct kverbs_perf_client {
 	u64 limit;			/* operations the samples have room for */
 	u64 post_ns;			/* latency tests: when the one in flight was posted */
 	struct kverbs_perf_samples smp;	/* latency tests */
+	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 	u64 checked;			/* atomic --validate: fetched values checked */
 };
 
@@ -88,6 +90,7 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		.max_send_sge = 1,
 		.direct_poll = true,
 	};
+	bool pingpong = kverbs_perf_is_pingpong(run->test);
 	u32 i;
 	int ret;
 
@@ -95,7 +98,7 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
 		return -EOPNOTSUPP;
 	}
-	if (run->msg_size > max_reg)
+	if ((u64)run->msg_size * (1 + pingpong) > max_reg)
 		return -EMSGSIZE;
 	if (kverbs_perf_is_atomic(run->test) &&
 	    ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
@@ -121,7 +124,7 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 	 */
 	c->signal_every = DIV_ROUND_UP(c->window, 4);
 	/* The window, the registration of our buffer, one control message. */
-	caps.max_send_wr = c->window + 2;
+	caps.max_send_wr = (pingpong ? KVERBS_PERF_PP_SQ : c->window) + 2;
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
@@ -133,11 +136,15 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		c->wrs[i].cqe.done = kverbs_perf_client_wr_done;
 		c->wrs[i].c = c;
 	}
-	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)c->slots * run->msg_size,
+	/* A ping-pong's answers land in a slot of their own, before ours. */
+	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)(c->slots + pingpong) * run->msg_size,
 				&c->ctrl_send,
 				kverbs_perf_ctrl_len(run->test, run->msg_size));
 	if (ret)
 		return ret;
+	if (pingpong)
+		kverbs_perf_pp_init(&c->pp, run, ep, &c->buf, run->test, run->flags,
+				    run->msg_size, run->msg_size);
 	return kverbs_msg_alloc(&c->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
 				DMA_FROM_DEVICE);
 }
@@ -197,6 +204,12 @@ static int kverbs_perf_client_wait_ctrl(struct kverbs_perf_client *c,
 	memcpy(m, c->ctrl_recv.buf, sizeof(*m));
 	if (c->ctrl_recv.byte_len != sizeof(*m) || le32_to_cpu(m->type) != type)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	/*
+	 * In a ping-pong the server sends nothing but data after its ADV,
+	 * into the receives the ping-pong posts (SEND_LAT).
+	 */
+	if (kverbs_perf_is_pingpong(c->run->test))
+		return 0;
 	return kverbs_msg_post_recv(&c->ctrl_recv, ep);
 }
 
@@ -227,8 +240,9 @@ static int kverbs_perf_client_ctrl(struct kverbs_perf_client *c,
 static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 {
 	struct kverbs_perf_run *run = c->run;
-	struct kverbs_perf_msg m;
+	struct kverbs_perf_msg m, *adv = c->ctrl_send.buf;
 	struct ib_reg_wr reg_wr;
+	struct ib_send_wr wr;
 	int access, ret;
 
 	ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ADV, &m);
@@ -255,7 +269,23 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 	if (kverbs_perf_is_read(run->test) &&
 	    rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep)))
 		access |= IB_ACCESS_REMOTE_WRITE;
+	/* WRITE_LAT: the server answers into our buffer's first slot. */
+	if (run->test == KVERBS_PERF_WRITE_LAT)
+		access |= IB_ACCESS_REMOTE_WRITE;
 	kverbs_buf_reg_wr(&c->buf, &reg_wr, access);
+	if (run->test == KVERBS_PERF_WRITE_LAT) {
+		c->pp.remote_addr = c->remote_addr;
+		c->pp.rkey = c->rkey;
+		c->pp.remote_known = true;
+		/* Ours, after the registration in the same send queue. */
+		memset(adv, 0, c->ctrl_send.len);
+		adv->addr = cpu_to_le64(c->buf.mr->iova);
+		adv->rkey = cpu_to_le32(c->buf.mr->rkey);
+		adv->slots = cpu_to_le32(1);
+		adv->stride = cpu_to_le32(run->msg_size);
+		kverbs_perf_ctrl_wr(&c->ctrl_send, &wr, KVERBS_PERF_MSG_ADV);
+		reg_wr.wr.next = &wr;
+	}
 	return kverbs_post_send(c->ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
 }
 
@@ -501,6 +531,12 @@ static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 	c->limit = run->samples ? run->samples_max : U64_MAX;
 	/* Operations to run, 0 in duration mode. */
 	total = run->iterations ? min(run->iterations, c->limit) : 0;
+	if (kverbs_perf_is_pingpong(run->test)) {
+		ret = kverbs_perf_pp_client(&c->pp, total, c->limit, c->deadline_ns,
+					    &c->smp);
+		c->completed = c->pp.iters;
+		return ret;
+	}
 	if (!kverbs_perf_client_rounds(run))
 		return kverbs_perf_client_burst(c, total);
 	for (;;) {
@@ -534,6 +570,7 @@ static enum kverbs_step kverbs_perf_client_step(u32 test)
 {
 	switch (test) {
 	case KVERBS_PERF_WRITE_BW:
+	case KVERBS_PERF_WRITE_LAT:
 		return KVERBS_STEP_RDMA_WRITE;
 	case KVERBS_PERF_READ_BW:
 	case KVERBS_PERF_READ_LAT:
