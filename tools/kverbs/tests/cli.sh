@@ -226,7 +226,7 @@ kv_usage_error latency_depth_not_1 read_lat "invalid TX depth '2': a latency tes
 kv_usage_error latency_iters_and_duration atomic_lat "-n and -D exclude each other" \
 	-- atomic_lat -n 10 -D 1 1.2.3.4
 kv_case pingpong_help_both_sides_check 0 "out=both sides check" -- write_lat --help
-kv_usage_error pingpong_depth_not_1 send_lat "invalid TX depth '4': a latency test has one operation in flight" \
+kv_usage_error pingpong_depth_not_1 send_lat "invalid TX depth '4': a latency test" \
 	-- send_lat -t 4 1.2.3.4
 kv_usage_error atomic_type_on_write_lat write_lat "-A is for the atomic tests" \
 	-- write_lat -A FETCH_AND_ADD 1.2.3.4
