@@ -4,6 +4,7 @@
  * results, shared by the perf client and server.
  */
 #include "perf.h"
+#include "trace.h"
 
 #include <linux/math64.h>
 #include <linux/sched/signal.h>
@@ -138,6 +139,86 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 deadline_ns)
 }
 
 /**
+ * kverbs_perf_samples_flush - copy the latency samples taken so far
+ * @smp: the samples
+ * @run: the test, with the caller's array
+ * @ep: the endpoint a failure is recorded on
+ *
+ * Returns 0, or -EFAULT recorded as a KVERBS_STEP_SAMPLES failure.
+ */
+int kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
+			      struct kverbs_perf_run *run, struct kverbs_ep *ep)
+{
+	if (!smp->len)
+		return 0;
+	if (copy_to_user(run->samples + smp->stored, smp->chunk,
+			 smp->len * sizeof(u64)))
+		return kverbs_ep_failed(ep, -EFAULT, KVERBS_STEP_SAMPLES);
+	smp->stored += smp->len;
+	smp->len = 0;
+	return 0;
+}
+
+static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_perf_recv *r = container_of(wc->wr_cqe, struct kverbs_perf_recv,
+						  cqe);
+
+	trace_kverbs_wc(wc, KVERBS_STEP_RECV);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(r->ep, wc, KVERBS_STEP_RECV);
+		return;
+	}
+	r->byte_len = wc->byte_len;
+	kverbs_set_done(&r->done);
+}
+
+/**
+ * kverbs_perf_recv_init - prepare a receive of data or control messages
+ * @r: the receive
+ * @ep: the endpoint it is posted on
+ */
+void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep)
+{
+	r->cqe.done = kverbs_perf_recv_done;
+	r->ep = ep;
+}
+
+/**
+ * kverbs_perf_recv_post - post @r into part of a registered buffer
+ * @r: the receive, which kverbs_perf_recv_init() prepared
+ * @buf: the buffer, whose MR names it
+ * @offset: where in @buf the message lands
+ * @len: room for it
+ *
+ * Clears @r->done, which the completion sets along with @r->byte_len.
+ * Returns 0 or the failure, recorded as KVERBS_STEP_RECV.
+ */
+int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
+			  u32 offset, u32 len)
+{
+	struct ib_qp *qp = r->ep->id->qp;
+	struct ib_sge sge = {
+		.addr = buf->mr->iova + offset,
+		.length = len,
+		.lkey = buf->mr->lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &r->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int ret;
+
+	r->done = false;
+	trace_kverbs_post_recv(qp, len);
+	ret = ib_post_recv(qp, &wr, NULL);
+	if (ret)
+		return kverbs_ep_failed(r->ep, ret, KVERBS_STEP_RECV);
+	return 0;
+}
+
+/**
  * kverbs_perf_ctrl_wr - build the SEND of a control message
  * @msg: a send buffer whose contents the caller filled in
  * @wr: the work request to fill in, signaled
@@ -235,7 +316,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 		return -EINVAL;
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
-	if (cmd->test > KVERBS_PERF_ATOMIC_BW || (!server && !cmd->test))
+	if (cmd->test > KVERBS_PERF_SEND_LAT || (!server && !cmd->test))
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */

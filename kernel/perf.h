@@ -19,11 +19,19 @@
  *   atomic tests: fetch-and-add or compare-and-swap on the words of the
  *   server's buffer, each word counting up by one per operation
  *   latency tests: as the bandwidth tests, one operation in flight
+ *   ping-pong latency tests (WRITE_LAT, SEND_LAT), message i:
+ *     WRITE_LAT only, first: SEND ADV(our buffer) ---->  (where to answer)
+ *     WRITE or SEND message i        ---->  sees it: the last byte of
+ *                                           its buffer turns to the
+ *                                           marker of i (WRITE), or a
+ *                                           receive completes (SEND)
+ *     sees it the same way           <----  WRITE or SEND message i
+ *     the client's sample: post to seeing the answer, halved
  *   SEND_BW on iWARP, which has no receiver-not-ready retry:
  *                                   <----  SEND ROUND_OK after each ring of
  *                                          receives taken and posted again;
  *     the client has no more SENDs outstanding than the server receives
- *   WRITE, READ, atomics: SEND PROGRESS now and then
+ *   WRITE_BW, READ_BW, atomics: SEND PROGRESS now and then
  *                                   ---->  (the server's wait is bounded)
  *   SEND DONE {iterations, time}    ---->  the server's report (atomic
  *                                          --validate: and each word's count)
@@ -88,7 +96,7 @@ struct kverbs_perf_reject_msg {
 };
 
 enum kverbs_perf_msg_type {
-	KVERBS_PERF_MSG_ADV = 1,	/* server: the buffer, ready */
+	KVERBS_PERF_MSG_ADV = 1,	/* the buffer, ready: server; WRITE_LAT client */
 	KVERBS_PERF_MSG_ROUND,		/* client: a round is written / read */
 	KVERBS_PERF_MSG_ROUND_OK,	/* server: checked / next round filled */
 	KVERBS_PERF_MSG_PROGRESS,	/* client: still running */
@@ -97,7 +105,7 @@ enum kverbs_perf_msg_type {
 
 /*
  * A control message.  ADV: @addr, @rkey, @slots and @stride describe the
- * server's buffer, @slots messages @stride bytes apart.  ROUND: @a is the
+ * sender's buffer, @slots messages @stride bytes apart.  ROUND: @a is the
  * round's first iteration, @b its length.  ROUND_OK: @a is the next
  * round's first iteration; for SEND_BW on iWARP, the messages taken so
  * far.  DONE: @a iterations, @b elapsed ns, @c peak bytes per second.
@@ -118,14 +126,15 @@ struct kverbs_perf_msg {
  * @test: &enum kverbs_perf_test
  * @msg_size: bytes per data message
  *
- * A &struct kverbs_perf_msg, padded with zeros where a SEND_BW data
- * message would be just as long.
+ * A &struct kverbs_perf_msg, padded with zeros where a SEND_BW or SEND_LAT
+ * data message would be just as long.
  */
 static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
 {
 	u32 len = sizeof(struct kverbs_perf_msg);
 
-	return test == KVERBS_PERF_SEND_BW && msg_size == len ? len + 8 : len;
+	return (test == KVERBS_PERF_SEND_BW || test == KVERBS_PERF_SEND_LAT) &&
+	       msg_size == len ? len + 8 : len;
 }
 
 /**
@@ -165,10 +174,17 @@ static inline bool kverbs_perf_is_atomic(u32 test)
 	return test == KVERBS_PERF_ATOMIC_LAT || test == KVERBS_PERF_ATOMIC_BW;
 }
 
+/* The server answers each of the client's messages with one of its own. */
+static inline bool kverbs_perf_is_pingpong(u32 test)
+{
+	return test == KVERBS_PERF_WRITE_LAT || test == KVERBS_PERF_SEND_LAT;
+}
+
 /* One operation at a time, each one timed. */
 static inline bool kverbs_perf_is_lat(u32 test)
 {
-	return test == KVERBS_PERF_READ_LAT || test == KVERBS_PERF_ATOMIC_LAT;
+	return test == KVERBS_PERF_READ_LAT || test == KVERBS_PERF_ATOMIC_LAT ||
+	       kverbs_perf_is_pingpong(test);
 }
 
 /*
@@ -186,6 +202,97 @@ static inline bool kverbs_perf_is_read(u32 test)
 {
 	return test == KVERBS_PERF_READ_BW || test == KVERBS_PERF_READ_LAT;
 }
+
+/* Latency samples are copied to userspace this many at a time. */
+#define KVERBS_PERF_CHUNK	(PAGE_SIZE / sizeof(u64))
+
+/**
+ * struct kverbs_perf_samples - latency samples on their way to userspace
+ * @chunk: KVERBS_PERF_CHUNK samples not yet copied, or NULL for none
+ * @len: entries of @chunk in use
+ * @stored: samples copied to &kverbs_perf_run.samples
+ */
+struct kverbs_perf_samples {
+	u64 *chunk;
+	u32 len;
+	u32 stored;
+};
+
+int kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
+			      struct kverbs_perf_run *run, struct kverbs_ep *ep);
+
+/* A receive of SEND data, or of a control message (SEND_BW, SEND_LAT). */
+struct kverbs_perf_recv {
+	struct ib_cqe cqe;
+	struct kverbs_ep *ep;
+	u32 byte_len;
+	bool done;
+};
+
+void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep);
+int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
+			  u32 offset, u32 len);
+
+/*
+ * Ping-pong: one data work request in KVERBS_PERF_PP_SIGNAL is signaled.
+ * An unsignaled one keeps its place in the send queue until a signaled
+ * one after it completes, so a side waits before posting while
+ * KVERBS_PERF_PP_SQ of them may not have: twice the signaling interval,
+ * so that the wait ends as soon as the last signaled one completes,
+ * which in a ping-pong it has long done.
+ */
+#define KVERBS_PERF_PP_SIGNAL	16
+#define KVERBS_PERF_PP_SQ	(2 * KVERBS_PERF_PP_SIGNAL)
+
+/**
+ * struct kverbs_perf_pp - one side of a ping-pong (WRITE_LAT, SEND_LAT)
+ * @run: the test
+ * @ep: the connection
+ * @buf: the side's buffer: where the peer's messages land at offset 0,
+ *	and ours are sent from @src_off
+ * @test: &enum kverbs_perf_test
+ * @flags: &enum kverbs_perf_flags
+ * @msg_size: bytes per message
+ * @recv_len: SEND_LAT: bytes of each receive, room for control messages
+ * @src_off: where in @buf our messages are built
+ * @step: what our data work requests do
+ * @remote_addr: WRITE_LAT: where the peer's buffer is
+ * @rkey: ... and its key
+ * @remote_known: ... once the peer said
+ * @send_cqe: the signaled data work requests complete here
+ * @posted: data work requests posted
+ * @sq_done: ... and known to be out of the send queue
+ * @recv: SEND_LAT: the receive kept posted
+ * @iters: messages answered (server) or answers seen (client)
+ */
+struct kverbs_perf_pp {
+	struct kverbs_perf_run *run;
+	struct kverbs_ep *ep;
+	struct kverbs_buf *buf;
+	u32 test;
+	u32 flags;
+	u32 msg_size;
+	u32 recv_len;
+	u32 src_off;
+	enum kverbs_step step;
+	u64 remote_addr;
+	u32 rkey;
+	bool remote_known;
+	struct ib_cqe send_cqe;
+	u64 posted;
+	u64 sq_done;
+	struct kverbs_perf_recv recv;
+	u64 iters;
+};
+
+void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
+			 struct kverbs_ep *ep, struct kverbs_buf *buf, u32 test,
+			 u32 flags, u32 msg_size, u32 recv_len);
+int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
+			  u64 deadline_ns, struct kverbs_perf_samples *smp);
+int kverbs_perf_pp_server_start(struct kverbs_perf_pp *pp);
+int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_recv,
+			  u32 ctrl_len, struct kverbs_perf_msg *m);
 
 int kverbs_perf_client(struct kverbs_perf_run *run);
 int kverbs_perf_server(struct kverbs_perf_run *run);

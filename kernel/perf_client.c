@@ -4,7 +4,8 @@
  * RDMA READs, SENDs or atomic operations in flight until its iterations
  * are done or its time is up, and tells the server how it went.  The
  * latency tests are the same with a window of one, each operation timed
- * from its post to its completion.
+ * from its post to its completion; but the ping-pong ones, WRITE_LAT and
+ * SEND_LAT, run in perf_pingpong.c once the connection is set up.
  */
 #include "perf.h"
 #include "trace.h"
@@ -19,8 +20,6 @@
 #define KVERBS_PERF_BUF_BYTES	(16U << 20)
 /* Peak rates are measured over intervals of at least this long. */
 #define KVERBS_PERF_SAMPLE_NS	NSEC_PER_MSEC
-/* Latency samples are copied to userspace this many at a time. */
-#define KVERBS_PERF_CHUNK	(PAGE_SIZE / sizeof(u64))
 
 struct kverbs_perf_client;
 
@@ -58,9 +57,8 @@ struct kverbs_perf_client {
 	u64 ctrl_ns;			/* when we last told the server anything */
 	u64 limit;			/* operations the samples have room for */
 	u64 post_ns;			/* latency tests: when the one in flight was posted */
-	u64 *chunk;			/* samples not yet copied to userspace */
-	u32 chunk_len;
-	u32 stored;			/* samples copied to userspace */
+	struct kverbs_perf_samples smp;	/* latency tests */
+	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 	u64 checked;			/* atomic --validate: fetched values checked */
 };
 
@@ -69,7 +67,7 @@ static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe);
 	struct kverbs_perf_client *c = w->c;
 	/* A latency test's clock stops here; the bandwidth tests need none. */
-	u64 now = c->chunk ? ktime_get_ns() : 0;
+	u64 now = c->smp.chunk ? ktime_get_ns() : 0;
 
 	trace_kverbs_wc(wc, c->step);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -79,8 +77,8 @@ static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* The send queue completes in order: everything before it is done. */
 	c->completed = max(c->completed, w->seq + 1);
 	/* One in flight: this is it.  The burst makes room before each post. */
-	if (c->chunk && !WARN_ON_ONCE(c->chunk_len == KVERBS_PERF_CHUNK))
-		c->chunk[c->chunk_len++] = now - c->post_ns;
+	if (c->smp.chunk && !WARN_ON_ONCE(c->smp.len == KVERBS_PERF_CHUNK))
+		c->smp.chunk[c->smp.len++] = now - c->post_ns;
 }
 
 static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
@@ -94,6 +92,7 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		.max_send_sge = 1,
 		.direct_poll = true,
 	};
+	bool pingpong = kverbs_perf_is_pingpong(run->test);
 	u32 i;
 	int ret;
 
@@ -101,7 +100,7 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
 		return -EOPNOTSUPP;
 	}
-	if (run->msg_size > max_reg)
+	if ((u64)run->msg_size * (1 + pingpong) > max_reg)
 		return -EMSGSIZE;
 	if (kverbs_perf_is_atomic(run->test) &&
 	    ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
@@ -109,8 +108,8 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		return -EOPNOTSUPP;
 	}
 	if (run->samples) {
-		c->chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64), GFP_KERNEL);
-		if (!c->chunk)
+		c->smp.chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64), GFP_KERNEL);
+		if (!c->smp.chunk)
 			return -ENOMEM;
 	}
 	c->slots = kverbs_perf_slots(run->msg_size, run->tx_depth,
@@ -127,7 +126,7 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 	 */
 	c->signal_every = DIV_ROUND_UP(c->window, 4);
 	/* The window, the registration of our buffer, one control message. */
-	caps.max_send_wr = c->window + 2;
+	caps.max_send_wr = (pingpong ? KVERBS_PERF_PP_SQ : c->window) + 2;
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
@@ -139,11 +138,15 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 		c->wrs[i].cqe.done = kverbs_perf_client_wr_done;
 		c->wrs[i].c = c;
 	}
-	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)c->slots * run->msg_size,
+	/* A ping-pong's answers land in a slot of their own, before ours. */
+	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)(c->slots + pingpong) * run->msg_size,
 				&c->ctrl_send,
 				kverbs_perf_ctrl_len(run->test, run->msg_size));
 	if (ret)
 		return ret;
+	if (pingpong)
+		kverbs_perf_pp_init(&c->pp, run, ep, &c->buf, run->test, run->flags,
+				    run->msg_size, run->msg_size);
 	return kverbs_msg_alloc(&c->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
 				DMA_FROM_DEVICE);
 }
@@ -203,6 +206,12 @@ static int kverbs_perf_client_wait_ctrl(struct kverbs_perf_client *c,
 	memcpy(m, c->ctrl_recv.buf, sizeof(*m));
 	if (c->ctrl_recv.byte_len != sizeof(*m) || le32_to_cpu(m->type) != type)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	/*
+	 * In a ping-pong the server sends nothing but data after its ADV,
+	 * into the receives the ping-pong posts (SEND_LAT).
+	 */
+	if (kverbs_perf_is_pingpong(c->run->test))
+		return 0;
 	return kverbs_msg_post_recv(&c->ctrl_recv, ep);
 }
 
@@ -233,8 +242,9 @@ static int kverbs_perf_client_ctrl(struct kverbs_perf_client *c,
 static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 {
 	struct kverbs_perf_run *run = c->run;
-	struct kverbs_perf_msg m;
+	struct kverbs_perf_msg m, *adv = c->ctrl_send.buf;
 	struct ib_reg_wr reg_wr;
+	struct ib_send_wr wr;
 	int access, ret;
 
 	ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ADV, &m);
@@ -264,7 +274,23 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 	if (kverbs_perf_is_read(run->test) &&
 	    rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep)))
 		access |= IB_ACCESS_REMOTE_WRITE;
+	/* WRITE_LAT: the server answers into our buffer's first slot. */
+	if (run->test == KVERBS_PERF_WRITE_LAT)
+		access |= IB_ACCESS_REMOTE_WRITE;
 	kverbs_buf_reg_wr(&c->buf, &reg_wr, access);
+	if (run->test == KVERBS_PERF_WRITE_LAT) {
+		c->pp.remote_addr = c->remote_addr;
+		c->pp.rkey = c->rkey;
+		c->pp.remote_known = true;
+		/* Ours, after the registration in the same send queue. */
+		memset(adv, 0, c->ctrl_send.len);
+		adv->addr = cpu_to_le64(c->buf.mr->iova);
+		adv->rkey = cpu_to_le32(c->buf.mr->rkey);
+		adv->slots = cpu_to_le32(1);
+		adv->stride = cpu_to_le32(run->msg_size);
+		kverbs_perf_ctrl_wr(&c->ctrl_send, &wr, KVERBS_PERF_MSG_ADV);
+		reg_wr.wr.next = &wr;
+	}
 	return kverbs_post_send(c->ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
 }
 
@@ -329,7 +355,7 @@ static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
 	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;
-	if (c->chunk)
+	if (c->smp.chunk)
 		c->post_ns = ktime_get_ns();
 	return kverbs_post_send(c->ep, wr, c->step);
 }
@@ -358,14 +384,7 @@ static int kverbs_perf_client_credit(struct kverbs_perf_client *c)
 /* Copy the latency samples taken so far to the caller's array. */
 static int kverbs_perf_client_flush(struct kverbs_perf_client *c)
 {
-	if (!c->chunk_len)
-		return 0;
-	if (copy_to_user(c->run->samples + c->stored, c->chunk,
-			 c->chunk_len * sizeof(u64)))
-		return kverbs_ep_failed(c->ep, -EFAULT, KVERBS_STEP_SAMPLES);
-	c->stored += c->chunk_len;
-	c->chunk_len = 0;
-	return 0;
+	return kverbs_perf_samples_flush(&c->smp, c->run, c->ep);
 }
 
 /*
@@ -400,7 +419,7 @@ static int kverbs_perf_client_reap(struct kverbs_perf_client *c)
 {
 	int ret = 0;
 
-	if (c->chunk_len == KVERBS_PERF_CHUNK)
+	if (c->smp.len == KVERBS_PERF_CHUNK)
 		ret = kverbs_perf_client_flush(c);
 	if (!ret && kverbs_perf_is_atomic(c->run->test))
 		ret = kverbs_perf_client_check_atomics(c);
@@ -544,6 +563,12 @@ static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 	c->limit = run->samples ? run->samples_max : U64_MAX;
 	/* Operations to run, 0 in duration mode. */
 	total = run->iterations ? min(run->iterations, c->limit) : 0;
+	if (kverbs_perf_is_pingpong(run->test)) {
+		ret = kverbs_perf_pp_client(&c->pp, total, c->limit, c->deadline_ns,
+					    &c->smp);
+		c->completed = c->pp.iters;
+		return ret;
+	}
 	if (!kverbs_perf_client_rounds(run))
 		return kverbs_perf_client_burst(c, total);
 	for (;;) {
@@ -581,6 +606,7 @@ static enum kverbs_step kverbs_perf_client_step(u32 test)
 {
 	switch (test) {
 	case KVERBS_PERF_WRITE_BW:
+	case KVERBS_PERF_WRITE_LAT:
 		return KVERBS_STEP_RDMA_WRITE;
 	case KVERBS_PERF_READ_BW:
 	case KVERBS_PERF_READ_LAT:
@@ -659,14 +685,14 @@ out_destroy:
 	if (ret == -ECONNREFUSED)
 		kverbs_perf_client_rejected(c);
 	kverbs_perf_set_rates(run->result, c->completed, elapsed, c->peak_bps);
-	run->result->samples_stored = c->stored;
+	run->result->samples_stored = c->smp.stored;
 	/* Flush everything before the buffers the work requests used go. */
 	kverbs_ep_drain(ep);
 	kverbs_msg_free(&c->ctrl_recv);
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);
 	kvfree(c->wrs);
-	kfree(c->chunk);
+	kfree(c->smp.chunk);
 	kverbs_ep_destroy(ep);
 out_free:
 	kfree(c);

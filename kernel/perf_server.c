@@ -2,7 +2,8 @@
 /*
  * The perf server: checks a client's hello, offers it a buffer, and for
  * SEND takes what arrives; with --validate it checks, or fills, every
- * message, and checks the words the atomic operations counted up.  It
+ * message, and checks the words the atomic operations counted up.  In
+ * the ping-pong tests (perf_pingpong.c) it answers each message.  It
  * reports what its client tells it at the end.
  */
 #include "perf.h"
@@ -17,14 +18,6 @@
 #define KVERBS_PERF_BUF_BYTES	(16U << 20)
 
 struct kverbs_perf_server;
-
-/* A receive of SEND data, or of a control message (SEND_BW). */
-struct kverbs_perf_recv {
-	struct ib_cqe cqe;
-	struct kverbs_ep *ep;
-	u32 byte_len;
-	bool done;
-};
 
 struct kverbs_perf_server {
 	struct kverbs_perf_run *run;
@@ -44,6 +37,7 @@ struct kverbs_perf_server {
 	u64 consumed;			/* SEND_BW: receives taken, data or not */
 	u64 received;			/* SEND_BW: data messages received */
 	u64 next_round;			/* --validate: the next round's first iteration */
+	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 };
 
 /*
@@ -78,7 +72,7 @@ kverbs_perf_server_hello(struct kverbs_perf_server *s, u32 *value, int *error)
 	    s->flags & ~KVERBS_PERF_FLAGS ||
 	    ((s->flags & KVERBS_PERF_F_CMP_SWAP) && !kverbs_perf_is_atomic(s->test)))
 		return KVERBS_PERF_REJECT_RESERVED;
-	if (!s->test || s->test > KVERBS_PERF_ATOMIC_BW ||
+	if (!s->test || s->test > KVERBS_PERF_SEND_LAT ||
 	    (run->test && s->test != run->test)) {
 		*value = s->test;
 		*error = -EOPNOTSUPP;
@@ -128,29 +122,16 @@ static void kverbs_perf_server_reject(struct kverbs_perf_server *s,
 	kverbs_ep_reject_data(s->ep, &rej, sizeof(rej));
 }
 
-static void kverbs_perf_server_recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct kverbs_perf_recv *r = container_of(wc->wr_cqe, struct kverbs_perf_recv,
-						  cqe);
-
-	trace_kverbs_wc(wc, KVERBS_STEP_RECV);
-	if (wc->status != IB_WC_SUCCESS) {
-		kverbs_ep_wc_failed(r->ep, wc, KVERBS_STEP_RECV);
-		return;
-	}
-	r->byte_len = wc->byte_len;
-	kverbs_set_done(&r->done);
-}
-
 static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 {
 	struct kverbs_ep *ep = s->ep;
 	struct ib_device *ibdev = kverbs_ep_device(ep);
 	u32 max_reg = kverbs_max_reg_size(ibdev);
 	bool send = s->test == KVERBS_PERF_SEND_BW;
+	bool pingpong = kverbs_perf_is_pingpong(s->test);
 	struct kverbs_ep_caps caps = {
 		/* The registration of the buffer, one control message. */
-		.max_send_wr = 2,
+		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
 		.max_send_sge = 1,
 		.direct_poll = true,
 	};
@@ -161,9 +142,10 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
 		return -EOPNOTSUPP;
 	}
-	/* SEND_BW: control messages arrive in the same receives as data. */
+	/* SEND_BW, SEND_LAT: control messages arrive in the same receives as data. */
 	s->ctrl_len = kverbs_perf_ctrl_len(s->test, s->msg_size);
-	s->stride = send ? max(s->msg_size, s->ctrl_len) : s->msg_size;
+	s->stride = send || s->test == KVERBS_PERF_SEND_LAT ?
+		    max(s->msg_size, s->ctrl_len) : s->msg_size;
 	if (s->stride > max_reg)
 		return -EMSGSIZE;
 	if (kverbs_perf_is_atomic(s->test) &&
@@ -171,8 +153,12 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 		ibdev_dbg(ibdev, "no atomic operations\n");
 		return -EOPNOTSUPP;
 	}
-	s->slots = kverbs_perf_slots(s->stride, s->tx_depth,
-				     min(KVERBS_PERF_BUF_BYTES, max_reg));
+	/* A ping-pong has one message in flight, whatever the client said. */
+	s->slots = pingpong ? 1 : kverbs_perf_slots(s->stride, s->tx_depth,
+						    min(KVERBS_PERF_BUF_BYTES, max_reg));
+	/* A ping-pong's answers are built in a slot of their own, after it. */
+	if ((size_t)(s->slots + pingpong) * s->stride > max_reg)
+		return -EMSGSIZE;
 	/* No receiver-not-ready retry: see kverbs_perf_client_credit(). */
 	s->flow = send && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
 	/*
@@ -185,18 +171,22 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
-	ret = kverbs_perf_alloc(ep, &s->buf, (size_t)s->slots * s->stride,
+	ret = kverbs_perf_alloc(ep, &s->buf, (size_t)(s->slots + pingpong) * s->stride,
 				&s->ctrl_send, sizeof(struct kverbs_perf_msg));
 	if (ret)
 		return ret;
+	if (pingpong)
+		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, s->test, s->flags,
+				    s->msg_size, s->stride);
+	/* SEND_LAT: the ping-pong's one receive takes control messages too. */
+	if (s->test == KVERBS_PERF_SEND_LAT)
+		return 0;
 	if (send) {
 		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL);
 		if (!s->recvs)
 			return -ENOMEM;
-		for (i = 0; i < s->slots; i++) {
-			s->recvs[i].cqe.done = kverbs_perf_server_recv_done;
-			s->recvs[i].ep = ep;
-		}
+		for (i = 0; i < s->slots; i++)
+			kverbs_perf_recv_init(&s->recvs[i], ep);
 		return 0;
 	}
 	ret = kverbs_msg_alloc(&s->ctrl_recv, ep->pd, s->ctrl_len, DMA_FROM_DEVICE);
@@ -207,25 +197,8 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 
 static int kverbs_perf_server_post_recv(struct kverbs_perf_server *s, u32 slot)
 {
-	struct kverbs_perf_recv *r = &s->recvs[slot];
-	struct ib_sge sge = {
-		.addr = s->buf.mr->iova + (u64)slot * s->stride,
-		.length = s->stride,
-		.lkey = s->buf.mr->lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-	int ret;
-
-	r->done = false;
-	trace_kverbs_post_recv(s->ep->id->qp, s->stride);
-	ret = ib_post_recv(s->ep->id->qp, &wr, NULL);
-	if (ret)
-		return kverbs_ep_failed(s->ep, ret, KVERBS_STEP_RECV);
-	return 0;
+	return kverbs_perf_recv_post(&s->recvs[slot], &s->buf, slot * s->stride,
+				     s->stride);
 }
 
 /* Send a control message, once the previous one is out. */
@@ -274,6 +247,7 @@ static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
 
 	switch (s->test) {
 	case KVERBS_PERF_WRITE_BW:
+	case KVERBS_PERF_WRITE_LAT:
 		/* Remote write needs local write too, by the IB specification. */
 		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 		break;
@@ -303,6 +277,10 @@ static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
 			if (ret)
 				return ret;
 		}
+	} else if (s->test == KVERBS_PERF_SEND_LAT) {
+		ret = kverbs_perf_pp_server_start(&s->pp);
+		if (ret)
+			return ret;
 	} else {
 		m.addr = cpu_to_le64(s->buf.mr->iova);
 		m.rkey = cpu_to_le32(s->buf.mr->rkey);
@@ -333,8 +311,8 @@ static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64
 	u32 i, offset;
 
 	if (!(s->flags & KVERBS_PERF_F_VALIDATE) || s->test == KVERBS_PERF_SEND_BW ||
-	    kverbs_perf_is_atomic(s->test) || first != s->next_round || !n ||
-	    n > s->slots)
+	    kverbs_perf_is_atomic(s->test) || kverbs_perf_is_pingpong(s->test) ||
+	    first != s->next_round || !n || n > s->slots)
 		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
 	if (s->test == KVERBS_PERF_WRITE_BW) {
 		kverbs_buf_sync_for_cpu(&s->buf);
@@ -377,8 +355,39 @@ static int kverbs_perf_server_check_atomics(struct kverbs_perf_server *s, u64 op
 }
 
 /*
+ * Act on a control message from the client.  @counted: it says how many
+ * messages it sent, and we know how many arrived (SEND_BW, the ping-pong).
+ * Returns 1 when the client said DONE, 0 to go on, or the failure.
+ */
+static int kverbs_perf_server_msg(struct kverbs_perf_server *s,
+				  const struct kverbs_perf_msg *m, bool counted,
+				  u64 *ops, u64 *elapsed, u64 *peak)
+{
+	int ret;
+
+	switch (le32_to_cpu(m->type)) {
+	case KVERBS_PERF_MSG_PROGRESS:
+		return 0;
+	case KVERBS_PERF_MSG_ROUND:
+		return kverbs_perf_server_round(s, le64_to_cpu(m->a), le64_to_cpu(m->b));
+	case KVERBS_PERF_MSG_DONE:
+		*ops = le64_to_cpu(m->a);
+		*elapsed = le64_to_cpu(m->b);
+		*peak = le64_to_cpu(m->c);
+		/* What the client sent is what arrived, or something was lost. */
+		if (counted && *ops != s->received)
+			return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+		ret = kverbs_perf_server_check_atomics(s, *ops);
+		return ret ?: 1;
+	default:
+		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+	}
+}
+
+/*
  * Take the client's next message: a control message, or for SEND_BW also
- * data.  Returns 1 when the client said DONE, 0 to go on, or the failure.
+ * data; in a ping-pong, answer its messages until a control message comes.
+ * Returns 1 when the client said DONE, 0 to go on, or the failure.
  */
 static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 				   u64 *elapsed, u64 *peak)
@@ -392,6 +401,14 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 	u64 n;
 	int ret;
 
+	if (kverbs_perf_is_pingpong(s->test)) {
+		ret = kverbs_perf_pp_server(&s->pp, s->test == KVERBS_PERF_SEND_LAT ?
+					    NULL : &s->ctrl_recv, s->ctrl_len, &m);
+		s->received = s->pp.iters;
+		if (ret)
+			return ret;
+		return kverbs_perf_server_msg(s, &m, true, ops, elapsed, peak);
+	}
 	if (s->recvs) {
 		/* Receives complete in the order they were posted. */
 		n = s->consumed;
@@ -439,23 +456,7 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 		  kverbs_msg_post_recv(&s->ctrl_recv, ep);
 	if (ret)
 		return ret;
-	switch (le32_to_cpu(m.type)) {
-	case KVERBS_PERF_MSG_PROGRESS:
-		return 0;
-	case KVERBS_PERF_MSG_ROUND:
-		return kverbs_perf_server_round(s, le64_to_cpu(m.a), le64_to_cpu(m.b));
-	case KVERBS_PERF_MSG_DONE:
-		*ops = le64_to_cpu(m.a);
-		*elapsed = le64_to_cpu(m.b);
-		*peak = le64_to_cpu(m.c);
-		/* What the client sent is what arrived, or something was lost. */
-		if (r && *ops != s->received)
-			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-		ret = kverbs_perf_server_check_atomics(s, *ops);
-		return ret ?: 1;
-	default:
-		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-	}
+	return kverbs_perf_server_msg(s, &m, r, ops, elapsed, peak);
 }
 
 /* Serve one client from its request to its DONE, and release it. */

@@ -119,6 +119,13 @@ perf_lat() {
 
 test_read_lat_2_validate()	{ perf_lat read_lat 1000 -s 2 --validate; }
 test_read_lat_64K_validate()	{ perf_lat read_lat 100 -s 65536 --validate; }
+# The ping-pong tests: both sides check what the other sent.
+test_write_lat_2_validate()	{ perf_lat write_lat 1000 -s 2 --validate; }
+test_write_lat_4096_validate()	{ perf_lat write_lat 200 -s 4096 --validate; }
+test_send_lat_2_validate()	{ perf_lat send_lat 1000 -s 2 --validate; }
+test_send_lat_4096_validate()	{ perf_lat send_lat 200 -s 4096 --validate; }
+# A control message's length: the server must still tell data from control.
+test_send_lat_48_validate()	{ perf_lat send_lat 200 -s 48 --validate; }
 
 # atomic_check TEST OPTS...: on siw, which has no atomic operations, the
 # client must say so; elsewhere every fetched value and every word's
@@ -150,12 +157,17 @@ test_atomic_lat_cmp_swap()	{ atomic_check atomic_lat -A CMP_AND_SWAP; }
 test_atomic_bw_fetch_add()	{ atomic_check atomic_bw; }
 test_atomic_bw_cmp_swap()	{ atomic_check atomic_bw -A CMP_AND_SWAP; }
 
-# A latency test in duration mode keeps a sample of every operation.
-test_read_lat_duration() {
-	perf_pair read_lat -s 64 -D 1 || return 1
+# perf_lat_duration TEST: a latency test in duration mode keeps a sample
+# of every operation (every round trip of a ping-pong).
+perf_lat_duration() {
+	perf_pair "$1" -s 64 -D 1 || return 1
 	json_check "$KV_TMP/cli.json" 'd["iterations"] > 0' 'd["samples"] == d["iterations"]' \
 		'd["elapsed_ns"] >= 1000000000' 'd.get("samples_full") is not True'
 }
+
+test_read_lat_duration()	{ perf_lat_duration read_lat; }
+test_write_lat_duration()	{ perf_lat_duration write_lat; }
+test_send_lat_duration()	{ perf_lat_duration send_lat; }
 
 # perftest's latency columns.
 test_lat_text_output() {
@@ -230,15 +242,19 @@ test_size_above_server_limit() {
 		'd["error"]["step"] == "hello"' 'd["error"]["reject_value"] == 4096'
 }
 
-# A server runs only its own test.
-test_other_test_refused() {
+# perf_refused SERVER_TEST CLIENT_TEST: a server runs only its own test.
+perf_refused() {
 	port=$((port + 1))
-	perf_server only read_bw || return 1
-	perf_client other write_bw -n 10
+	perf_server only "$1" || return 1
+	perf_client other "$2" -n 10
 	[ $? = 1 ] || fail "client should fail: $(cat "$KV_TMP/other.json")" || return
 	kv_wait only 20
 	json_check "$KV_TMP/other.json" 'd["error"]["reject_reason"] == "test not served"'
 }
+
+test_other_test_refused()	{ perf_refused read_bw write_bw; }
+# The two ping-pongs are told apart too.
+test_pingpong_other_refused()	{ perf_refused write_lat send_lat; }
 
 # perf_bad_hello NAME OPTS EXPECT ERRNO: selftests/perf_hello sends a
 # hello the server must refuse; both must say why.
@@ -319,6 +335,9 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_atomic_lat_fetch_add test_atomic_lat_cmp_swap \
 	test_atomic_bw_fetch_add test_atomic_bw_cmp_swap test_read_lat_duration \
 	test_lat_text_output \
+	test_write_lat_2_validate test_write_lat_4096_validate \
+	test_send_lat_2_validate test_send_lat_4096_validate test_send_lat_48_validate \
+	test_write_lat_duration test_send_lat_duration test_pingpong_other_refused \
 	test_write_bw_duration test_send_bw_duration_validate test_json_fields \
 	test_text_output test_size_above_server_limit test_other_test_refused \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \

@@ -382,7 +382,7 @@ KV_TEST(info_reports_module)
 	struct kverbs_info info;
 	const __u64 want = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
 			   KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF |
-			   KVERBS_FEATURE_PERF_LAT;
+			   KVERBS_FEATURE_PERF_LAT | KVERBS_FEATURE_PERF_PINGPONG;
 
 	/* Output fields' input values are ignored: make stale ones visible. */
 	memset(&info, 0xff, sizeof(info));
@@ -1267,13 +1267,45 @@ KV_TEST(perf_unknown_test)
 	/* "Any test" is for a server. */
 	p.test = KVERBS_PERF_ANY;
 	KV_PERF_REJECTED(&p, EINVAL);
-	p.test = KVERBS_PERF_ATOMIC_BW + 1;
+	p.test = KVERBS_PERF_SEND_LAT + 1;
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.test = UINT32_MAX;
 	KV_PERF_REJECTED(&p, EINVAL);
 	kv_perf_server_base(&p);
-	p.test = KVERBS_PERF_ATOMIC_BW + 1;
+	p.test = KVERBS_PERF_SEND_LAT + 1;
 	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
+ * Every known test gets past the test check, to the message size, which
+ * is checked later; a latency test's client with samples too.
+ */
+KV_TEST(perf_known_tests)
+{
+	static __u64 samples[4];
+	struct kverbs_perf p;
+	__u32 test;
+
+	for (test = KVERBS_PERF_WRITE_BW; test <= KVERBS_PERF_SEND_LAT; test++) {
+		if (test == KVERBS_PERF_ATOMIC_LAT || test == KVERBS_PERF_ATOMIC_BW)
+			continue;	/* 8 bytes or EINVAL: perf_atomic_size */
+		kv_perf_base(&p);
+		p.test = test;
+		p.msg_size = kv_max_msg_size() + 1;
+		KV_PERF_REJECTED(&p, EMSGSIZE);
+		kv_perf_server_base(&p);
+		p.test = test;
+		p.msg_size = kv_max_msg_size() + 1;
+		KV_PERF_REJECTED(&p, EMSGSIZE);
+	}
+	for (test = KVERBS_PERF_WRITE_LAT; test <= KVERBS_PERF_SEND_LAT; test++) {
+		kv_perf_base(&p);
+		p.test = test;
+		p.msg_size = kv_max_msg_size() + 1;
+		p.samples = (uintptr_t)samples;
+		p.samples_max = KV_ARRAY_SIZE(samples);
+		KV_PERF_REJECTED(&p, EMSGSIZE);
+	}
 }
 
 /* An atomic operation moves 8 bytes: no other size is a request for one. */

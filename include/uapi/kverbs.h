@@ -52,6 +52,8 @@ enum {
  * @KVERBS_FEATURE_PERF_LAT: KVERBS_IOC_PERF also runs KVERBS_PERF_READ_LAT,
  *	_ATOMIC_LAT and _ATOMIC_BW, and stores latency samples
  *	(&kverbs_perf.samples)
+ * @KVERBS_FEATURE_PERF_PINGPONG: KVERBS_IOC_PERF also runs the ping-pong
+ *	latency tests KVERBS_PERF_WRITE_LAT and _SEND_LAT
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -59,6 +61,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PING_LOG = 1 << 2,
 	KVERBS_FEATURE_PERF = 1 << 3,
 	KVERBS_FEATURE_PERF_LAT = 1 << 4,
+	KVERBS_FEATURE_PERF_PINGPONG = 1 << 5,
 };
 
 /**
@@ -508,7 +511,15 @@ struct kverbs_ping {
  * @KVERBS_PERF_ATOMIC_LAT: atomic latency, as ib_atomic_lat: one atomic
  *	operation at a time, each timed like a READ
  * @KVERBS_PERF_ATOMIC_BW: atomic operation rate, as ib_atomic_bw
+ * @KVERBS_PERF_WRITE_LAT: RDMA WRITE latency, as ib_write_lat: a ping-pong,
+ *	the client WRITEs a message into the server's buffer and the server,
+ *	seeing it arrive, WRITEs one back
+ * @KVERBS_PERF_SEND_LAT: SEND latency, as ib_send_lat: a ping-pong of
+ *	SENDs, each side answering the other's
  *
+ * In the two ping-pong tests, as in perftest, each latency sample is half
+ * a round trip in ns: from the client's post to its seeing the server's
+ * answer, divided by 2.
  * The atomic tests do fetch-and-add, or compare-and-swap with
  * KVERBS_PERF_F_CMP_SWAP, on 8-byte words; their message size is 8.
  */
@@ -520,6 +531,8 @@ enum kverbs_perf_test {
 	KVERBS_PERF_READ_LAT = 4,
 	KVERBS_PERF_ATOMIC_LAT = 5,
 	KVERBS_PERF_ATOMIC_BW = 6,
+	KVERBS_PERF_WRITE_LAT = 7,
+	KVERBS_PERF_SEND_LAT = 8,
 };
 
 /**
@@ -677,7 +690,8 @@ struct kverbs_perf_result {
  * @result: (out) what happened, also filled in when the call fails
  * @samples: client, latency tests: user pointer to an array of
  *	@samples_max __u64, where the time of each operation goes, in ns
- *	and in order; or 0 for none.  A latency test ends when the array is
+ *	and in order (half of each round trip for KVERBS_PERF_WRITE_LAT and
+ *	_SEND_LAT); or 0 for none.  A latency test ends when the array is
  *	full, in duration mode too.  Must be 0 for other tests and servers.
  * @samples_max: entries in @samples, 0 if none
  * @__reserved: must be 0

@@ -25,6 +25,8 @@ static void usage(FILE *f)
 		"  read_lat   perftest's ib_read_lat\n"
 		"  atomic_lat perftest's ib_atomic_lat\n"
 		"  atomic_bw  perftest's ib_atomic_bw\n"
+		"  write_lat  perftest's ib_write_lat\n"
+		"  send_lat   perftest's ib_send_lat\n"
 		"\n"
 		"'%s COMMAND --help' describes each command's options.\n"
 		"\n"
@@ -52,6 +54,8 @@ int main(int argc, char **argv)
 		{ "read_lat", kv_cmd_perf },
 		{ "atomic_lat", kv_cmd_perf },
 		{ "atomic_bw", kv_cmd_perf },
+		{ "write_lat", kv_cmd_perf },
+		{ "send_lat", kv_cmd_perf },
 	};
 	size_t i;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kverbs write_bw, read_bw, send_bw, read_lat, atomic_lat, atomic_bw:
- * perftest's tests, run by the kernel.
+ * kverbs write_bw, read_bw, send_bw, read_lat, atomic_lat, atomic_bw,
+ * write_lat, send_lat: perftest's tests, run by the kernel.
  *
  * The options are perftest's where they overlap.  Without an address the
  * command waits as the server, with one it runs the client; the client
@@ -37,6 +37,7 @@
 enum {
 	KV_PERF_LAT = 1 << 0,		/* one operation in flight, each timed */
 	KV_PERF_ATOMIC = 1 << 1,	/* 8-byte atomics, with -A */
+	KV_PERF_PINGPONG = 1 << 2,	/* the server answers; a sample is half a round trip */
 };
 
 struct kv_perf_test {
@@ -55,6 +56,8 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{ "atomic_lat", KVERBS_PERF_ATOMIC_LAT, "Atomic", KV_PERF_LAT | KV_PERF_ATOMIC,
 	  KV_PERF_ATOMIC_SIZE },
 	{ "atomic_bw", KVERBS_PERF_ATOMIC_BW, "Atomic", KV_PERF_ATOMIC, KV_PERF_ATOMIC_SIZE },
+	{ "write_lat", KVERBS_PERF_WRITE_LAT, "RDMA_Write", KV_PERF_LAT | KV_PERF_PINGPONG, 2 },
+	{ "send_lat", KVERBS_PERF_SEND_LAT, "Send", KV_PERF_LAT | KV_PERF_PINGPONG, 2 },
 };
 
 #define KV_PERF_NTESTS	(sizeof(kv_perf_tests) / sizeof(kv_perf_tests[0]))
@@ -97,6 +100,7 @@ static const char *kv_perf_atomic_type(const struct kverbs_perf *cmd)
 static void perf_usage(FILE *f, const struct kv_perf_test *t)
 {
 	bool lat = t->kind & KV_PERF_LAT, atomic = t->kind & KV_PERF_ATOMIC;
+	bool pingpong = t->kind & KV_PERF_PINGPONG;
 
 	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
@@ -127,6 +131,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	fprintf(f,
 		"  -n, --iters ITERS     %s (default %u)\n"
 		"  -D, --duration SEC    run this long instead%s\n",
+		pingpong ? "round trips to time" :
 		lat ? "operations to time" : atomic ? "operations to do" : "messages to move",
 		lat ? KV_PERF_LAT_ITERS : KVERBS_PERF_DEFAULT_ITERS,
 		lat ? ", or until the samples run out:" : "");
@@ -152,6 +157,9 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		KVERBS_PERF_DEFAULT_PORT, lat ? " (in --json)" : "",
 		atomic ? "check every value fetched, and the server every word's\n"
 			 "                        final value" :
+		pingpong ? "check every byte of every message against a pattern\n"
+			   "                        carrying its iteration number (both sides check\n"
+			   "                        what the other sent)" :
 			 "check every byte of every message against a pattern\n"
 			 "                        carrying its iteration number (the receiving side\n"
 			 "                        checks; WRITE and READ then run in rounds)");
@@ -751,8 +759,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 }
 
 /*
- * write_bw, read_bw, send_bw, read_lat, atomic_lat and atomic_bw: which
- * test to run is the subcommand's name, argv[0].
+ * write_bw, read_bw, send_bw, read_lat, atomic_lat, atomic_bw, write_lat
+ * and send_lat: which test to run is the subcommand's name, argv[0].
  */
 int kv_cmd_perf(int argc, char **argv)
 {

@@ -204,7 +204,7 @@ kv_usage_error devices_extra_argument devices "unexpected argument 'extra'" -- d
 
 # ---- the latency and atomic tests ----
 
-for c in read_lat atomic_lat atomic_bw; do
+for c in read_lat atomic_lat atomic_bw write_lat send_lat; do
 	kv_case "${c}_help" 0 "out=usage: kverbs $c" "out=perftest's ib_$c" out=--json \
 		err-empty -- "$c" --help
 	kv_case "top_level_help_lists_$c" 0 "out=  $c " -- --help
@@ -225,6 +225,11 @@ kv_usage_error latency_depth_not_1 read_lat "invalid TX depth '2': a latency tes
 	-- read_lat -t 2 1.2.3.4
 kv_usage_error latency_iters_and_duration atomic_lat "-n and -D exclude each other" \
 	-- atomic_lat -n 10 -D 1 1.2.3.4
+kv_case pingpong_help_both_sides_check 0 "out=both sides check" -- write_lat --help
+kv_usage_error pingpong_depth_not_1 send_lat "invalid TX depth '4': a latency test" \
+	-- send_lat -t 4 1.2.3.4
+kv_usage_error atomic_type_on_write_lat write_lat "-A is for the atomic tests" \
+	-- write_lat -A FETCH_AND_ADD 1.2.3.4
 
 # ---- without the module: exit 3 and what to do about it ----
 
@@ -239,6 +244,8 @@ without_module=(
 	read_lat_client_without_module "read_lat -t 1 -D 2 127.0.0.1"
 	atomic_lat_client_without_module "atomic_lat -A CMP_AND_SWAP -s 8 127.0.0.1"
 	atomic_bw_server_without_module "atomic_bw --json"
+	write_lat_client_without_module "write_lat -s 4096 --validate 127.0.0.1"
+	send_lat_server_without_module "send_lat --json"
 )
 for ((i = 0; i < ${#without_module[@]}; i += 2)); do
 	name=${without_module[i]}

@@ -888,6 +888,13 @@ KV_TEST(perf_parse_accepts)
 		/* A server without -s takes what the module allows. */
 		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { NULL }, KV_SERVER, 0, 5000, 0, false },
 		{ KVERBS_PERF_READ_LAT, "read_lat", { NULL }, KV_SERVER, 0, 1000, 1, false },
+		{ KVERBS_PERF_WRITE_LAT, "write_lat", { "10.0.0.1" },
+		  KV_CLIENT, 2, 1000, 1, false },
+		{ KVERBS_PERF_SEND_LAT, "send_lat", { "10.0.0.1" },
+		  KV_CLIENT, 2, 1000, 1, false },
+		{ KVERBS_PERF_WRITE_LAT, "write_lat", { NULL }, KV_SERVER, 0, 1000, 1, false },
+		{ KVERBS_PERF_SEND_LAT, "send_lat", { "-s", "4k", "-n", "7", "10.0.0.1" },
+		  KV_CLIENT, 4096, 7, 1, false },
 
 		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-A", "CMP_AND_SWAP", "10.0.0.1" },
 		  KV_CLIENT, 8, 5000, 0, true },

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ping-pong latency tests, WRITE_LAT and SEND_LAT, as perftest's
+ * ib_write_lat and ib_send_lat: the client sends message i, the server
+ * answers it with message i once it has seen it, and the client times
+ * the round trip.  The client and server set up the connection and the
+ * buffers, and call in here for the messages.
+ *
+ * WRITE_LAT: a message is seen when the last byte of the buffer it was
+ * written into turns to the marker of its iteration.  The marker never
+ * repeats from one iteration to the next, nor is it the buffer's initial
+ * 0, so a message is never mistaken for the one before it.  It is polled
+ * with the completion queue, so that a failed connection, a signal or the
+ * time limit end the wait.
+ * SEND_LAT: a message is seen when its receive completes.
+ */
+#include "perf.h"
+#include "trace.h"
+
+#include <linux/timekeeping.h>
+
+/* The last byte of WRITE_LAT message @iter: 1 to 255, never 0. */
+static u8 kverbs_perf_pp_marker(u64 iter)
+{
+	return 1 + do_div(iter, 255);
+}
+
+static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_perf_pp *pp = container_of(wc->wr_cqe, struct kverbs_perf_pp,
+						 send_cqe);
+
+	trace_kverbs_wc(wc, pp->step);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(cq->cq_context, wc, pp->step);
+		return;
+	}
+	/* Only every KVERBS_PERF_PP_SIGNAL-th completes, and in order. */
+	pp->sq_done += KVERBS_PERF_PP_SIGNAL;
+}
+
+/**
+ * kverbs_perf_pp_init - prepare a side of a ping-pong
+ * @pp: the side, zeroed
+ * @run: the test
+ * @ep: the connection, whose QP exists
+ * @buf: the side's buffer, allocated: the peer's messages at offset 0
+ *	(@recv_len bytes for SEND_LAT, else @msg_size), ours after them
+ * @test: KVERBS_PERF_WRITE_LAT or _SEND_LAT
+ * @flags: &enum kverbs_perf_flags
+ * @msg_size: bytes per message
+ * @recv_len: room for what the peer sends: @msg_size or more
+ */
+void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
+			 struct kverbs_ep *ep, struct kverbs_buf *buf, u32 test,
+			 u32 flags, u32 msg_size, u32 recv_len)
+{
+	pp->run = run;
+	pp->ep = ep;
+	pp->buf = buf;
+	pp->test = test;
+	pp->flags = flags;
+	pp->msg_size = msg_size;
+	pp->recv_len = recv_len;
+	pp->src_off = recv_len;
+	pp->step = test == KVERBS_PERF_WRITE_LAT ? KVERBS_STEP_RDMA_WRITE :
+						   KVERBS_STEP_SEND;
+	pp->send_cqe.done = kverbs_perf_pp_send_done;
+	kverbs_perf_recv_init(&pp->recv, ep);
+}
+
+static int kverbs_perf_pp_post_recv(struct kverbs_perf_pp *pp)
+{
+	return kverbs_perf_recv_post(&pp->recv, pp->buf, 0, pp->recv_len);
+}
+
+/* Build message @iter and WRITE or SEND it to the peer. */
+static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
+{
+	u8 *src = pp->buf->vaddr + pp->src_off;
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge;
+	int ret;
+
+	ret = kverbs_perf_wait(pp->ep, pp->posted - pp->sq_done < KVERBS_PERF_PP_SQ,
+			       pp->run->common.timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(pp->ep, ret, pp->step);
+	if (pp->flags & KVERBS_PERF_F_VALIDATE)
+		kverbs_perf_fill(src, pp->msg_size, iter);
+	if (pp->test == KVERBS_PERF_WRITE_LAT) {
+		src[pp->msg_size - 1] = kverbs_perf_pp_marker(iter);
+		wr.wr.opcode = IB_WR_RDMA_WRITE;
+		wr.remote_addr = pp->remote_addr;
+		wr.rkey = pp->rkey;
+	} else {
+		wr.wr.opcode = IB_WR_SEND;
+	}
+	/*
+	 * The whole buffer, the peer's last message too: it is not due to
+	 * change before this one is out, and the CPU's copy of it is as new.
+	 */
+	kverbs_buf_sync_for_device(pp->buf);
+
+	sge.addr = pp->buf->mr->iova + pp->src_off;
+	sge.length = pp->msg_size;
+	sge.lkey = pp->buf->mr->lkey;
+	wr.wr.wr_cqe = &pp->send_cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	if (pp->posted % KVERBS_PERF_PP_SIGNAL == KVERBS_PERF_PP_SIGNAL - 1)
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+	ret = kverbs_post_send(pp->ep, &wr.wr, pp->step);
+	if (!ret)
+		pp->posted++;
+	return ret;
+}
+
+/* WRITE_LAT: whether message @iter is in our buffer, as the device left it. */
+static bool kverbs_perf_pp_written(struct kverbs_perf_pp *pp, u64 iter)
+{
+	const u8 *last = pp->buf->vaddr + pp->msg_size - 1;
+
+	kverbs_buf_sync_for_cpu(pp->buf);
+	return READ_ONCE(*last) == kverbs_perf_pp_marker(iter);
+}
+
+/* --validate: the peer's message @iter, arrived, against the pattern. */
+static int kverbs_perf_pp_check(struct kverbs_perf_pp *pp, u64 iter)
+{
+	/* A WRITE_LAT message's last byte is the marker, already seen. */
+	u32 len = pp->msg_size - (pp->test == KVERBS_PERF_WRITE_LAT), offset;
+
+	if (!(pp->flags & KVERBS_PERF_F_VALIDATE))
+		return 0;
+	kverbs_buf_sync_for_cpu(pp->buf);
+	if (kverbs_perf_check(pp->buf->vaddr, len, iter, &offset))
+		return 0;
+	pp->run->result->mismatch_iter = iter;
+	return kverbs_ep_mismatch(pp->ep, offset);
+}
+
+/*
+ * Client: wait for the server's answer to message @iter.  Its receive
+ * was posted before the message went out, so the answer has one.
+ */
+static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
+{
+	struct kverbs_ep *ep = pp->ep;
+	u64 timeout_ns = pp->run->common.timeout_ns;
+	int ret;
+
+	if (pp->test == KVERBS_PERF_WRITE_LAT) {
+		ret = kverbs_perf_wait(ep, kverbs_perf_pp_written(pp, iter), timeout_ns);
+		if (ret)
+			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RDMA_WRITE);
+		return 0;
+	}
+	ret = kverbs_perf_wait(ep, kverbs_is_done(&pp->recv.done), timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	/* The server sends nothing else once the test has begun. */
+	if (pp->recv.byte_len != pp->msg_size)
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	return 0;
+}
+
+/**
+ * kverbs_perf_pp_client - the client's ping-pong
+ * @pp: the client's side, connected; WRITE_LAT: the server's buffer known
+ * @total: round trips to run, or 0 in duration mode
+ * @limit: round trips the samples have room for
+ * @deadline_ns: duration mode: ktime_get_ns() at which to stop
+ * @smp: where each round trip's half goes, if @smp->chunk
+ *
+ * @pp->iters counts the round trips completed, also on failure.
+ * Returns 0, or the failure, which is recorded on the endpoint.
+ */
+int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
+			  u64 deadline_ns, struct kverbs_perf_samples *smp)
+{
+	u64 iter, start_ns, now;
+	int ret;
+
+	for (iter = 0;; iter++) {
+		now = ktime_get_ns();
+		if (total ? iter == total : now >= deadline_ns || iter == limit)
+			return 0;
+		if (pp->test == KVERBS_PERF_SEND_LAT) {
+			ret = kverbs_perf_pp_post_recv(pp);
+			if (ret)
+				return ret;
+		}
+		start_ns = ktime_get_ns();
+		ret = kverbs_perf_pp_post(pp, iter);
+		if (!ret)
+			ret = kverbs_perf_pp_client_wait(pp, iter);
+		now = ktime_get_ns();
+		if (!ret)
+			ret = kverbs_perf_pp_check(pp, iter);
+		if (ret)
+			return ret;
+		pp->iters = iter + 1;
+		if (!smp->chunk)
+			continue;
+		/* perftest's latency is half the round trip. */
+		smp->chunk[smp->len++] = (now - start_ns) / 2;
+		if (smp->len == KVERBS_PERF_CHUNK) {
+			ret = kverbs_perf_samples_flush(smp, pp->run, pp->ep);
+			if (ret)
+				return ret;
+		}
+	}
+}
+
+/*
+ * Server: whether the client sent anything.  WRITE_LAT: a control message,
+ * or once we know where to answer, message @iter.
+ */
+static bool kverbs_perf_pp_server_ready(struct kverbs_perf_pp *pp,
+					struct kverbs_msg *ctrl_recv, u64 iter)
+{
+	if (pp->test == KVERBS_PERF_SEND_LAT)
+		return kverbs_is_done(&pp->recv.done);
+	return kverbs_is_done(&ctrl_recv->done) ||
+	       (pp->remote_known && kverbs_perf_pp_written(pp, iter));
+}
+
+/*
+ * Server: take the control message that arrived, and post its receive
+ * again.  Returns 1 for the caller to handle it, 0 when it was the
+ * client's ADV, or the failure.
+ */
+static int kverbs_perf_pp_server_ctrl(struct kverbs_perf_pp *pp,
+				      struct kverbs_msg *ctrl_recv,
+				      struct kverbs_perf_msg *m)
+{
+	struct kverbs_ep *ep = pp->ep;
+	int ret;
+
+	if (ctrl_recv) {
+		kverbs_msg_sync_for_cpu(ctrl_recv);
+		memcpy(m, ctrl_recv->buf, sizeof(*m));
+		ret = kverbs_msg_post_recv(ctrl_recv, ep);
+	} else {
+		kverbs_buf_sync_for_cpu(pp->buf);
+		memcpy(m, pp->buf->vaddr, sizeof(*m));
+		ret = kverbs_perf_pp_post_recv(pp);
+	}
+	if (ret)
+		return ret;
+	if (le32_to_cpu(m->type) != KVERBS_PERF_MSG_ADV)
+		return 1;
+	/* Once, before its first message: where WRITE_LAT answers go. */
+	if (!ctrl_recv || pp->remote_known || !m->rkey ||
+	    le32_to_cpu(m->stride) < pp->msg_size)
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	pp->remote_addr = le64_to_cpu(m->addr);
+	pp->rkey = le32_to_cpu(m->rkey);
+	pp->remote_known = true;
+	return 0;
+}
+
+/**
+ * kverbs_perf_pp_server - answer the client's messages until it sends a
+ *	control message
+ * @pp: the server's side, connected; SEND_LAT: its receive posted by
+ *	kverbs_perf_pp_server_start()
+ * @ctrl_recv: WRITE_LAT: the posted receive of the client's control
+ *	messages; SEND_LAT: NULL, they arrive in @pp's receive
+ * @ctrl_len: their length, which differs from @pp->msg_size for SEND_LAT
+ * @m: where the control message goes
+ *
+ * Receives are posted again before an answer goes out.  @pp->iters
+ * counts the messages answered.  Returns 0 with the client's control
+ * message in @m (other than WRITE_LAT's ADV, taken here), or the failure,
+ * recorded on the endpoint.
+ */
+int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_recv,
+			  u32 ctrl_len, struct kverbs_perf_msg *m)
+{
+	struct kverbs_ep *ep = pp->ep;
+	enum kverbs_step step = ctrl_recv ? KVERBS_STEP_RDMA_WRITE : KVERBS_STEP_RECV;
+	u64 iter;
+	int ret;
+
+	for (;;) {
+		iter = pp->iters;
+		ret = kverbs_perf_wait(ep, kverbs_perf_pp_server_ready(pp, ctrl_recv, iter),
+				       pp->run->common.timeout_ns);
+		if (ret)
+			return kverbs_ep_failed(ep, ret, step);
+		if (ctrl_recv && kverbs_is_done(&ctrl_recv->done)) {
+			if (ctrl_recv->byte_len != ctrl_len)
+				return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+			ret = kverbs_perf_pp_server_ctrl(pp, ctrl_recv, m);
+			if (ret)
+				return ret < 0 ? ret : 0;
+			continue;
+		}
+		if (!ctrl_recv && pp->recv.byte_len != pp->msg_size) {
+			/* Data and control differ in length: kverbs_perf_ctrl_len(). */
+			if (pp->recv.byte_len != ctrl_len)
+				return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+			ret = kverbs_perf_pp_server_ctrl(pp, NULL, m);
+			if (ret)
+				return ret < 0 ? ret : 0;
+			continue;
+		}
+		ret = kverbs_perf_pp_check(pp, iter);
+		/* The client's next message must find a receive. */
+		if (!ret && !ctrl_recv)
+			ret = kverbs_perf_pp_post_recv(pp);
+		if (!ret)
+			ret = kverbs_perf_pp_post(pp, iter);
+		if (ret)
+			return ret;
+		pp->iters = iter + 1;
+	}
+}
+
+/**
+ * kverbs_perf_pp_server_start - post the server's first receive
+ * @pp: the server's side
+ *
+ * SEND_LAT only; before the client may send, so before the ADV.
+ */
+int kverbs_perf_pp_server_start(struct kverbs_perf_pp *pp)
+{
+	return kverbs_perf_pp_post_recv(pp);
+}
