@@ -226,7 +226,7 @@ static uint64_t kv_interesting(void)
 		3600ULL * 1000000000ULL, 3600ULL * 1000000000ULL + 1,
 		/* PERF: its sizes before and after the samples, its limits */
 		offsetof(struct kverbs_perf, samples), sizeof(struct kverbs_perf),
-		sizeof(struct kverbs_perf) + 8, KVERBS_PERF_ATOMIC_BW + 1,
+		sizeof(struct kverbs_perf) + 8, KVERBS_PERF_SEND_LAT + 1,
 		KVERBS_PERF_MAX_DEPTH, KVERBS_PERF_MAX_DEPTH + 1,
 		KVERBS_PERF_MAX_DURATION_NS, KVERBS_PERF_MAX_DURATION_NS + 1,
 	};
@@ -377,6 +377,7 @@ static void kv_valid_perf(void *arg)
 	static const uint64_t tests[] = {
 		KVERBS_PERF_WRITE_BW, KVERBS_PERF_READ_BW, KVERBS_PERF_SEND_BW,
 		KVERBS_PERF_READ_LAT, KVERBS_PERF_ATOMIC_LAT, KVERBS_PERF_ATOMIC_BW,
+		KVERBS_PERF_WRITE_LAT, KVERBS_PERF_SEND_LAT,
 	};
 	struct kverbs_perf *p = arg;
 	unsigned short port = KV_FUZZ_PORT_BASE + kv_below(KV_FUZZ_PORTS);
@@ -394,7 +395,8 @@ static void kv_valid_perf(void *arg)
 		return;
 	}
 	atomic = p->test == KVERBS_PERF_ATOMIC_LAT || p->test == KVERBS_PERF_ATOMIC_BW;
-	lat = p->test == KVERBS_PERF_READ_LAT || p->test == KVERBS_PERF_ATOMIC_LAT;
+	lat = p->test == KVERBS_PERF_READ_LAT || p->test == KVERBS_PERF_ATOMIC_LAT ||
+	      p->test == KVERBS_PERF_WRITE_LAT || p->test == KVERBS_PERF_SEND_LAT;
 	p->role = KVERBS_ROLE_CLIENT;
 	p->msg_size = atomic ? 8 : 1 + kv_below(4096);
 	p->tx_depth = kv_below(17);		/* 0: the default */
