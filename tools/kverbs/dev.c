@@ -19,9 +19,12 @@ int kv_ioctl(int fd, unsigned long cmd, void *arg)
 }
 
 /*
- * Returns an open descriptor, or -1 after saying why it cannot be had.
+ * Returns an open descriptor to a module that has all of @features
+ * (&enum kverbs_feature), or -1 after saying why it cannot be had; @what
+ * names what needs the features.  Features are added within an ABI
+ * version, so a module of the same ABI may still lack a newer test.
  */
-int kv_open(void)
+int kv_open_for(uint64_t features, const char *what)
 {
 	struct kverbs_info info = { .size = sizeof(info) };
 	int fd, ret;
@@ -54,7 +57,19 @@ int kv_open(void)
 		close(fd);
 		return -1;
 	}
+	if ((info.features & features) != features) {
+		fprintf(stderr, "%s: the kverbs module loaded (%.*s) cannot run %s, which is newer: load the module built with this tool\n",
+			kv_prog, (int)sizeof(info.version), info.version, what);
+		close(fd);
+		return -1;
+	}
 	return fd;
+}
+
+/* As kv_open_for(), for what every kverbs module can do. */
+int kv_open(void)
+{
+	return kv_open_for(0, NULL);
 }
 
 /* The handler has nothing to do: the ioctl it interrupts reports EINTR. */

@@ -46,18 +46,23 @@ struct kv_perf_test {
 	const char *verb;	/* as perftest's titles name it */
 	unsigned int kind;
 	uint32_t size;		/* perftest's default */
+	uint64_t feature;	/* the module's KVERBS_FEATURE_* that runs it */
 };
 
 static const struct kv_perf_test kv_perf_tests[] = {
-	{ "write_bw", KVERBS_PERF_WRITE_BW, "RDMA_Write", 0, 65536 },
-	{ "read_bw", KVERBS_PERF_READ_BW, "RDMA_Read", 0, 65536 },
-	{ "send_bw", KVERBS_PERF_SEND_BW, "Send", 0, 65536 },
-	{ "read_lat", KVERBS_PERF_READ_LAT, "RDMA_Read", KV_PERF_LAT, 2 },
+	{ "write_bw", KVERBS_PERF_WRITE_BW, "RDMA_Write", 0, 65536, KVERBS_FEATURE_PERF },
+	{ "read_bw", KVERBS_PERF_READ_BW, "RDMA_Read", 0, 65536, KVERBS_FEATURE_PERF },
+	{ "send_bw", KVERBS_PERF_SEND_BW, "Send", 0, 65536, KVERBS_FEATURE_PERF },
+	{ "read_lat", KVERBS_PERF_READ_LAT, "RDMA_Read", KV_PERF_LAT, 2,
+	  KVERBS_FEATURE_PERF_LAT },
 	{ "atomic_lat", KVERBS_PERF_ATOMIC_LAT, "Atomic", KV_PERF_LAT | KV_PERF_ATOMIC,
-	  KV_PERF_ATOMIC_SIZE },
-	{ "atomic_bw", KVERBS_PERF_ATOMIC_BW, "Atomic", KV_PERF_ATOMIC, KV_PERF_ATOMIC_SIZE },
-	{ "write_lat", KVERBS_PERF_WRITE_LAT, "RDMA_Write", KV_PERF_LAT | KV_PERF_PINGPONG, 2 },
-	{ "send_lat", KVERBS_PERF_SEND_LAT, "Send", KV_PERF_LAT | KV_PERF_PINGPONG, 2 },
+	  KV_PERF_ATOMIC_SIZE, KVERBS_FEATURE_PERF_LAT },
+	{ "atomic_bw", KVERBS_PERF_ATOMIC_BW, "Atomic", KV_PERF_ATOMIC, KV_PERF_ATOMIC_SIZE,
+	  KVERBS_FEATURE_PERF_LAT },
+	{ "write_lat", KVERBS_PERF_WRITE_LAT, "RDMA_Write", KV_PERF_LAT | KV_PERF_PINGPONG, 2,
+	  KVERBS_FEATURE_PERF_PINGPONG },
+	{ "send_lat", KVERBS_PERF_SEND_LAT, "Send", KV_PERF_LAT | KV_PERF_PINGPONG, 2,
+	  KVERBS_FEATURE_PERF_PINGPONG },
 };
 
 #define KV_PERF_NTESTS	(sizeof(kv_perf_tests) / sizeof(kv_perf_tests[0]))
@@ -703,7 +708,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	snprintf(where, sizeof(where), cmd.addr.ss_family == AF_INET6 ?
 		 "[%s]:%u" : "%s:%u", addr, o.port);
 
-	fd = kv_open();
+	fd = kv_open_for(kv_perf_test(test)->feature, o.cmd);
 	if (fd < 0)
 		return KV_EXIT_ENV;
 	if (o.role == KVERBS_ROLE_CLIENT && (kv_perf_test(test)->kind & KV_PERF_LAT)) {
