@@ -43,6 +43,11 @@ check: deps
 demo: deps
 	scripts/demo
 
+# kverbs against perftest in a guest; not a test, nothing is asserted.
+# KERNEL=, BENCH_OUT=, BENCH_ROUNDS=, BENCH_ROWS=: see scripts/bench.
+bench: deps
+	scripts/bench
+
 # The debug lane: a sanitizer kernel (built once, cached), rxe and siw.
 # DEBUG_SUITES="uapi ping ..." runs only those suites.
 check-debug:
@@ -83,4 +88,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules modules-in tool selftests check check-debug demo deps install uninstall clean distclean
+.PHONY: all modules modules-in tool selftests check check-debug demo bench deps install uninstall clean distclean
