@@ -300,7 +300,10 @@ int kverbs_perf_server(struct kverbs_perf_run *run);
 u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes);
 void kverbs_perf_fill(void *buf, u32 len, u64 iter);
 bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset);
-int kverbs_perf_poll(struct kverbs_ep *ep, u64 deadline_ns);
+/* kverbs_perf_poll() reads the clock once in this many rounds. */
+#define KVERBS_PERF_CLOCK_ROUNDS	64
+int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
+		     unsigned int round);
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len);
 void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
@@ -315,17 +318,20 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
  * @cond: the condition, which completion handlers make true
  * @timeout_ns: limit, from now
  *
- * Evaluates to 0 once @cond holds; otherwise to the endpoint's failure,
- * -ETIMEDOUT, or -EINTR on any signal (see kverbs_perf_poll()).
+ * Evaluates to 0 once @cond holds, at once if it does already (what
+ * completed meanwhile is reaped by the next wait that polls); otherwise
+ * to the endpoint's failure, -ETIMEDOUT, or -EINTR on any signal (see
+ * kverbs_perf_poll()).
  */
 #define kverbs_perf_wait(ep, cond, timeout_ns)				\
 ({									\
-	u64 __deadline = ktime_get_ns() + (timeout_ns);			\
-	int __err;							\
+	u64 __deadline = 0;						\
+	unsigned int __round = 0;					\
+	int __err = 0;							\
 									\
-	do {								\
-		__err = kverbs_perf_poll(ep, __deadline);		\
-	} while (!__err && !(cond));					\
+	while (!__err && !(cond))					\
+		__err = kverbs_perf_poll(ep, timeout_ns, &__deadline,	\
+					 __round++);			\
 	(cond) ? 0 : __err;						\
 })
 
