@@ -385,6 +385,20 @@ static int kverbs_perf_server_msg(struct kverbs_perf_server *s,
 }
 
 /*
+ * How long the server waits for its client's next message.  The client
+ * bounds each of its own waits by the timeout, and tells us it is alive
+ * at least every quarter of it while it posts; so when the data path
+ * stalls, the client's limit passes first, and it is the client, which
+ * sees its completions, that says what went wrong.  Were the limits the
+ * same, our disconnect could end the client first with nothing but a
+ * reset to report.  The timeout is at most an hour: no overflow.
+ */
+static u64 kverbs_perf_server_silence(const struct kverbs_perf_server *s)
+{
+	return 2 * s->run->common.timeout_ns;
+}
+
+/*
  * Take the client's next message: a control message, or for SEND_BW also
  * data; in a ping-pong, answer its messages until a control message comes.
  * Returns 1 when the client said DONE, 0 to go on, or the failure.
@@ -414,12 +428,13 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 		n = s->consumed;
 		slot = do_div(n, s->slots);
 		r = &s->recvs[slot];
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done), run->common.timeout_ns);
+		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done),
+				       kverbs_perf_server_silence(s));
 		len = r->byte_len;
 		data = s->buf.vaddr + (size_t)slot * s->stride;
 	} else {
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_recv.done),
-				       run->common.timeout_ns);
+				       kverbs_perf_server_silence(s));
 		len = s->ctrl_recv.byte_len;
 		data = s->ctrl_recv.buf;
 	}

@@ -681,7 +681,9 @@ struct kverbs_perf_result {
  *	@duration_ns is non-zero.  Server: must be 0.
  * @timeout_ns: limit on each step and on the silence of the peer; 0 for
  *	the module's timeout_ms; at most one hour.  A server waits for its
- *	client without limit.
+ *	client to connect without limit, and once connected allows it twice
+ *	this between messages, so that a stalled test is ended by the client,
+ *	which can tell why.
  * @addr: client: the server's address and port; server: the address and
  *	port to listen on, the address may be a wildcard.  A sockaddr_in or
  *	sockaddr_in6, bytes past it zero.
