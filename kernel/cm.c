@@ -20,6 +20,7 @@
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
@@ -75,6 +76,14 @@ int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
 	if (memchr_inv((const u8 *)ss + len, 0, sizeof(*ss) - len))
 		return -EINVAL;
 	return 0;
+}
+
+/* INADDR_ANY or in6addr_any: listen on every address. */
+static bool kverbs_sockaddr_is_any(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
 static unsigned long kverbs_ns_to_ms(u64 timeout_ns)
@@ -912,6 +921,12 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr)
 		goto out_free;
 	}
 	ret = rdma_bind_addr(lsn->id, addr);
+	/*
+	 * rdma_cm says -EADDRNOTAVAIL when a wildcard's port is taken; but
+	 * a wildcard is always available, only its port can be in use.
+	 */
+	if (ret == -EADDRNOTAVAIL && kverbs_sockaddr_is_any(addr))
+		ret = -EADDRINUSE;
 	if (ret)
 		goto out_destroy_id;
 	/* Bound to one device's address: removal of that device ends it. */
