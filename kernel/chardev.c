@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/uaccess.h>
@@ -20,9 +21,15 @@
 /**
  * struct kverbs_file - what an open /dev/kverbs holds
  * @sessions: tests running on it now, against max_sessions_per_file
+ * @lock: serializes KVERBS_IOC_LISTEN
+ * @lsn: the listener KVERBS_IOC_LISTEN made, or NULL.  Set once, under
+ *	@lock, and destroyed only when the file is released: no ioctl can
+ *	be running then, so a server may use it without a reference.
  */
 struct kverbs_file {
 	atomic_t sessions;
+	struct mutex lock;		/* serializes KVERBS_IOC_LISTEN */
+	struct kverbs_listener *lsn;
 };
 
 /* Tests running now, on all files, against max_sessions. */
@@ -78,7 +85,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 	cmd->abi_version = KVERBS_ABI_VERSION;
 	cmd->features = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
 			KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF |
-			KVERBS_FEATURE_PERF_LAT | KVERBS_FEATURE_PERF_PINGPONG;
+			KVERBS_FEATURE_PERF_LAT | KVERBS_FEATURE_PERF_PINGPONG |
+			KVERBS_FEATURE_LISTEN;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -108,13 +116,15 @@ static int kverbs_devices_exec(struct kverbs_ucmd *ucmd)
  * failed; only the result part, the rest is the caller's input.
  */
 static int kverbs_test_exec(struct kverbs_ucmd *ucmd,
-			    int (*run)(void *cmd, int refused),
+			    int (*run)(void *cmd, int refused,
+				       struct kverbs_listener *lsn),
 			    size_t result_off, size_t result_len)
 {
 	int refused, ret;
 
 	refused = kverbs_session_begin(ucmd->file);
-	ret = run(ucmd->cmd, refused);
+	/* Pairs with the release in kverbs_listen_exec(). */
+	ret = run(ucmd->cmd, refused, smp_load_acquire(&ucmd->file->lsn));
 	if (!refused)
 		kverbs_session_end(ucmd->file);
 	if (copy_to_user(ucmd->ubuffer + result_off, ucmd->cmd + result_off,
@@ -123,7 +133,8 @@ static int kverbs_test_exec(struct kverbs_ucmd *ucmd,
 	return ret;
 }
 
-static int kverbs_ping_run(void *cmd, int refused)
+static int kverbs_ping_run(void *cmd, int refused,
+			   struct kverbs_listener *lsn)
 {
 	return kverbs_ping_cmd(cmd, refused);
 }
@@ -135,9 +146,10 @@ static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
 				sizeof_field(struct kverbs_ping, result));
 }
 
-static int kverbs_perf_run(void *cmd, int refused)
+static int kverbs_perf_run(void *cmd, int refused,
+			   struct kverbs_listener *lsn)
 {
-	return kverbs_perf_cmd(cmd, refused);
+	return kverbs_perf_cmd(cmd, refused, lsn);
 }
 
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
@@ -147,11 +159,46 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 				sizeof_field(struct kverbs_perf, result));
 }
 
+/*
+ * One listener per file, for the servers the file's owner runs, in as
+ * many threads as it likes; it is not a test, and counts as none.
+ */
+static int kverbs_listen_exec(struct kverbs_ucmd *ucmd)
+{
+	struct kverbs_listen *cmd = ucmd->cmd;
+	struct kverbs_file *kfile = ucmd->file;
+	struct kverbs_listener *lsn;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ret = kverbs_sockaddr_check(&cmd->addr, true);
+	if (ret)
+		return ret;
+
+	mutex_lock(&kfile->lock);
+	if (kfile->lsn) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	lsn = kverbs_listener_create((struct sockaddr *)&cmd->addr, true);
+	if (IS_ERR(lsn)) {
+		ret = PTR_ERR(lsn);
+		goto out_unlock;
+	}
+	/* Servers on other threads may find it from now on. */
+	smp_store_release(&kfile->lsn, lsn);
+out_unlock:
+	mutex_unlock(&kfile->lock);
+	return ret;
+}
+
 union kverbs_ucmd_buffer {
 	struct kverbs_info info;
 	struct kverbs_devices devices;
 	struct kverbs_ping ping;
 	struct kverbs_perf perf;
+	struct kverbs_listen listen;
 };
 
 struct kverbs_ioctl_op {
@@ -178,6 +225,8 @@ static const struct kverbs_ioctl_op kverbs_ioctl_ops[] = {
 			result),
 	KVERBS_IOCTL_OP(KVERBS_CMD_PERF, kverbs_perf_exec, struct kverbs_perf,
 			result),
+	KVERBS_IOCTL_OP(KVERBS_CMD_LISTEN, kverbs_listen_exec,
+			struct kverbs_listen, __reserved),
 };
 
 static long kverbs_fops_ioctl(struct file *filp, unsigned int cmd,
@@ -218,6 +267,7 @@ static int kverbs_fops_open(struct inode *inode, struct file *filp)
 	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL);
 	if (!kfile)
 		return -ENOMEM;
+	mutex_init(&kfile->lock);
 	filp->private_data = kfile;
 	return nonseekable_open(inode, filp);
 }
@@ -225,7 +275,11 @@ static int kverbs_fops_open(struct inode *inode, struct file *filp)
 /* No test can be running: each holds the file for its ioctl's duration. */
 static int kverbs_fops_release(struct inode *inode, struct file *filp)
 {
-	kfree(filp->private_data);
+	struct kverbs_file *kfile = filp->private_data;
+
+	kverbs_listener_destroy(kfile->lsn);
+	mutex_destroy(&kfile->lock);
+	kfree(kfile);
 	return 0;
 }
 

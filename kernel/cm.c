@@ -827,6 +827,14 @@ static void kverbs_listener_abort(struct kverbs_dev_user *user, int error)
 		lsn->error = error;
 	spin_unlock_irqrestore(&lsn->lock, flags);
 	wake_up(&lsn->wait);
+	/*
+	 * A server's own listener is destroyed by the server, which the
+	 * wake-up ended.  A file's may have no server waiting on it, and
+	 * the device's removal waits for it: let go of the device now (not
+	 * here: we may be in the ID's handler, or under kverbs_dev_lock).
+	 */
+	if (lsn->shared)
+		schedule_work(&lsn->release);
 }
 
 static int kverbs_listener_request(struct kverbs_listener *lsn,
@@ -893,14 +901,72 @@ static int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	return kverbs_ep_cm_event(container_of(kind, struct kverbs_ep, kind), event);
 }
 
+/*
+ * Take the first queued request off the listener, or return NULL if none
+ * is queued.  A request that died while queued comes back with ->id NULL:
+ * rdma_cm destroyed its ID and only the memory is left to free.
+ */
+static struct kverbs_ep *kverbs_listener_pop(struct kverbs_listener *lsn)
+{
+	struct kverbs_ep *ep = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&lsn->lock, flags);
+	if (!list_empty(&lsn->pending)) {
+		ep = list_first_entry(&lsn->pending, struct kverbs_ep, pending);
+		list_del_init(&ep->pending);
+		lsn->npending--;
+	}
+	spin_unlock_irqrestore(&lsn->lock, flags);
+	if (!ep)
+		return NULL;
+
+	/* From here on the request's events no longer drop it. */
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->listener = NULL;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ep;
+}
+
+/*
+ * Stop listening: destroy the ID, reject what is still queued, and let go
+ * of the device.  Called once the listener failed, or to destroy it; the
+ * second call does nothing (the work and kverbs_listener_destroy() do not
+ * run at once: the latter cancels the former first).
+ */
+static void kverbs_listener_release(struct kverbs_listener *lsn)
+{
+	struct kverbs_ep *ep;
+
+	if (!lsn->id)
+		return;
+	/* After this no request can be queued any more. */
+	rdma_destroy_id(lsn->id);
+	lsn->id = NULL;
+	while ((ep = kverbs_listener_pop(lsn))) {
+		if (ep->id)
+			kverbs_ep_reject(ep);
+		kverbs_ep_destroy(ep);
+	}
+	kverbs_dev_detach(&lsn->user);
+}
+
+static void kverbs_listener_release_work(struct work_struct *work)
+{
+	kverbs_listener_release(container_of(work, struct kverbs_listener, release));
+}
+
 /**
  * kverbs_listener_create - bind to @addr and listen
  * @addr: local address and port; the address may be a wildcard
+ * @shared: for a file (KVERBS_IOC_LISTEN), any number of servers taking
+ *	their clients from it; else for one server
  *
  * Returns the listener or an ERR_PTR: -EADDRINUSE when the port is taken,
  * -EADDRNOTAVAIL when @addr is not a local address.
  */
-struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr)
+struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
+					       bool shared)
 {
 	struct kverbs_listener *lsn;
 	int ret;
@@ -910,6 +976,8 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr)
 		return ERR_PTR(-ENOMEM);
 	lsn->kind = KVERBS_CM_LISTENER;
 	lsn->user.abort = kverbs_listener_abort;
+	lsn->shared = shared;
+	INIT_WORK(&lsn->release, kverbs_listener_release_work);
 	init_waitqueue_head(&lsn->wait);
 	spin_lock_init(&lsn->lock);
 	INIT_LIST_HEAD(&lsn->pending);
@@ -947,33 +1015,6 @@ out_destroy_id:
 out_free:
 	kfree(lsn);
 	return ERR_PTR(ret);
-}
-
-/*
- * Take the first queued request off the listener, or return NULL if none
- * is queued.  A request that died while queued comes back with ->id NULL:
- * rdma_cm destroyed its ID and only the memory is left to free.
- */
-static struct kverbs_ep *kverbs_listener_pop(struct kverbs_listener *lsn)
-{
-	struct kverbs_ep *ep = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&lsn->lock, flags);
-	if (!list_empty(&lsn->pending)) {
-		ep = list_first_entry(&lsn->pending, struct kverbs_ep, pending);
-		list_del_init(&ep->pending);
-		lsn->npending--;
-	}
-	spin_unlock_irqrestore(&lsn->lock, flags);
-	if (!ep)
-		return NULL;
-
-	/* From here on the request's events no longer drop it. */
-	spin_lock_irqsave(&ep->lock, flags);
-	ep->listener = NULL;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	return ep;
 }
 
 static bool kverbs_listener_ready(struct kverbs_listener *lsn, int *error)
@@ -1032,17 +1073,9 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
  */
 void kverbs_listener_destroy(struct kverbs_listener *lsn)
 {
-	struct kverbs_ep *ep;
-
 	if (!lsn)
 		return;
-	/* After this no request can be queued any more. */
-	rdma_destroy_id(lsn->id);
-	while ((ep = kverbs_listener_pop(lsn))) {
-		if (ep->id)
-			kverbs_ep_reject(ep);
-		kverbs_ep_destroy(ep);
-	}
-	kverbs_dev_detach(&lsn->user);
+	cancel_work_sync(&lsn->release);
+	kverbs_listener_release(lsn);
 	kfree(lsn);
 }

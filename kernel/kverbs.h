@@ -289,6 +289,10 @@ static inline bool kverbs_is_done(const bool *done)
  * @pending: &kverbs_ep.pending of requests not yet taken
  * @npending: length of @pending
  * @error: the listener's failure, 0 while it works
+ * @shared: a file's listener (KVERBS_IOC_LISTEN), which lives until the
+ *	file is closed; if its device goes away, @release lets go of the
+ *	device at once instead of when no server happens to wait on it
+ * @release: destroys @id and detaches, for @shared
  */
 struct kverbs_listener {
 	enum kverbs_cm_kind kind;
@@ -299,9 +303,12 @@ struct kverbs_listener {
 	struct list_head pending;
 	unsigned int npending;
 	int error;
+	bool shared;
+	struct work_struct release;
 };
 
-struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr);
+struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
+					       bool shared);
 void kverbs_listener_destroy(struct kverbs_listener *lsn);
 struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
 
@@ -447,7 +454,8 @@ do {									\
  * with before it began (a limit on sessions), else 0.
  */
 int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused);
-int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused);
+int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
+		    struct kverbs_listener *lsn);
 
 /* chardev.c */
 int kverbs_chardev_register(void);

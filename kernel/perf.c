@@ -322,13 +322,14 @@ void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 	res->peak_bps = max(peak_bps, res->avg_bps);
 }
 
-static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *run)
+static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,
+			     struct kverbs_perf_run *run)
 {
 	bool server = cmd->role == KVERBS_ROLE_SERVER;
 	bool atomic = kverbs_perf_is_atomic(cmd->test);
 	int ret;
 
-	if (cmd->flags & ~KVERBS_PERF_FLAGS || cmd->__reserved)
+	if (cmd->__reserved)
 		return -EINVAL;
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
@@ -336,10 +337,17 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
-		if (cmd->flags || cmd->tx_depth || cmd->iterations ||
-		    cmd->duration_ns || cmd->samples || cmd->samples_max)
+		if (cmd->flags & ~KVERBS_PERF_F_LISTENER || cmd->tx_depth ||
+		    cmd->iterations || cmd->duration_ns || cmd->samples ||
+		    cmd->samples_max)
+			return -EINVAL;
+		/* As accept(2) on a socket that does not listen. */
+		if (cmd->flags & KVERBS_PERF_F_LISTENER &&
+		    (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr))))
 			return -EINVAL;
 	} else {
+		if (cmd->flags & ~KVERBS_PERF_FLAGS)
+			return -EINVAL;
 		if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
 			return -EINVAL;
 		if (!cmd->iterations == !cmd->duration_ns ||
@@ -360,8 +368,10 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
 	if (cmd->msg_size > kverbs_max_msg_size)
 		return -EMSGSIZE;
 
+	if (cmd->flags & KVERBS_PERF_F_LISTENER)
+		run->lsn = lsn;
 	ret = kverbs_test_parse(&run->common, server, cmd->timeout_ns,
-				&cmd->addr, &cmd->src_addr);
+				run->lsn ? NULL : &cmd->addr, &cmd->src_addr);
 	if (ret)
 		return ret;
 
@@ -383,11 +393,13 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_perf_run *ru
  * kverbs_perf_cmd - KVERBS_IOC_PERF
  * @cmd: the caller's arguments; @cmd->result is filled in, also on failure
  * @refused: the error the test was refused with before it began, or 0
+ * @lsn: the file's listener (KVERBS_IOC_LISTEN), or NULL if it has none
  *
  * Returns 0 when the test completed, else a negative errno as
  * include/uapi/kverbs.h lists them.
  */
-int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused)
+int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
+		    struct kverbs_listener *lsn)
 {
 	struct kverbs_perf_result *res = &cmd->result;
 	struct kverbs_perf_run *run;
@@ -402,7 +414,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused)
 	}
 	run->result = res;
 
-	ret = kverbs_perf_parse(cmd, run);
+	ret = kverbs_perf_parse(cmd, lsn, run);
 	if (!ret && cmd->role == KVERBS_ROLE_SERVER) {
 		ret = kverbs_perf_server(run);
 	} else if (!ret) {

@@ -149,6 +149,8 @@ static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
  * @samples: client, latency tests: where each operation's time goes, or
  *	NULL
  * @samples_max: entries @samples holds
+ * @lsn: a server's listener, the file's (KVERBS_PERF_F_LISTENER), or NULL
+ *	for one of its own
  * @result: the results that go back to userspace
  */
 struct kverbs_perf_run {
@@ -161,6 +163,7 @@ struct kverbs_perf_run {
 	u64 duration_ns;
 	u64 __user *samples;
 	u32 samples_max;
+	struct kverbs_listener *lsn;
 	struct kverbs_perf_result *result;
 };
 

@@ -589,7 +589,8 @@ int kverbs_perf_server(struct kverbs_perf_run *run)
 	struct kverbs_ep *ep;
 	int ret;
 
-	lsn = kverbs_test_listen(&run->common);
+	/* The file's listener outlives us; our own does not. */
+	lsn = run->lsn ?: kverbs_test_listen(&run->common);
 	if (IS_ERR(lsn))
 		return PTR_ERR(lsn);
 	ep = kverbs_listener_accept(lsn);
@@ -599,6 +600,7 @@ int kverbs_perf_server(struct kverbs_perf_run *run)
 	} else {
 		ret = kverbs_perf_server_session(run, ep);
 	}
-	kverbs_listener_destroy(lsn);
+	if (lsn != run->lsn)
+		kverbs_listener_destroy(lsn);
 	return ret;
 }

@@ -14,7 +14,8 @@
  * @t: the test
  * @server: whether it listens (else it connects)
  * @timeout_ns: the caller's limit on each step, 0 for the module default
- * @addr: the caller's address: where to connect, or where to listen
+ * @addr: the caller's address: where to connect, or where to listen;
+ *	NULL for a server that takes its client from a listener it was given
  * @src: the caller's local address for a client, all zero if none
  *
  * Returns 0, or -EINVAL: a limit above an hour, a bad address, or a
@@ -29,11 +30,14 @@ int kverbs_test_parse(struct kverbs_test *t, bool server, u64 timeout_ns,
 
 	if (timeout_ns > KVERBS_MAX_TIMEOUT_NS)
 		return -EINVAL;
-	ret = kverbs_sockaddr_check(addr, true);
-	if (ret)
-		return ret;
+	if (addr) {
+		ret = kverbs_sockaddr_check(addr, true);
+		if (ret)
+			return ret;
+		memcpy(&t->addr, addr, sizeof(t->addr));
+	}
 	if (src->ss_family) {
-		if (server || src->ss_family != addr->ss_family)
+		if (server || !addr || src->ss_family != addr->ss_family)
 			return -EINVAL;
 		ret = kverbs_sockaddr_check(src, false);
 		if (ret)
@@ -44,7 +48,6 @@ int kverbs_test_parse(struct kverbs_test *t, bool server, u64 timeout_ns,
 
 	t->timeout_ns = timeout_ns ?:
 			(u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
-	memcpy(&t->addr, addr, sizeof(t->addr));
 	memcpy(&t->src, src, sizeof(t->src));
 	t->have_src = src->ss_family;
 	return 0;
@@ -116,7 +119,7 @@ struct kverbs_listener *kverbs_test_listen(struct kverbs_test *t)
 {
 	struct kverbs_listener *lsn;
 
-	lsn = kverbs_listener_create((struct sockaddr *)&t->addr);
+	lsn = kverbs_listener_create((struct sockaddr *)&t->addr, false);
 	if (IS_ERR(lsn))
 		kverbs_test_failed(t, PTR_ERR(lsn), KVERBS_STEP_LISTEN);
 	return lsn;

@@ -39,6 +39,7 @@ enum {
 	KVERBS_CMD_DEVICES,
 	KVERBS_CMD_PING,
 	KVERBS_CMD_PERF,
+	KVERBS_CMD_LISTEN,
 };
 
 /**
@@ -54,6 +55,8 @@ enum {
  *	(&kverbs_perf.samples)
  * @KVERBS_FEATURE_PERF_PINGPONG: KVERBS_IOC_PERF also runs the ping-pong
  *	latency tests KVERBS_PERF_WRITE_LAT and _SEND_LAT
+ * @KVERBS_FEATURE_LISTEN: KVERBS_IOC_LISTEN is available, and perf servers
+ *	take their clients from it with KVERBS_PERF_F_LISTENER
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -62,6 +65,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF = 1 << 3,
 	KVERBS_FEATURE_PERF_LAT = 1 << 4,
 	KVERBS_FEATURE_PERF_PINGPONG = 1 << 5,
+	KVERBS_FEATURE_LISTEN = 1 << 6,
 };
 
 /**
@@ -458,7 +462,8 @@ struct kverbs_ping_log {
  *	iteration; 0 for the module's default (its timeout_ms parameter).
  *	A server waits for clients without limit.  At most one hour.
  * @addr: client: the server's address and port; server: the address and
- *	port to listen on, the address may be a wildcard.  A sockaddr_in
+ *	port to listen on, the address may be a wildcard; all zero with
+ *	KVERBS_PERF_F_LISTENER.  A sockaddr_in
  *	or sockaddr_in6, bytes past it zero.
  * @src_addr: client: local address to use (port 0), or all zero to let
  *	routing choose; server: must be all zero
@@ -547,10 +552,15 @@ enum kverbs_perf_test {
  *	final value.
  * @KVERBS_PERF_F_CMP_SWAP: client only, atomic tests: compare-and-swap
  *	instead of fetch-and-add
+ * @KVERBS_PERF_F_LISTENER: server only: take the client from the file's
+ *	listener (KVERBS_IOC_LISTEN) instead of listening on &kverbs_perf.addr,
+ *	which must then be all zero.  Any number of such calls may wait on
+ *	one listener at once; each serves the next client that connects.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
 	KVERBS_PERF_F_CMP_SWAP = 1 << 1,
+	KVERBS_PERF_F_LISTENER = 1 << 2,
 };
 
 /* perftest's defaults: its port, TX depth and iterations. */
@@ -666,7 +676,8 @@ struct kverbs_perf_result {
 /**
  * struct kverbs_perf - KVERBS_IOC_PERF: run a perftest-style test
  * @size: sizeof(struct kverbs_perf)
- * @flags: &enum kverbs_perf_flags; must be 0 for a server
+ * @flags: &enum kverbs_perf_flags; a server's may only be
+ *	KVERBS_PERF_F_LISTENER
  * @role: &enum kverbs_role
  * @test: client: &enum kverbs_perf_test, not KVERBS_PERF_ANY; server: the
  *	test it runs, or KVERBS_PERF_ANY for whatever the client asks
@@ -706,7 +717,9 @@ struct kverbs_perf_result {
  * set when the server refused the request; a server refusing a request
  * fails with -EPROTO (a hello it does not understand), -EPROTONOSUPPORT
  * (another version), -EMSGSIZE (too large a message), -EINVAL (other
- * values out of range) or -EOPNOTSUPP (another test).
+ * values out of range) or -EOPNOTSUPP (another test).  A server with
+ * KVERBS_PERF_F_LISTENER on a file that does not listen fails with
+ * -EINVAL, as accept(2) does.
  */
 struct kverbs_perf {
 	__u32 size;
@@ -727,5 +740,34 @@ struct kverbs_perf {
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)
+
+/**
+ * struct kverbs_listen - KVERBS_IOC_LISTEN: listen for this file's servers
+ * @size: sizeof(struct kverbs_listen)
+ * @flags: must be 0
+ * @addr: the address and port to listen on, a sockaddr_in or sockaddr_in6,
+ *	bytes past it zero; the address may be a wildcard, the port not 0
+ * @__reserved: must be 0
+ *
+ * Binds a listener that lives as long as the open file.  Servers started
+ * with KVERBS_PERF_F_LISTENER take their clients from it: a process that
+ * runs several of them at once, in threads, serves several clients at
+ * once on one port, and one that runs them one after another leaves no
+ * moment in which a client finds the port closed.  A listener bound to
+ * one address ends with its RDMA device: the servers waiting on it fail
+ * with -ENODEV, and so does every one after.
+ *
+ * Errors: -EBUSY when the file listens already, -EADDRINUSE when the port
+ * is taken, -EADDRNOTAVAIL when the address is not local, -EINVAL for a
+ * bad address or flags, -ENOMEM.
+ */
+struct kverbs_listen {
+	__u32 size;
+	__u32 flags;
+	struct __kernel_sockaddr_storage addr;
+	__aligned_u64 __reserved;
+};
+
+#define KVERBS_IOC_LISTEN	_IO(KVERBS_TYPE, KVERBS_CMD_LISTEN)
 
 #endif /* _UAPI_KVERBS_H */
