@@ -129,6 +129,10 @@ struct kv_perf_opts {
 	uint64_t timeout_ns;
 };
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
+int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
+		  char *addr, size_t addr_len, char *where, size_t where_len);
+int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		const char *addr, const char *where);
 
 /* stats.c: a latency test's samples as perftest reports them, in usec */
 struct kv_lat_stats {
@@ -147,5 +151,6 @@ int kv_lat_stats_compute(const uint64_t *ns, size_t n, struct kv_lat_stats *st);
 int kv_cmd_devices(int argc, char **argv);
 int kv_cmd_ping(int argc, char **argv);
 int kv_cmd_perf(int argc, char **argv);	/* argv[0]: write_bw, read_lat, ... */
+int kv_cmd_serve(int argc, char **argv);
 
 #endif /* KVERBS_TOOL_H */

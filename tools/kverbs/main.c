@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		"  atomic_bw  perftest's ib_atomic_bw\n"
 		"  write_lat  perftest's ib_write_lat\n"
 		"  send_lat   perftest's ib_send_lat\n"
+		"  serve      a server for every perf test, several clients at once\n"
 		"\n"
 		"'%s COMMAND --help' describes each command's options.\n"
 		"\n"
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
 		{ "atomic_bw", kv_cmd_perf },
 		{ "write_lat", kv_cmd_perf },
 		{ "send_lat", kv_cmd_perf },
+		{ "serve", kv_cmd_serve },
 	};
 	size_t i;
 

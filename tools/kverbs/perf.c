@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -456,7 +457,7 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 	const struct kverbs_perf_result *r = &cmd->result;
 	struct kverbs_ping ping = { .role = cmd->role, .msg_size = r->msg_size };
 	struct kverbs_ping_result *p = &ping.result;
-	bool atomic = kv_perf_test(o->test)->kind & KV_PERF_ATOMIC;
+	bool atomic = kv_perf_ran(o, cmd)->kind & KV_PERF_ATOMIC;
 
 	if (r->reject_reason) {
 		kv_perf_describe_reject(buf, len, r, o->role == KVERBS_ROLE_SERVER, atomic);
@@ -671,15 +672,111 @@ static void kv_perf_lat_collect(const struct kv_perf_opts *o,
 	lat->have_stats = !ret;
 }
 
+/* Reports of servers running in threads (kverbs serve) are not mixed. */
+static pthread_mutex_t kv_perf_print_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/**
+ * kv_perf_run - run one KVERBS_IOC_PERF on @fd and report it
+ * @fd: /dev/kverbs
+ * @o: the command line
+ * @cmd: the ioctl's argument, filled in but for the samples
+ * @addr: the address, as printed
+ * @where: the address and port, for messages
+ *
+ * Prints the result as text or JSON on stdout, and what failed on
+ * stderr.  Returns the exit code that says how it went.
+ */
+int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		const char *addr, const char *where)
+{
+	struct kv_perf_lat lat = { 0 };
+	uint64_t *samples = NULL;
+	const char *status, *message = NULL;
+	char msg[512];
+	int err, code;
+
+	if (o->role == KVERBS_ROLE_CLIENT && (kv_perf_test(o->test)->kind & KV_PERF_LAT)) {
+		samples = kv_perf_samples_alloc(o, &cmd->samples_max);
+		if (!samples) {
+			fprintf(stderr, "%s %s: no memory for %u latency samples\n",
+				kv_prog, o->cmd, cmd->samples_max);
+			return KV_EXIT_FAILED;
+		}
+		cmd->samples = (uintptr_t)samples;
+	}
+	err = -kv_ioctl(fd, KVERBS_IOC_PERF, cmd);
+	if (samples)
+		kv_perf_lat_collect(o, cmd, samples, &lat);
+
+	if (!err) {
+		status = "ok";
+		code = KV_EXIT_OK;
+	} else if (err == EINTR) {
+		status = "interrupted";
+		code = KV_EXIT_INTERRUPTED;
+	} else {
+		status = "failed";
+		code = kv_args_refused(err, cmd->result.failed_step) ?
+		       KV_EXIT_USAGE : KV_EXIT_FAILED;
+	}
+	if (err) {
+		if (code == KV_EXIT_USAGE)
+			kv_describe_refused(msg, sizeof(msg), err);
+		else
+			kv_perf_describe(msg, sizeof(msg), err, o, cmd, where);
+		message = msg;
+	}
+	pthread_mutex_lock(&kv_perf_print_lock);
+	if (o->debug)
+		kv_perf_print_debug(cmd, err);
+	if (o->json) {
+		kv_perf_print_json(o, cmd, addr, err, status, message, &lat);
+	} else {
+		if (message)
+			fprintf(stderr, "%s %s: %s\n", kv_prog, o->cmd, message);
+		if (lat.full)
+			fprintf(stderr, "%s %s: note: the test stopped after %.3f of its %.3f s: the buffer for %u samples was full\n",
+				kv_prog, o->cmd, cmd->result.elapsed_ns / 1e9,
+				o->duration_ns / 1e9, cmd->samples_max);
+		if (cmd->result.iterations || !err)
+			kv_perf_print_text(o, cmd, &lat);
+	}
+	fflush(stdout);
+	pthread_mutex_unlock(&kv_perf_print_lock);
+	free(samples);
+	return code;
+}
+
+/**
+ * kv_perf_where - resolve the address a perf command connects to or listens on
+ * @o: the command line; without an address, the IPv4 wildcard
+ * @ss: filled in with the address and @o->port
+ * @addr: the address as printed
+ * @addr_len: its room
+ * @where: the address and port, for messages
+ * @where_len: its room
+ *
+ * Returns 0, or -1 after a usage error was printed.
+ */
+int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
+		  char *addr, size_t addr_len, char *where, size_t where_len)
+{
+	if (kv_parse_addr(o->addr ? o->addr : "0.0.0.0", o->port, ss)) {
+		kv_usage_error(o->cmd, "cannot resolve address '%s'", o->addr);
+		return -1;
+	}
+	kv_addr_str(ss, addr, addr_len);
+	snprintf(where, where_len, ss->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 addr, o->port);
+	return 0;
+}
+
 static int kv_perf_main(uint32_t test, int argc, char **argv)
 {
 	struct kverbs_perf cmd = { .size = sizeof(cmd) };
 	struct kv_perf_opts o;
-	struct kv_perf_lat lat = { 0 };
-	uint64_t *samples = NULL;
-	char addr[128], where[160], msg[512];
-	const char *status, *message = NULL;
-	int fd, ret, err, code;
+	char addr[128], where[160];
+	int fd, ret, code;
 
 	ret = kv_perf_parse(test, argc, argv, &o);
 	if (ret)
@@ -699,67 +796,16 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 			cmd.flags |= KVERBS_PERF_F_CMP_SWAP;
 	}
 	/* The server checks, or fills, what the client asked it to. */
-	if (kv_parse_addr(o.addr ? o.addr : "0.0.0.0", o.port,
-			  (struct sockaddr_storage *)&cmd.addr)) {
-		kv_usage_error(o.cmd, "cannot resolve address '%s'", o.addr);
+	if (kv_perf_where(&o, (struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr),
+			  where, sizeof(where)))
 		return KV_EXIT_USAGE;
-	}
-	kv_addr_str((struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr));
-	snprintf(where, sizeof(where), cmd.addr.ss_family == AF_INET6 ?
-		 "[%s]:%u" : "%s:%u", addr, o.port);
 
 	fd = kv_open_for(kv_perf_test(test)->feature, o.cmd);
 	if (fd < 0)
 		return KV_EXIT_ENV;
-	if (o.role == KVERBS_ROLE_CLIENT && (kv_perf_test(test)->kind & KV_PERF_LAT)) {
-		samples = kv_perf_samples_alloc(&o, &cmd.samples_max);
-		if (!samples) {
-			fprintf(stderr, "%s %s: no memory for %u latency samples\n",
-				kv_prog, o.cmd, cmd.samples_max);
-			close(fd);
-			return KV_EXIT_FAILED;
-		}
-		cmd.samples = (uintptr_t)samples;
-	}
 	kv_catch_signals();
-	err = -kv_ioctl(fd, KVERBS_IOC_PERF, &cmd);
+	code = kv_perf_run(fd, &o, &cmd, addr, where);
 	close(fd);
-	if (samples)
-		kv_perf_lat_collect(&o, &cmd, samples, &lat);
-
-	if (!err) {
-		status = "ok";
-		code = KV_EXIT_OK;
-	} else if (err == EINTR) {
-		status = "interrupted";
-		code = KV_EXIT_INTERRUPTED;
-	} else {
-		status = "failed";
-		code = kv_args_refused(err, cmd.result.failed_step) ?
-		       KV_EXIT_USAGE : KV_EXIT_FAILED;
-	}
-	if (err) {
-		if (code == KV_EXIT_USAGE)
-			kv_describe_refused(msg, sizeof(msg), err);
-		else
-			kv_perf_describe(msg, sizeof(msg), err, &o, &cmd, where);
-		message = msg;
-	}
-	if (o.debug)
-		kv_perf_print_debug(&cmd, err);
-	if (o.json) {
-		kv_perf_print_json(&o, &cmd, addr, err, status, message, &lat);
-	} else {
-		if (message)
-			fprintf(stderr, "%s %s: %s\n", kv_prog, o.cmd, message);
-		if (lat.full)
-			fprintf(stderr, "%s %s: note: the test stopped after %.3f of its %.3f s: the buffer for %u samples was full\n",
-				kv_prog, o.cmd, cmd.result.elapsed_ns / 1e9,
-				o.duration_ns / 1e9, cmd.samples_max);
-		if (cmd.result.iterations || !err)
-			kv_perf_print_text(&o, &cmd, &lat);
-	}
-	free(samples);
 	return code;
 }
 

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kverbs serve: one perf server for every test, and for several clients
+ * at once.
+ *
+ * It listens once (KVERBS_IOC_LISTEN), and then each of its threads runs
+ * KVERBS_IOC_PERF as a server with KVERBS_PERF_F_LISTENER and
+ * KVERBS_PERF_ANY, again and again: each call takes the next client that
+ * connects and runs the test that client's hello asks for.  So -j N
+ * threads serve N clients at once, each in its own ioctl and so in its
+ * own kernel context, and a client never finds the port closed between
+ * two of them.  Each session is reported as it ends, as the test's own
+ * server reports it; with --json, one JSON document per line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kverbs.h"
+
+/* Clients served at once by default, and at most (the module's default max_sessions_per_file). */
+#define KV_SERVE_JOBS		8
+#define KV_SERVE_MAX_JOBS	64
+
+struct kv_serve {
+	int fd;
+	struct kv_perf_opts o;
+	char addr[128];
+	char where[160];
+	uint32_t count;		/* sessions to serve, 0 until a signal */
+	uint32_t taken;		/* sessions begun, up to @count */
+	uint32_t failed;	/* sessions that failed */
+	int stop;		/* a signal came, or the listener is gone */
+	int running;		/* threads still serving */
+	int fatal;		/* the exit code that stopped it, else 0 */
+};
+
+static void serve_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [--timeout SEC]\n"
+		"       %*s [--report_gbits] [--json] [-d] [ADDR]\n"
+		"\n"
+		"Serve every perf test (write_bw, read_bw, send_bw, read_lat, atomic_lat,\n"
+		"atomic_bw, write_lat, send_lat) to any number of clients, several at once:\n"
+		"each client says what to run.  Listens on ADDR (default: every address).\n"
+		"\n"
+		"  -p, --port PORT       port (default %u)\n"
+		"  -s, --size SIZE       the largest message accepted (default: the module's\n"
+		"                        max_msg_size)\n"
+		"  -j, --jobs N          clients served at once (default %u, at most %u)\n"
+		"  -C, --count N         serve N clients, then exit (default: until a signal)\n"
+		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
+		"      --report_gbits    bandwidth in Gb/s instead of MiB/s\n"
+		"      --json            one JSON document per client, one per line\n"
+		"  -d, --debug           print everything the kernel reported\n"
+		"  -h, --help            this help\n"
+		"\n"
+		"Exit status: 0 when the COUNT clients were served and every test passed,\n"
+		"1 when one failed, 130 when a signal ended it.\n",
+		kv_prog, (int)strlen(kv_prog), "", KVERBS_PERF_DEFAULT_PORT,
+		KV_SERVE_JOBS, KV_SERVE_MAX_JOBS);
+}
+
+/* Returns 0, 1 after --help, -1 after a usage error. */
+static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
+			  uint32_t *jobs)
+{
+	enum { OPT_GBITS = 256, OPT_JSON, OPT_TIMEOUT };
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 's' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "count", required_argument, NULL, 'C' },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "report_gbits", no_argument, NULL, OPT_GBITS },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char optstring[] = ":p:s:j:C:dh";
+	struct kv_perf_opts *o = &sv->o;
+	char buf[8];
+	uint32_t v;
+	int opt;
+
+	o->cmd = "serve";
+	o->test = KVERBS_PERF_ANY;
+	o->role = KVERBS_ROLE_SERVER;
+	o->port = KVERBS_PERF_DEFAULT_PORT;
+	*jobs = KV_SERVE_JOBS;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (kv_parse_u32(optarg, &v) || !v || v > 65535) {
+				kv_usage_error(o->cmd, "invalid port '%s' (1 to 65535)", optarg);
+				return -1;
+			}
+			o->port = v;
+			break;
+		case 's':
+			if (kv_parse_size(optarg, &o->size) || !o->size) {
+				kv_usage_error(o->cmd, "invalid size '%s'", optarg);
+				return -1;
+			}
+			break;
+		case 'j':
+			if (kv_parse_u32(optarg, jobs) || !*jobs || *jobs > KV_SERVE_MAX_JOBS) {
+				kv_usage_error(o->cmd, "invalid jobs '%s' (1 to %u)", optarg,
+					       KV_SERVE_MAX_JOBS);
+				return -1;
+			}
+			break;
+		case 'C':
+			if (kv_parse_u32(optarg, &sv->count) || !sv->count) {
+				kv_usage_error(o->cmd, "invalid count '%s' (at least 1)", optarg);
+				return -1;
+			}
+			break;
+		case OPT_TIMEOUT:
+			if (kv_parse_seconds(optarg, &o->timeout_ns) || !o->timeout_ns ||
+			    o->timeout_ns > 3600ULL * 1000000000ULL) {
+				kv_usage_error(o->cmd, "invalid timeout '%s' (seconds, more than 0, at most 3600)",
+					       optarg);
+				return -1;
+			}
+			break;
+		case OPT_GBITS:
+			o->gbits = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'd':
+			o->debug = true;
+			break;
+		case 'h':
+			serve_usage(stdout);
+			return 1;
+		case ':':
+			kv_usage_error(o->cmd, "option '%s' needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			kv_usage_error(o->cmd, "unknown option '%s'",
+				       kv_bad_option(argv, optstring, buf, sizeof(buf)));
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->addr = argv[optind++];
+	if (optind < argc) {
+		kv_usage_error(o->cmd, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	/* With -C, no more threads than sessions. */
+	if (sv->count && *jobs > sv->count)
+		*jobs = sv->count;
+	return 0;
+}
+
+/* One thread: serve one client after another, until told to stop. */
+static void *kv_serve_worker(void *arg)
+{
+	struct kv_serve *sv = arg;
+	struct kverbs_perf cmd;
+	int code;
+
+	while (!__atomic_load_n(&sv->stop, __ATOMIC_ACQUIRE)) {
+		if (sv->count && __atomic_fetch_add(&sv->taken, 1, __ATOMIC_RELAXED) >= sv->count)
+			break;
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.size = sizeof(cmd);
+		cmd.role = KVERBS_ROLE_SERVER;
+		cmd.test = KVERBS_PERF_ANY;
+		cmd.flags = KVERBS_PERF_F_LISTENER;
+		cmd.msg_size = sv->o.size;
+		cmd.timeout_ns = sv->o.timeout_ns;
+		code = kv_perf_run(sv->fd, &sv->o, &cmd, sv->addr, sv->where);
+		if (code == KV_EXIT_INTERRUPTED)
+			break;
+		if (code == KV_EXIT_OK)
+			continue;
+		__atomic_fetch_add(&sv->failed, 1, __ATOMIC_RELAXED);
+		/*
+		 * A client's failure is the client's; but bad arguments, or a
+		 * listener whose device went away (no client, no device in the
+		 * result), fail every call after this one too.
+		 */
+		if (code == KV_EXIT_USAGE ||
+		    (cmd.result.error == -ENODEV && !cmd.result.ibdev[0])) {
+			__atomic_store_n(&sv->fatal, code, __ATOMIC_RELAXED);
+			__atomic_store_n(&sv->stop, 1, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	__atomic_fetch_sub(&sv->running, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* SIGUSR1 only interrupts a thread's ioctl, which then returns EINTR. */
+static void kv_serve_on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The threads run with SIGINT and SIGTERM blocked; this thread takes
+ * them, and passes the news on as SIGUSR1 (a thread may be just about to
+ * enter its ioctl when the first one comes: repeat until all are done).
+ * Returns whether a signal ended it.
+ */
+static bool kv_serve_wait(struct kv_serve *sv, pthread_t *threads, uint32_t n,
+			  const sigset_t *stopsigs)
+{
+	const struct timespec tick = { .tv_nsec = 100 * 1000 * 1000 };
+	bool signalled = false;
+	uint32_t i;
+
+	while (__atomic_load_n(&sv->running, __ATOMIC_ACQUIRE)) {
+		if (sigtimedwait(stopsigs, NULL, &tick) > 0) {
+			signalled = true;
+			__atomic_store_n(&sv->stop, 1, __ATOMIC_RELEASE);
+		}
+		if (__atomic_load_n(&sv->stop, __ATOMIC_ACQUIRE))
+			for (i = 0; i < n; i++)
+				pthread_kill(threads[i], SIGUSR1);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
+	return signalled;
+}
+
+static int kv_serve_listen(struct kv_serve *sv)
+{
+	struct kverbs_listen cmd = { .size = sizeof(cmd) };
+	char msg[256];
+	int err;
+
+	if (kv_perf_where(&sv->o, (struct sockaddr_storage *)&cmd.addr, sv->addr,
+			  sizeof(sv->addr), sv->where, sizeof(sv->where)))
+		return KV_EXIT_USAGE;
+	err = -kv_ioctl(sv->fd, KVERBS_IOC_LISTEN, &cmd);
+	if (!err)
+		return KV_EXIT_OK;
+	switch (err) {
+	case EADDRINUSE:
+		snprintf(msg, sizeof(msg), "port %u is in use", sv->o.port);
+		break;
+	case EADDRNOTAVAIL:
+		snprintf(msg, sizeof(msg), "%s is not an address of this host", sv->addr);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "%s", strerror(err));
+		break;
+	}
+	fprintf(stderr, "%s serve: cannot listen on %s: %s\n", kv_prog, sv->where, msg);
+	return err == EINVAL ? KV_EXIT_USAGE : KV_EXIT_FAILED;
+}
+
+int kv_cmd_serve(int argc, char **argv)
+{
+	struct kv_serve sv = { .fd = -1 };
+	struct sigaction sa = { .sa_handler = kv_serve_on_usr1 };
+	sigset_t stopsigs, old;
+	pthread_t threads[KV_SERVE_MAX_JOBS];
+	uint32_t jobs, n;
+	bool signalled;
+	int ret, code;
+
+	ret = kv_serve_parse(argc, argv, &sv, &jobs);
+	if (ret)
+		return ret > 0 ? KV_EXIT_OK : KV_EXIT_USAGE;
+	sv.fd = kv_open_for(KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_PINGPONG, "serve");
+	if (sv.fd < 0)
+		return KV_EXIT_ENV;
+	code = kv_serve_listen(&sv);
+	if (code) {
+		close(sv.fd);
+		return code;
+	}
+	if (!sv.o.json)
+		fprintf(stderr, "%s serve: listening on %s, %u client%s at once\n", kv_prog,
+			sv.where, jobs, jobs == 1 ? "" : "s");
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&stopsigs);
+	sigaddset(&stopsigs, SIGINT);
+	sigaddset(&stopsigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stopsigs, &old);
+
+	sv.running = jobs;
+	for (n = 0; n < jobs; n++) {
+		ret = pthread_create(&threads[n], NULL, kv_serve_worker, &sv);
+		if (ret) {
+			fprintf(stderr, "%s serve: cannot start thread %u: %s\n", kv_prog, n + 1,
+				strerror(ret));
+			__atomic_fetch_sub(&sv.running, jobs - n, __ATOMIC_RELEASE);
+			__atomic_store_n(&sv.stop, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&sv.fatal, KV_EXIT_FAILED, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	signalled = kv_serve_wait(&sv, threads, n, &stopsigs);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(sv.fd);
+
+	if (signalled)
+		return KV_EXIT_INTERRUPTED;
+	if (sv.fatal)
+		return sv.fatal;
+	return sv.failed ? KV_EXIT_FAILED : KV_EXIT_OK;
+}
