@@ -211,6 +211,16 @@ static const struct kv_field kv_perf_fields[] = {
 	KV_FIELD(struct kverbs_perf, __reserved, 0),
 };
 
+static const struct kv_field kv_listen_fields[] = {
+	KV_FIELD(struct kverbs_listen, size, 0),
+	KV_FIELD(struct kverbs_listen, flags, 0),
+	KV_FIELD(struct kverbs_listen, addr.ss_family, 0),
+	KV_FIELD(struct kverbs_listen, addr.__data[0], 0),
+	KV_FIELD(struct kverbs_listen, addr.__data[2], 0),
+	KV_FIELD(struct kverbs_listen, addr.__data[60], 0),
+	KV_FIELD(struct kverbs_listen, __reserved, 0),
+};
+
 /* Values that find boundary bugs, for a field of any width. */
 static uint64_t kv_interesting(void)
 {
@@ -392,6 +402,11 @@ static void kv_valid_perf(void *arg)
 		p->role = KVERBS_ROLE_SERVER;
 		if (kv_below(2))
 			p->test = KVERBS_PERF_ANY;
+		/* From the file's listener, if a LISTEN made one. */
+		if (kv_below(3) == 0) {
+			p->flags = KVERBS_PERF_F_LISTENER;
+			memset(&p->addr, 0, sizeof(p->addr));
+		}
 		return;
 	}
 	atomic = p->test == KVERBS_PERF_ATOMIC_LAT || p->test == KVERBS_PERF_ATOMIC_BW;
@@ -413,6 +428,19 @@ static void kv_valid_perf(void *arg)
 		p->samples_max = 1 + kv_below((kv_arena.size / 2 - KV_SAMPLES_OFFSET) /
 					      sizeof(__u64));
 	}
+}
+
+/*
+ * The file's one listener, on a port of ours: the first that works stays
+ * (every later one is EBUSY), and F_LISTENER servers take from it.
+ */
+static void kv_valid_listen(void *arg)
+{
+	struct kverbs_listen *l = arg;
+
+	l->size = sizeof(*l);
+	kv_sockaddr(&l->addr, kv_below(2) ? "0.0.0.0" : kv_addr(),
+		    KV_FUZZ_PORT_BASE + kv_below(KV_FUZZ_PORTS));
 }
 
 /**
@@ -456,6 +484,10 @@ static const int kv_ping_errnos[] = { KV_PING_ERRNOS, 0 };
 static const int kv_perf_errnos[] = {
 	KV_PING_ERRNOS, EPROTONOSUPPORT, EOPNOTSUPP, 0
 };
+/* As listed for struct kverbs_listen. */
+static const int kv_listen_errnos[] = {
+	KV_ARG_ERRNOS, EBUSY, EADDRINUSE, EADDRNOTAVAIL, ENODEV, ENOMEM, 0
+};
 /* Anything but exactly one of our numbers is turned away unread. */
 static const int kv_unknown_errnos[] = { ENOTTY, 0 };
 
@@ -469,6 +501,8 @@ static const struct kv_kind kv_kinds[] = {
 	  kv_ping_fields, KV_ARRAY_SIZE(kv_ping_fields), kv_ping_errnos },
 	{ "PERF", KVERBS_IOC_PERF, sizeof(struct kverbs_perf), kv_valid_perf,
 	  kv_perf_fields, KV_ARRAY_SIZE(kv_perf_fields), kv_perf_errnos },
+	{ "LISTEN", KVERBS_IOC_LISTEN, sizeof(struct kverbs_listen), kv_valid_listen,
+	  kv_listen_fields, KV_ARRAY_SIZE(kv_listen_fields), kv_listen_errnos },
 };
 
 static int kv_errno_allowed(const int *list, int err)

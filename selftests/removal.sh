@@ -76,5 +76,58 @@ test_write_bw_after_readd() {
 	json_check "$KV_TMP/bc2.json" 'd["status"] == "ok"' 'd["iterations"] == 500'
 }
 
+# kverbs serve listening on the device's address, one client in a test
+# and a thread waiting for the next: the removal ends both, and the
+# serve exits at once, saying why.
+test_link_del_under_serve() {
+	local pid spid limit=$((30 * KV_TIME_SCALE))
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	"$KVERBS" serve -p 17605 -j 2 --timeout $limit --json "$KV_ADDR" \
+		> "$KV_TMP/sv.json" 2>"$KV_TMP/sv.err" &
+	spid=$!
+	wait_for 10 kv_listening "$KV_ADDR" 17605 || fail "serve not listening" || return
+	"$KVERBS" write_bw -p 17605 -s 65536 -D 600 --timeout $limit --json "$KV_ADDR" \
+		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
+	pid=$!
+	sleep 3
+	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
+	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive after removal" || return
+	wait $pid
+	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/bc.json")" || return
+	json_check "$KV_TMP/bc.json" 'd["error"]["name"] == "ENODEV"' || return
+	wait_for 5 eval "! kill -0 $spid 2>/dev/null" || fail "serve alive after removal" || return
+	wait $spid
+	[ $? = 1 ] || fail "serve exit code, expected 1: $(cat "$KV_TMP/sv.err")" || return
+	python3 - "$KV_TMP/sv.json" <<'PY' || fail "serve's report: $(cat "$KV_TMP/sv.json")"
+import json, os, sys
+L = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+names = sorted(d["error"]["name"] for d in L)
+# The session with the client, and the thread that waited for the next.
+assert names == ["ENODEV", "ENODEV"], names
+assert sorted(d["device"] for d in L) == ["", os.environ["KV_DEV"]], L
+PY
+}
+
+# A file's listener with no server waiting on it (its process stopped)
+# must not hold up the removal of its device: it lets go by itself.
+test_link_del_idle_listener() {
+	local spid
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	"$KVERBS" serve -p 17606 -j 1 "$KV_ADDR" > /dev/null 2>"$KV_TMP/sv2.err" &
+	spid=$!
+	wait_for 10 kv_listening "$KV_ADDR" 17606 || fail "serve not listening" || return
+	kill -STOP $spid
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV"
+	local rc=$?
+	kill -CONT $spid
+	kill -INT $spid 2>/dev/null
+	wait $spid
+	[ $rc = 0 ] || fail "rdma link del failed or hung ($rc) while the listener's process was stopped" ||
+		return
+	kv_rxe_readd || fail "cannot add $KV_DEV back"
+}
+
 ktap_main test_link_del_during_ping test_device_usable_after_readd \
-	test_link_del_during_write_bw test_write_bw_after_readd
+	test_link_del_during_write_bw test_write_bw_after_readd \
+	test_link_del_under_serve test_link_del_idle_listener

@@ -45,6 +45,7 @@ KV_MAIN()
 #define KV_PORT_PING_LOG	17402
 #define KV_PORT_LOG_EFAULT	17403
 #define KV_PORT_BAD_ARGS	17499
+#define KV_PORT_LISTEN		17404
 
 #define KV_ONE_HOUR_NS		(3600ULL * 1000000000ULL)
 #define KV_MAX_LOG_BYTES	(64U << 20)
@@ -335,7 +336,8 @@ static struct kverbs_info *kv_info_arg(void)
 KV_TEST(ioctl_unknown_nr_above)
 {
 	/* The first number after the last command. */
-	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x84), kv_info_arg()), ENOTTY);
+	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, KVERBS_CMD_LISTEN + 1), kv_info_arg()),
+			ENOTTY);
 	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0xff), kv_info_arg()), ENOTTY);
 }
 
@@ -1457,6 +1459,113 @@ KV_TEST(perf_server_client_fields)
 	kv_perf_server_base(&p);
 	kv_sockaddr(&p.src_addr, kv_addr(), 0);
 	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/* ------------------------------------------------------------------ */
+/* KVERBS_IOC_LISTEN, and the servers that take clients from it        */
+/* ------------------------------------------------------------------ */
+
+/* A file of its own: a file listens once, and stops when it is closed. */
+static int kv_listen_fd(void)
+{
+	int fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
+
+	KV_EXPECT_GE(fd, 0);
+	return fd;
+}
+
+static void kv_listen_base(struct kverbs_listen *l, __u16 port)
+{
+	memset(l, 0, sizeof(*l));
+	l->size = sizeof(*l);
+	kv_sockaddr(&l->addr, "0.0.0.0", port);
+}
+
+KV_TEST(listen_bad_args)
+{
+	struct {
+		struct kverbs_listen l;
+		unsigned char tail[8];
+	} big;
+	struct kverbs_listen l;
+	int fd = kv_listen_fd();
+
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	l.flags = 1;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	l.__reserved = 1;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	kv_listen_base(&l, 0);
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	l.addr.ss_family = AF_UNIX;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	((unsigned char *)&l.addr)[sizeof(l.addr) - 1] = 1;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	l.size = offsetof(struct kverbs_listen, __reserved);
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	memset(&big, 0, sizeof(big));
+	kv_listen_base(&big.l, KV_PORT_LISTEN);
+	big.l.size = sizeof(big);
+	big.tail[3] = 1;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &big), E2BIG);
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, NULL), EFAULT);
+	/* None of that left a listener behind. */
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	KV_EXPECT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	close(fd);
+}
+
+KV_TEST(listen_once_per_file)
+{
+	struct kverbs_listen l;
+	int fd = kv_listen_fd(), fd2 = kv_listen_fd();
+
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	KV_EXPECT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EBUSY);
+	KV_EXPECT_ERRNO(ioctl(fd2, KVERBS_IOC_LISTEN, &l), EADDRINUSE);
+	/* Closing the file stops the listener: the port is free again. */
+	close(fd);
+	KV_EXPECT_OK(ioctl(fd2, KVERBS_IOC_LISTEN, &l));
+	close(fd2);
+}
+
+KV_TEST(listen_not_local)
+{
+	struct kverbs_listen l;
+	int fd = kv_listen_fd();
+
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	kv_sockaddr(&l.addr, "192.0.2.1", KV_PORT_LISTEN);
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EADDRNOTAVAIL);
+	close(fd);
+}
+
+/* KVERBS_PERF_F_LISTENER: only for a server, on a file that listens, without an address. */
+KV_TEST(perf_listener_flag)
+{
+	struct kverbs_listen l;
+	struct kverbs_perf p;
+	int fd = kv_listen_fd();
+
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_LISTENER;
+	memset(&p.addr, 0, sizeof(p.addr));
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PERF, &p), EINVAL);
+
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	KV_ASSERT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_LISTENER;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PERF, &p), EINVAL);
+	kv_perf_base(&p);
+	p.flags = KVERBS_PERF_F_LISTENER;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PERF, &p), EINVAL);
+	close(fd);
 }
 
 /* ------------------------------------------------------------------ */

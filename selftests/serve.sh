@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kverbs serve: one server for every perf test and several clients at
+# once, on one listener (KVERBS_IOC_LISTEN); each client gets the test it
+# asked for, a hello the server does not understand is refused with its
+# reason while the server goes on serving, and a signal ends it at once.
+. "$(dirname "$0")/lib.sh"
+
+step_limit=$((10 * KV_TIME_SCALE))
+
+# serve NAME PORT [options]: kverbs serve in the background, JSON lines in
+# $KV_TMP/NAME.json; waits until it listens.  Sets kv_pid_NAME.
+serve() {
+	local name=$1 port=$2
+	shift 2
+	"$KVERBS" serve -p "$port" --timeout "$step_limit" --json "$@" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
+	eval "kv_pid_$name=$!"
+	wait_for 10 kv_listening 0.0.0.0 "$port" ||
+		fail "serve $name not listening on $port: $(cat "$KV_TMP/$name.err")"
+}
+
+# client NAME PORT TEST [options]: a perf client in the background.
+client() {
+	local name=$1 port=$2 test=$3
+	shift 3
+	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" "$test" -p "$port" \
+		--timeout "$step_limit" --json "$@" "$KV_ADDR" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
+	eval "kv_pid_$name=$!"
+}
+
+# check_lines FILE EXPR...: FILE holds one JSON document per line; the
+# Python expressions hold over the list of them, L.
+check_lines() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, exprs = sys.argv[1], sys.argv[2:]
+try:
+    L = [json.loads(line) for line in open(path) if line.strip()]
+except Exception as e:
+    print(f"{path}: not JSON lines: {e}")
+    print(open(path).read()[:2000])
+    sys.exit(1)
+for e in exprs:
+    if not eval(e):
+        print(f"{path}: {e} does not hold")
+        print(json.dumps(L)[:3000])
+        sys.exit(1)
+PY
+}
+
+n_iters() {
+	local n=$(($1 / ${KV_PERF_DIV:-1}))
+	echo $((n < 10 ? 10 : n))
+}
+
+# Three clients, three tests, at the same time; each byte checked.
+test_three_clients_at_once() {
+	local c rc=0
+	serve sv 17801 -C 3 -j 3 || return
+	client c1 17801 write_bw -s 4096 -n "$(n_iters 2000)" --validate
+	client c2 17801 read_lat -s 64 -n "$(n_iters 500)" --validate
+	client c3 17801 send_bw -s 1024 -n "$(n_iters 2000)" --validate
+	for c in c1 c2 c3; do
+		if ! kv_wait $c 150; then
+			echo "client $c failed: $(cat "$KV_TMP/$c.err" "$KV_TMP/$c.json")"
+			rc=1
+		fi
+	done
+	kv_wait sv 30 || fail "serve exited $?: $(cat "$KV_TMP/sv.err" "$KV_TMP/sv.json")" ||
+		return
+	[ $rc = 0 ] || return 1
+	json_check "$KV_TMP/c1.json" 'd["status"] == "ok"' "d['iterations'] == $(n_iters 2000)" \
+		-- "$KV_TMP/c2.json" 'd["status"] == "ok"' 'd["latency_usec"]["typical"] > 0' \
+		-- "$KV_TMP/c3.json" 'd["status"] == "ok"' 'd["validate"] is True' || return
+	check_lines "$KV_TMP/sv.json" 'len(L) == 3' 'all(d["role"] == "server" for d in L)' \
+		'all(d["status"] == "ok" for d in L)' \
+		'sorted(d["test"] for d in L) == ["read_lat", "send_bw", "write_bw"]' \
+		'sorted(d["size"] for d in L) == [64, 1024, 4096]'
+}
+
+# A hello of another version is refused with the reason, on both sides;
+# the next client is served as if nothing happened.
+test_unknown_version_then_served() {
+	local out
+	serve sv 17802 -C 2 -j 1 || return
+	out=$(timeout 30 "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p 17802 -V 99)
+	[ "$out" = "rejected: reason 2 value 99 version 2" ] ||
+		fail "perf_hello: '$out'" || return
+	client c1 17802 write_lat -s 64 -n "$(n_iters 500)" --validate
+	kv_wait c1 120 || fail "client: $(cat "$KV_TMP/c1.err" "$KV_TMP/c1.json")" || return
+	kv_wait sv 30
+	[ $? = 1 ] || fail "serve should exit 1 after a refused client: $(cat "$KV_TMP/sv.err")" ||
+		return
+	check_lines "$KV_TMP/sv.json" 'len(L) == 2' \
+		'L[0]["error"]["name"] == "EPROTONOSUPPORT" and L[0]["error"]["step"] == "hello"' \
+		'L[0]["error"]["message"].startswith("refused the client'"'"'s request: unsupported hello version 99")' \
+		'L[1]["status"] == "ok" and L[1]["test"] == "write_lat"'
+}
+
+# A signal ends it at once, waiting threads and all.
+test_sigint_while_waiting() {
+	serve sv 17803 -j 4 || return
+	kill -INT "$kv_pid_sv"
+	kv_wait sv 10
+	[ $? = 130 ] || fail "serve should exit 130 on SIGINT: $(cat "$KV_TMP/sv.err")" || return
+	wait_for 5 eval '! kv_listening 0.0.0.0 17803' || fail "still listening after exit"
+}
+
+test_port_in_use() {
+	local out rc
+	serve sv 17804 -j 1 || return
+	out=$("$KVERBS" serve -p 17804 2>&1)
+	rc=$?
+	kill -INT "$kv_pid_sv"
+	kv_wait sv 10
+	[ $rc = 1 ] || fail "second serve on the port: exit $rc, expected 1" || return
+	[ "$out" = "kverbs serve: cannot listen on 0.0.0.0:17804: port 17804 is in use" ] ||
+		fail "message: '$out'"
+}
+
+test_usage() {
+	local out
+	out=$("$KVERBS" serve -j 0 2>&1)
+	[ $? = 2 ] || fail "-j 0: exit code, expected 2" || return
+	case "$out" in
+	*"invalid jobs '0' (1 to 64)"*) ;;
+	*) fail "-j 0: '$out'" || return ;;
+	esac
+	"$KVERBS" serve --help | grep -q -- "--count N" || fail "--help"
+}
+
+ktap_main test_three_clients_at_once test_unknown_version_then_served \
+	test_sigint_while_waiting test_port_in_use test_usage
