@@ -77,6 +77,34 @@ static const char *kv_mtu_str(uint32_t mtu, char *buf, size_t len)
 	return buf;
 }
 
+/**
+ * kv_devices_max_mr - the largest buffer every RDMA device here registers
+ * @fd: /dev/kverbs
+ *
+ * With one fast-registration MR: the kernel's limit, the smaller of the
+ * device's page list length times the page size and its max_mr_size.
+ * Returns it in bytes, or 0 when there is no device or the query failed.
+ */
+uint64_t kv_devices_max_mr(int fd)
+{
+	struct kv_devices d = { 0 };
+	uint64_t page = sysconf(_SC_PAGESIZE), max = 0, v;
+	uint32_t i;
+
+	if (!kv_devices_query(fd, &d)) {
+		for (i = 0; i < d.ndevs; i++) {
+			v = (uint64_t)d.devs[i].max_fast_reg_page_list_len * page;
+			if (d.devs[i].max_mr_size && d.devs[i].max_mr_size < v)
+				v = d.devs[i].max_mr_size;
+			if (!max || v < max)
+				max = v;
+		}
+	}
+	free(d.devs);
+	free(d.ports);
+	return max;
+}
+
 static void kv_devices_print_text(const struct kv_devices *d)
 {
 	uint32_t i, p;

@@ -127,10 +127,16 @@ struct kv_perf_opts {
 	bool json;
 	bool debug;
 	uint64_t timeout_ns;
+	bool all;		/* -a: every size from 2 up */
+	uint32_t qps;		/* -q: connections at once, each its own QP */
+	unsigned int seq;	/* -a: the size's place in the run, 0 first */
 };
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
 		  char *addr, size_t addr_len, char *where, size_t where_len);
+int kv_perf_listen(int fd, const struct kv_perf_opts *o,
+		   const struct sockaddr_storage *ss, const char *addr,
+		   const char *where);
 int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		const char *addr, const char *where);
 
@@ -146,6 +152,13 @@ struct kv_lat_stats {
 	double p99_9;
 };
 int kv_lat_stats_compute(const uint64_t *ns, size_t n, struct kv_lat_stats *st);
+
+/* devices.c */
+uint64_t kv_devices_max_mr(int fd);
+
+/* threads.c: tests in threads, which one signal ends */
+#define KV_THREADS_MAX	64
+int kv_threads_run(unsigned int n, void *(*fn)(void *arg), void **args, int *stop);
 
 /* subcommands */
 int kv_cmd_devices(int argc, char **argv);

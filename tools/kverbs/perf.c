@@ -20,6 +20,8 @@
 
 #include "kverbs.h"
 
+/* -q: connections, and threads, of one test at most. */
+#define KV_PERF_MAX_QPS		32
 /* perftest's defaults for its latency tests. */
 #define KV_PERF_LAT_ITERS	1000
 /* Atomic operations are on 8-byte words, which makes them the message. */
@@ -117,8 +119,8 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"as the server; with ADDR, connect to the server there and run the test.\n"
 		"The client says what to run; the server's options only set limits.\n"
 		"\n",
-		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE]",
-		lat ? "" : " [-t TXDEPTH]",
+		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE | -a]",
+		lat ? "" : " [-t TXDEPTH] [-q QPS]",
 		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", t->cmd);
 	if (atomic)
 		fprintf(f,
@@ -132,7 +134,11 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		fprintf(f,
 			"  -s, --size SIZE       bytes per message (default %u; k and M suffixes);\n"
 			"                        server: the largest accepted (default: the module's\n"
-			"                        max_msg_size)\n",
+			"                        max_msg_size)\n"
+			"  -a, --all             every size from 2 bytes up to 8 MiB in powers of two,\n"
+			"                        or to the largest the module (max_msg_size) and the\n"
+			"                        RDMA devices here take, if lower; one connection\n"
+			"                        per size.  Give it to the server too.\n",
 			t->size);
 	fprintf(f,
 		"  -n, --iters ITERS     %s (default %u)\n"
@@ -150,8 +156,11 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			KV_PERF_SAMPLES_MAX >> 20);
 	else
 		fprintf(f,
-			"  -t, --tx-depth N      work requests kept in flight (default %u, at most %u)\n",
-			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH);
+			"  -t, --tx-depth N      work requests kept in flight (default %u, at most %u)\n"
+			"  -q, --qp N            N connections at once, each with its own QP and its\n"
+			"                        own thread (default 1, at most %u); the numbers are\n"
+			"                        their sum.  Give it to the server too.\n",
+			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH, KV_PERF_MAX_QPS);
 	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
@@ -191,6 +200,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "tx-depth", required_argument, NULL, 't' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "atomic_type", required_argument, NULL, 'A' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "qp", required_argument, NULL, 'q' },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -199,7 +210,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":s:n:D:t:p:A:dh";
+	static const char optstring[] = ":s:n:D:t:p:A:aq:dh";
 	const struct kv_perf_test *t = kv_perf_test(test);
 	bool lat = t->kind & KV_PERF_LAT;
 	const char *cmd = t->cmd;
@@ -213,6 +224,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	o->port = KVERBS_PERF_DEFAULT_PORT;
 	o->size = t->size;
 	o->iters = lat ? KV_PERF_LAT_ITERS : KVERBS_PERF_DEFAULT_ITERS;
+	o->qps = 1;
 	/* perftest's latency clients send one at a time; 0 is the module's 128. */
 	o->tx_depth = lat ? 1 : 0;
 	/* 0, not 1: also forget a group of options a previous parse left half-read. */
@@ -282,6 +294,25 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 				return -1;
 			}
 			break;
+		case 'a':
+			if (t->kind & KV_PERF_ATOMIC) {
+				kv_usage_error(cmd, "-a is not for the atomic tests: their only size is %u",
+					       KV_PERF_ATOMIC_SIZE);
+				return -1;
+			}
+			o->all = true;
+			break;
+		case 'q':
+			if (lat) {
+				kv_usage_error(cmd, "-q is for the bandwidth tests: a latency test has one QP");
+				return -1;
+			}
+			if (kv_parse_u32(optarg, &o->qps) || !o->qps || o->qps > KV_PERF_MAX_QPS) {
+				kv_usage_error(cmd, "invalid number of QPs '%s' (1 to %u)", optarg,
+					       KV_PERF_MAX_QPS);
+				return -1;
+			}
+			break;
 		case OPT_GBITS:
 			o->gbits = true;
 			break;
@@ -325,6 +356,10 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		kv_usage_error(cmd, "-n and -D exclude each other");
 		return -1;
 	}
+	if (o->all && o->size_set) {
+		kv_usage_error(cmd, "-a and -s exclude each other");
+		return -1;
+	}
 	if (o->role == KVERBS_ROLE_SERVER && !o->size_set)
 		o->size = 0;
 	return 0;
@@ -349,30 +384,38 @@ struct kv_perf_lat {
 
 /* perftest's latency columns; a server has no samples, only its count. */
 static void kv_perf_print_lat(const struct kverbs_perf_result *r,
-			      const struct kv_perf_lat *lat)
+			      const struct kv_perf_lat *lat, bool titles)
 {
 	const struct kv_lat_stats *st = &lat->stats;
 
 	if (!lat->have_stats) {
-		printf(" #bytes #iterations\n");
+		if (titles)
+			printf(" #bytes #iterations\n");
 		printf(" %-7u %" PRIu64 "\n", r->msg_size, (uint64_t)r->iterations);
 		return;
 	}
-	printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
+	if (titles)
+		printf(" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
 	printf(" %-7u %" PRIu64 "          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
 	       r->msg_size, (uint64_t)r->iterations, st->min, st->max, st->typical,
 	       st->avg, st->stdev, st->p99, st->p99_9);
 }
 
+static const char kv_perf_line[] =
+	"---------------------------------------------------------------------------------------\n";
+
+/* The header and column titles once, then a row per size (-a), as perftest. */
 static void kv_perf_print_text(const struct kv_perf_opts *o,
 			       const struct kverbs_perf *cmd,
 			       const struct kv_perf_lat *lat)
 {
 	const struct kverbs_perf_result *r = &cmd->result;
 	const struct kv_perf_test *t = kv_perf_ran(o, cmd);
-	static const char line[] =
-		"---------------------------------------------------------------------------------------\n";
+	const char *line = kv_perf_line;
+	bool head = !o->all || !o->seq;
 
+	if (!head)
+		goto row;
 	printf("%s", line);
 	/* "RDMA_Read Latency Test", "Atomic CMP_AND_SWAP BW Test" */
 	printf("                    %s ", t->verb);
@@ -384,21 +427,26 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf(" Link type      : %s\n", r->link_layer == KVERBS_LINK_LAYER_ETHERNET ?
 	       "Ethernet" : r->link_layer == KVERBS_LINK_LAYER_INFINIBAND ? "IB" : "unknown");
 	printf(" Mtu            : %u[B]\n", r->active_mtu);
+	printf(" Number of qps  : %u\n", o->qps);
 	printf(" TX depth       : %u\n", r->tx_depth);
 	printf(" Validate       : %s\n", r->flags & KVERBS_PERF_F_VALIDATE ? "ON" : "OFF");
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
+row:
 	if (t->kind & KV_PERF_LAT) {
-		kv_perf_print_lat(r, lat);
+		kv_perf_print_lat(r, lat, head);
 	} else {
-		printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
-		       o->gbits ? "Gb/sec" : "MiB/sec", o->gbits ? "Gb/sec" : "MiB/sec");
+		if (head)
+			printf(" #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
+			       o->gbits ? "Gb/sec" : "MiB/sec", o->gbits ? "Gb/sec" : "MiB/sec");
 		printf(" %-7u    %-7" PRIu64 "          %-7.2f            %-7.2f\t\t   %-7.6f\n",
 		       r->msg_size, (uint64_t)r->iterations, kv_perf_bw(o, r->peak_bps),
 		       kv_perf_bw(o, r->avg_bps), r->msg_rate / 1e6);
 	}
-	printf("%s", line);
+	/* With -a, kv_perf_main() closes the table. */
+	if (!o->all)
+		printf("%s", line);
 }
 
 static const char *kv_perf_reject_str(uint32_t reason)
@@ -555,6 +603,8 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	kv_json_u64(&j, r->msg_size);
 	kv_json_key(&j, "tx_depth");
 	kv_json_u64(&j, r->tx_depth);
+	kv_json_key(&j, "qps");
+	kv_json_u64(&j, o->qps);
 	kv_json_key(&j, "count");
 	kv_json_u64(&j, r->count);
 	kv_json_key(&j, "duration_ns");
@@ -675,38 +725,17 @@ static void kv_perf_lat_collect(const struct kv_perf_opts *o,
 /* Reports of servers running in threads (kverbs serve) are not mixed. */
 static pthread_mutex_t kv_perf_print_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/**
- * kv_perf_run - run one KVERBS_IOC_PERF on @fd and report it
- * @fd: /dev/kverbs
- * @o: the command line
- * @cmd: the ioctl's argument, filled in but for the samples
- * @addr: the address, as printed
- * @where: the address and port, for messages
- *
- * Prints the result as text or JSON on stdout, and what failed on
+/*
+ * Print a test's outcome as text or JSON on stdout, and what failed on
  * stderr.  Returns the exit code that says how it went.
  */
-int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
-		const char *addr, const char *where)
+static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf *cmd,
+			  int err, const char *addr, const char *where,
+			  const struct kv_perf_lat *lat)
 {
-	struct kv_perf_lat lat = { 0 };
-	uint64_t *samples = NULL;
 	const char *status, *message = NULL;
 	char msg[512];
-	int err, code;
-
-	if (o->role == KVERBS_ROLE_CLIENT && (kv_perf_test(o->test)->kind & KV_PERF_LAT)) {
-		samples = kv_perf_samples_alloc(o, &cmd->samples_max);
-		if (!samples) {
-			fprintf(stderr, "%s %s: no memory for %u latency samples\n",
-				kv_prog, o->cmd, cmd->samples_max);
-			return KV_EXIT_FAILED;
-		}
-		cmd->samples = (uintptr_t)samples;
-	}
-	err = -kv_ioctl(fd, KVERBS_IOC_PERF, cmd);
-	if (samples)
-		kv_perf_lat_collect(o, cmd, samples, &lat);
+	int code;
 
 	if (!err) {
 		status = "ok";
@@ -730,21 +759,152 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 	if (o->debug)
 		kv_perf_print_debug(cmd, err);
 	if (o->json) {
-		kv_perf_print_json(o, cmd, addr, err, status, message, &lat);
+		/* -a: one document, an array with an object per size. */
+		if (o->all)
+			printf("%s", o->seq ? ",\n" : "[\n");
+		kv_perf_print_json(o, cmd, addr, err, status, message, lat);
 	} else {
 		if (message)
 			fprintf(stderr, "%s %s: %s\n", kv_prog, o->cmd, message);
-		if (lat.full)
+		if (lat->full)
 			fprintf(stderr, "%s %s: note: the test stopped after %.3f of its %.3f s: the buffer for %u samples was full\n",
 				kv_prog, o->cmd, cmd->result.elapsed_ns / 1e9,
 				o->duration_ns / 1e9, cmd->samples_max);
 		if (cmd->result.iterations || !err)
-			kv_perf_print_text(o, cmd, &lat);
+			kv_perf_print_text(o, cmd, lat);
 	}
 	fflush(stdout);
 	pthread_mutex_unlock(&kv_perf_print_lock);
+	return code;
+}
+
+/**
+ * kv_perf_run - run one KVERBS_IOC_PERF on @fd and report it
+ * @fd: /dev/kverbs
+ * @o: the command line
+ * @cmd: the ioctl's argument, filled in but for the samples
+ * @addr: the address, as printed
+ * @where: the address and port, for messages
+ *
+ * Prints the result as text or JSON on stdout, and what failed on
+ * stderr.  Returns the exit code that says how it went.
+ */
+int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		const char *addr, const char *where)
+{
+	struct kv_perf_lat lat = { 0 };
+	uint64_t *samples = NULL;
+	int err, code;
+
+	if (o->role == KVERBS_ROLE_CLIENT && (kv_perf_test(o->test)->kind & KV_PERF_LAT)) {
+		samples = kv_perf_samples_alloc(o, &cmd->samples_max);
+		if (!samples) {
+			fprintf(stderr, "%s %s: no memory for %u latency samples\n",
+				kv_prog, o->cmd, cmd->samples_max);
+			return KV_EXIT_FAILED;
+		}
+		cmd->samples = (uintptr_t)samples;
+	}
+	err = -kv_ioctl(fd, KVERBS_IOC_PERF, cmd);
+	if (samples)
+		kv_perf_lat_collect(o, cmd, samples, &lat);
+	code = kv_perf_report(o, cmd, err, addr, where, &lat);
 	free(samples);
 	return code;
+}
+
+/* -q: one of the test's connections, in a thread of its own. */
+struct kv_perf_qp {
+	int fd;
+	struct kverbs_perf cmd;
+	int err;
+	int *stop;
+};
+
+static void *kv_perf_qp_main(void *arg)
+{
+	struct kv_perf_qp *q = arg;
+
+	q->err = -kv_ioctl(q->fd, KVERBS_IOC_PERF, &q->cmd);
+	/* As in perftest, one QP's failure ends the test. */
+	if (q->err && q->err != EINTR)
+		__atomic_store_n(q->stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * -q N: N connections at once, each its own KVERBS_IOC_PERF in its own
+ * thread, and so its own QP, CQ and kernel context; reported as one
+ * test, with their sum.  Rates add up; the elapsed time is the longest.
+ * A failure is the first connection's that failed other than by the
+ * signal that ended the rest.
+ */
+static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs_perf *tmpl,
+		       const char *addr, const char *where)
+{
+	static const struct kv_perf_lat no_lat;
+	struct kv_perf_qp *qps;
+	void *args[KV_PERF_MAX_QPS];
+	struct kverbs_perf agg;
+	struct kverbs_perf_result *r = &agg.result;
+	int stop = 0, err = 0, e, ret;
+	uint64_t elapsed = 0;
+	uint32_t i;
+
+	qps = calloc(o->qps, sizeof(*qps));
+	if (!qps) {
+		fprintf(stderr, "%s %s: no memory for %u QPs\n", kv_prog, o->cmd, o->qps);
+		return KV_EXIT_FAILED;
+	}
+	for (i = 0; i < o->qps; i++) {
+		qps[i] = (struct kv_perf_qp){ .fd = fd, .cmd = *tmpl, .stop = &stop };
+		args[i] = &qps[i];
+	}
+	ret = kv_threads_run(o->qps, kv_perf_qp_main, args, &stop);
+	if (ret < 0) {
+		fprintf(stderr, "%s %s: cannot start a thread: %s\n", kv_prog, o->cmd,
+			strerror(-ret));
+		free(qps);
+		return KV_EXIT_FAILED;
+	}
+
+	/* What describes the test: the first real failure, else the first of any. */
+	agg = qps[0].cmd;
+	for (i = 0; i < o->qps; i++) {
+		e = qps[i].err;
+		if (e && (!err || (err == EINTR && e != EINTR))) {
+			err = e;
+			agg.result = qps[i].cmd.result;
+		}
+	}
+	r->iterations = r->bytes = r->peak_bps = 0;
+	for (i = 0; i < o->qps; i++) {
+		const struct kverbs_perf_result *q = &qps[i].cmd.result;
+
+		r->iterations += q->iterations;
+		r->bytes += q->bytes;
+		r->peak_bps += q->peak_bps;
+		if (q->elapsed_ns > elapsed)
+			elapsed = q->elapsed_ns;
+	}
+	r->elapsed_ns = elapsed;
+	r->avg_bps = elapsed ? (uint64_t)(r->bytes * 1e9 / elapsed) : 0;
+	r->msg_rate = elapsed ? (uint64_t)(r->iterations * 1e9 / elapsed) : 0;
+	if (r->peak_bps < r->avg_bps)
+		r->peak_bps = r->avg_bps;
+	if (ret > 0)
+		err = EINTR;
+	free(qps);
+	return kv_perf_report(o, &agg, err, addr, where, &no_lat);
+}
+
+/* One test of the command line: on one connection, or with -q on several. */
+static int kv_perf_one(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		       const char *addr, const char *where)
+{
+	if (o->qps > 1)
+		return kv_perf_qps(fd, o, cmd, addr, where);
+	return kv_perf_run(fd, o, cmd, addr, where);
 }
 
 /**
@@ -771,11 +931,104 @@ int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
 	return 0;
 }
 
+/**
+ * kv_perf_listen - make @fd's listener (KVERBS_IOC_LISTEN)
+ * @fd: /dev/kverbs
+ * @o: the command line, for messages
+ * @ss: the address and port to listen on
+ * @addr: the address, as printed
+ * @where: the address and port, for messages
+ *
+ * Returns 0, or the exit code after the reason was printed.
+ */
+int kv_perf_listen(int fd, const struct kv_perf_opts *o,
+		   const struct sockaddr_storage *ss, const char *addr,
+		   const char *where)
+{
+	struct kverbs_listen cmd = { .size = sizeof(cmd) };
+	char msg[256];
+	int err;
+
+	memcpy(&cmd.addr, ss, sizeof(cmd.addr));
+	err = -kv_ioctl(fd, KVERBS_IOC_LISTEN, &cmd);
+	if (!err)
+		return KV_EXIT_OK;
+	switch (err) {
+	case EADDRINUSE:
+		snprintf(msg, sizeof(msg), "port %u is in use", o->port);
+		break;
+	case EADDRNOTAVAIL:
+		snprintf(msg, sizeof(msg), "%s is not an address of this host", addr);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "%s", strerror(err));
+		break;
+	}
+	fprintf(stderr, "%s %s: cannot listen on %s: %s\n", kv_prog, o->cmd, where, msg);
+	return err == EINVAL ? KV_EXIT_USAGE : KV_EXIT_FAILED;
+}
+
+/*
+ * -a: perftest's sizes, 2 B to 8 MiB; but none that this host would
+ * refuse: not above the module's max_msg_size, nor above what every RDMA
+ * device here can register with one MR.  Client and server work it out
+ * alike; hosts whose limits differ should use the same -s instead.
+ */
+#define KV_PERF_ALL_MIN		2u
+#define KV_PERF_ALL_MAX		(8u << 20)
+
+static uint32_t kv_perf_all_max(int fd)
+{
+	uint64_t max = KV_PERF_ALL_MAX, mr = kv_devices_max_mr(fd);
+	unsigned int v;
+	FILE *f;
+
+	if (mr && mr < max)
+		max = mr;
+	f = fopen("/sys/module/kverbs/parameters/max_msg_size", "r");
+	if (f) {
+		if (fscanf(f, "%u", &v) == 1 && v >= KV_PERF_ALL_MIN && v < max)
+			max = v;
+		fclose(f);
+	}
+	return max;
+}
+
+/*
+ * -a: a test per size, each on its own connection, as perftest; the
+ * server serves as many clients as there are sizes.  Stops at the first
+ * size that fails.
+ */
+static int kv_perf_all(int fd, struct kv_perf_opts *o, const struct kverbs_perf *tmpl,
+		       const char *addr, const char *where)
+{
+	uint32_t size, max = kv_perf_all_max(fd);
+	struct kverbs_perf cmd = *tmpl;
+	int code = KV_EXIT_OK;
+
+	for (size = KV_PERF_ALL_MIN; size && size <= max; size *= 2, o->seq++) {
+		cmd = *tmpl;
+		if (o->role == KVERBS_ROLE_CLIENT)
+			cmd.msg_size = size;
+		code = kv_perf_one(fd, o, &cmd, addr, where);
+		if (code)
+			break;
+	}
+	/* Close the table, or the array, if anything went into it. */
+	if (o->json)
+		printf("]\n");
+	else if (o->seq || cmd.result.iterations)
+		printf("%s", kv_perf_line);
+	return code;
+}
+
 static int kv_perf_main(uint32_t test, int argc, char **argv)
 {
 	struct kverbs_perf cmd = { .size = sizeof(cmd) };
 	struct kv_perf_opts o;
 	char addr[128], where[160];
+	uint64_t features;
+	bool many;
 	int fd, ret, code;
 
 	ret = kv_perf_parse(test, argc, argv, &o);
@@ -800,11 +1053,32 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 			  where, sizeof(where)))
 		return KV_EXIT_USAGE;
 
-	fd = kv_open_for(kv_perf_test(test)->feature, o.cmd);
+	/*
+	 * A server of several clients (-a: one per size, -q: several at once)
+	 * listens once, on the file (KVERBS_IOC_LISTEN): a client never finds
+	 * the port closed between two of them.
+	 */
+	many = o.role == KVERBS_ROLE_SERVER && (o.all || o.qps > 1);
+	features = kv_perf_test(test)->feature;
+	if (many)
+		features |= KVERBS_FEATURE_LISTEN;
+	fd = kv_open_for(features, o.cmd);
 	if (fd < 0)
 		return KV_EXIT_ENV;
+	if (many) {
+		code = kv_perf_listen(fd, &o, (struct sockaddr_storage *)&cmd.addr, addr, where);
+		if (code) {
+			close(fd);
+			return code;
+		}
+		cmd.flags |= KVERBS_PERF_F_LISTENER;
+		memset(&cmd.addr, 0, sizeof(cmd.addr));
+	}
 	kv_catch_signals();
-	code = kv_perf_run(fd, &o, &cmd, addr, where);
+	if (o.all)
+		code = kv_perf_all(fd, &o, &cmd, addr, where);
+	else
+		code = kv_perf_one(fd, &o, &cmd, addr, where);
 	close(fd);
 	return code;
 }

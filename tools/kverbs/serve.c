@@ -14,18 +14,15 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kverbs.h"
 
 /* Clients served at once by default, and at most (the module's default max_sessions_per_file). */
 #define KV_SERVE_JOBS		8
-#define KV_SERVE_MAX_JOBS	64
+#define KV_SERVE_MAX_JOBS	KV_THREADS_MAX
 
 struct kv_serve {
 	int fd;
@@ -36,7 +33,6 @@ struct kv_serve {
 	uint32_t taken;		/* sessions begun, up to @count */
 	uint32_t failed;	/* sessions that failed */
 	int stop;		/* a signal came, or the listener is gone */
-	int running;		/* threads still serving */
 	int fatal;		/* the exit code that stopped it, else 0 */
 };
 
@@ -201,78 +197,24 @@ static void *kv_serve_worker(void *arg)
 			break;
 		}
 	}
-	__atomic_fetch_sub(&sv->running, 1, __ATOMIC_RELEASE);
 	return NULL;
-}
-
-/* SIGUSR1 only interrupts a thread's ioctl, which then returns EINTR. */
-static void kv_serve_on_usr1(int sig)
-{
-	(void)sig;
-}
-
-/*
- * The threads run with SIGINT and SIGTERM blocked; this thread takes
- * them, and passes the news on as SIGUSR1 (a thread may be just about to
- * enter its ioctl when the first one comes: repeat until all are done).
- * Returns whether a signal ended it.
- */
-static bool kv_serve_wait(struct kv_serve *sv, pthread_t *threads, uint32_t n,
-			  const sigset_t *stopsigs)
-{
-	const struct timespec tick = { .tv_nsec = 100 * 1000 * 1000 };
-	bool signalled = false;
-	uint32_t i;
-
-	while (__atomic_load_n(&sv->running, __ATOMIC_ACQUIRE)) {
-		if (sigtimedwait(stopsigs, NULL, &tick) > 0) {
-			signalled = true;
-			__atomic_store_n(&sv->stop, 1, __ATOMIC_RELEASE);
-		}
-		if (__atomic_load_n(&sv->stop, __ATOMIC_ACQUIRE))
-			for (i = 0; i < n; i++)
-				pthread_kill(threads[i], SIGUSR1);
-	}
-	for (i = 0; i < n; i++)
-		pthread_join(threads[i], NULL);
-	return signalled;
 }
 
 static int kv_serve_listen(struct kv_serve *sv)
 {
-	struct kverbs_listen cmd = { .size = sizeof(cmd) };
-	char msg[256];
-	int err;
+	struct sockaddr_storage ss;
 
-	if (kv_perf_where(&sv->o, (struct sockaddr_storage *)&cmd.addr, sv->addr,
-			  sizeof(sv->addr), sv->where, sizeof(sv->where)))
+	if (kv_perf_where(&sv->o, &ss, sv->addr, sizeof(sv->addr), sv->where,
+			  sizeof(sv->where)))
 		return KV_EXIT_USAGE;
-	err = -kv_ioctl(sv->fd, KVERBS_IOC_LISTEN, &cmd);
-	if (!err)
-		return KV_EXIT_OK;
-	switch (err) {
-	case EADDRINUSE:
-		snprintf(msg, sizeof(msg), "port %u is in use", sv->o.port);
-		break;
-	case EADDRNOTAVAIL:
-		snprintf(msg, sizeof(msg), "%s is not an address of this host", sv->addr);
-		break;
-	default:
-		snprintf(msg, sizeof(msg), "%s", strerror(err));
-		break;
-	}
-	fprintf(stderr, "%s serve: cannot listen on %s: %s\n", kv_prog, sv->where, msg);
-	return err == EINVAL ? KV_EXIT_USAGE : KV_EXIT_FAILED;
+	return kv_perf_listen(sv->fd, &sv->o, &ss, sv->addr, sv->where);
 }
 
 int kv_cmd_serve(int argc, char **argv)
 {
 	struct kv_serve sv = { .fd = -1 };
-	struct sigaction sa = { .sa_handler = kv_serve_on_usr1 };
-	sigset_t stopsigs, old;
-	pthread_t threads[KV_SERVE_MAX_JOBS];
-	uint32_t jobs, n;
-	bool signalled;
+	void *args[KV_THREADS_MAX];
+	uint32_t jobs, i;
 	int ret, code;
 
 	ret = kv_serve_parse(argc, argv, &sv, &jobs);
@@ -290,30 +232,15 @@ int kv_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "%s serve: listening on %s, %u client%s at once\n", kv_prog,
 			sv.where, jobs, jobs == 1 ? "" : "s");
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigemptyset(&stopsigs);
-	sigaddset(&stopsigs, SIGINT);
-	sigaddset(&stopsigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stopsigs, &old);
-
-	sv.running = jobs;
-	for (n = 0; n < jobs; n++) {
-		ret = pthread_create(&threads[n], NULL, kv_serve_worker, &sv);
-		if (ret) {
-			fprintf(stderr, "%s serve: cannot start thread %u: %s\n", kv_prog, n + 1,
-				strerror(ret));
-			__atomic_fetch_sub(&sv.running, jobs - n, __ATOMIC_RELEASE);
-			__atomic_store_n(&sv.stop, 1, __ATOMIC_RELEASE);
-			__atomic_store_n(&sv.fatal, KV_EXIT_FAILED, __ATOMIC_RELAXED);
-			break;
-		}
-	}
-	signalled = kv_serve_wait(&sv, threads, n, &stopsigs);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (i = 0; i < jobs; i++)
+		args[i] = &sv;
+	ret = kv_threads_run(jobs, kv_serve_worker, args, &sv.stop);
 	close(sv.fd);
-
-	if (signalled)
+	if (ret < 0) {
+		fprintf(stderr, "%s serve: cannot start a thread: %s\n", kv_prog, strerror(-ret));
+		return KV_EXIT_FAILED;
+	}
+	if (ret)
 		return KV_EXIT_INTERRUPTED;
 	if (sv.fatal)
 		return sv.fatal;

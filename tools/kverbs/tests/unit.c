@@ -941,6 +941,15 @@ KV_TEST(perf_parse_accepts)
 					(const char *const[]){ "-D", "2.5", "::1", NULL },
 					&o, err, sizeof(err)));
 	KV_EXPECT_EQ(o.duration_ns, 2500000000ULL);
+
+	/* One QP unless told, every size with -a; both also for a server. */
+	KV_EXPECT_EQ(o.qps, 1);
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_WRITE_BW, "write_bw",
+					(const char *const[]){ "-a", "-q", "4", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_EQ(o.qps, 4);
+	KV_EXPECT_TRUE(o.all);
+	KV_EXPECT_EQ(o.role, KV_SERVER);
 }
 
 KV_TEST(perf_parse_rejects)
@@ -976,6 +985,17 @@ KV_TEST(perf_parse_rejects)
 		  "invalid TX depth '0' (1 to 8192)" },
 		{ KVERBS_PERF_READ_LAT, "read_lat", { "-D", "1", "-n", "5", "1.2.3.4" },
 		  "-n and -D exclude each other" },
+		/* -a: not with a size, not for atomics (8 bytes is all they do). */
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "-a", "-s", "64", "1.2.3.4" },
+		  "kverbs write_bw: -a and -s exclude each other" },
+		{ KVERBS_PERF_ATOMIC_BW, "atomic_bw", { "-a", "1.2.3.4" },
+		  "kverbs atomic_bw: -a is not for the atomic tests: their only size is 8" },
+		/* -q: bandwidth tests, 1 to 32. */
+		{ KVERBS_PERF_READ_LAT, "read_lat", { "-q", "2", "1.2.3.4" },
+		  "kverbs read_lat: -q is for the bandwidth tests" },
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "-q", "0", "1.2.3.4" },
+		  "invalid number of QPs '0' (1 to 32)" },
+		{ KVERBS_PERF_SEND_BW, "send_bw", { "-q", "33" }, "invalid number of QPs '33' (1 to 32)" },
 	};
 	struct kv_perf_opts o;
 	char err[512];
