@@ -210,6 +210,90 @@ test_json_fields() {
 	json_check "$KV_TMP/srv.json" 'd["role"] == "server"' 'd["test"] == "read_bw"'
 }
 
+# perf_qps TEST QPS CLIENT_OPTS...: -q QPS on both sides; the numbers are
+# the sum over the connections, and both sides agree on them.
+perf_qps() {
+	local test=$1 qps=$2 rc
+	shift 2
+	port=$((port + 1))
+	perf_server srv "$test" -q "$qps" || return 1
+	perf_client cli "$test" -q "$qps" "$@"
+	rc=$?
+	kv_wait srv 60 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
+		'd["bytes"] == d["iterations"] * d["size"]' 'd["validate"] is True' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['qps'] == $qps" || return
+	python3 - "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("test", "size", "iterations", "bytes", "elapsed_ns"):
+    if c[k] != s[k]:
+        sys.exit(f"client and server disagree on {k}: {c[k]} != {s[k]}")
+PY
+}
+
+# -q 4: four connections, four threads, every byte checked.
+test_write_bw_4_qps_validate() {
+	local n
+	n=$(perf_iters 1000)
+	perf_qps write_bw 4 -s 4096 -n "$n" --validate || return
+	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n"
+}
+
+test_send_bw_2_qps_duration_validate() {
+	perf_qps send_bw 2 -s 1024 -D 1 --validate
+}
+
+# -a: every size from 2 bytes to the largest the module takes, here made
+# 64 KiB to keep it short; one connection each, in duration mode; one
+# JSON document, an array with an object per size, on both sides.
+perf_all_max=/sys/module/kverbs/parameters/max_msg_size
+perf_all_sizes="[2 ** i for i in range(1, 17)]"
+
+test_write_bw_all_sizes() {
+	local old rc
+	old=$(cat $perf_all_max)
+	echo 65536 > $perf_all_max
+	port=$((port + 1))
+	perf_server srv write_bw -a || { echo "$old" > $perf_all_max; return 1; }
+	perf_client cli write_bw -a -D 0.1 --validate
+	rc=$?
+	kv_wait srv 60
+	local src=$?
+	echo "$old" > $perf_all_max
+	[ $src = 0 ] && [ $rc = 0 ] ||
+		fail "server exited $src: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" \
+		     "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	json_check "$KV_TMP/cli.json" 'isinstance(d, list)' "[r['size'] for r in d] == $perf_all_sizes" \
+		'all(r["status"] == "ok" and r["iterations"] > 0 and r["validate"] for r in d)' \
+		'all(r["duration_ns"] == 100000000 for r in d)' \
+		-- "$KV_TMP/srv.json" 'isinstance(d, list)' "[r['size'] for r in d] == $perf_all_sizes" \
+		'all(r["status"] == "ok" and r["role"] == "server" for r in d)'
+}
+
+# -a in text: perftest's header once, then a row per size.
+test_read_lat_all_sizes_text() {
+	local old rc src rows
+	old=$(cat $perf_all_max)
+	echo 65536 > $perf_all_max
+	port=$((port + 1))
+	perf_server srv read_lat -a || { echo "$old" > $perf_all_max; return 1; }
+	timeout $((120 * KV_TIME_SCALE)) "$KVERBS" read_lat -a -n 20 -p "$port" "$KV_ADDR" \
+		> "$KV_TMP/t.out" 2>&1
+	rc=$?
+	kv_wait srv 60
+	src=$?
+	echo "$old" > $perf_all_max
+	[ $rc = 0 ] || fail "client: $(cat "$KV_TMP/t.out")" || return
+	[ $src = 0 ] || fail "server: $(cat "$KV_TMP/srv.err")" || return
+	[ "$(grep -c 'RDMA_Read Latency Test' "$KV_TMP/t.out")" = 1 ] || fail "header not once" || return
+	[ "$(grep -c '#bytes #iterations' "$KV_TMP/t.out")" = 1 ] || fail "titles not once" || return
+	rows=$(grep -cE '^ [0-9]+ +20 ' "$KV_TMP/t.out")
+	[ "$rows" = 16 ] || fail "$rows rows, not 16: $(cat "$KV_TMP/t.out")"
+}
+
 # perftest's header block and bandwidth columns.
 test_text_output() {
 	port=$((port + 1))
@@ -342,5 +426,7 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_lat_duration test_send_lat_duration test_pingpong_other_refused \
 	test_write_bw_duration test_send_bw_duration_validate test_json_fields \
 	test_text_output test_size_above_server_limit test_other_test_refused \
+	test_write_bw_all_sizes test_read_lat_all_sizes_text \
+	test_write_bw_4_qps_validate test_send_bw_2_qps_duration_validate \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \
 	test_hello_missing test_client_sigint test_client_killed
