@@ -35,6 +35,8 @@ void kv_catch_signals(void);
 int kv_parse_u32(const char *s, uint32_t *out);
 int kv_parse_size(const char *s, uint32_t *out);
 int kv_parse_seconds(const char *s, uint64_t *ns);
+int kv_opt_port(const char *cmd, const char *arg, uint16_t *port);
+int kv_opt_timeout(const char *cmd, const char *arg, uint64_t *ns);
 int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
 const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 const char *kv_bad_option(char **argv, const char *optstring, char *buf,

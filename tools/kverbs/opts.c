@@ -91,6 +91,44 @@ int kv_parse_seconds(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/**
+ * kv_opt_port - the value of -p, 1 to 65535
+ * @cmd: the command, for the message
+ * @arg: the option's value
+ * @port: set to it
+ *
+ * Returns 0, or -1 after a usage error was printed.
+ */
+int kv_opt_port(const char *cmd, const char *arg, uint16_t *port)
+{
+	uint32_t v;
+
+	if (kv_parse_u32(arg, &v) || !v || v > 65535) {
+		kv_usage_error(cmd, "invalid port '%s' (1 to 65535)", arg);
+		return -1;
+	}
+	*port = v;
+	return 0;
+}
+
+/**
+ * kv_opt_timeout - the value of --timeout: seconds, more than 0, at most
+ * an hour (the kernel's limit on a step)
+ * @cmd: the command, for the message
+ * @arg: the option's value
+ * @ns: set to it, in nanoseconds
+ *
+ * Returns 0, or -1 after a usage error was printed.
+ */
+int kv_opt_timeout(const char *cmd, const char *arg, uint64_t *ns)
+{
+	if (kv_parse_seconds(arg, ns) || !*ns || *ns > 3600ULL * 1000000000ULL) {
+		kv_usage_error(cmd, "invalid timeout '%s' (seconds, more than 0, at most 3600)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * A host name or numeric IPv4/IPv6 address (with %scope for link-local)
  * and a port, as a zeroed sockaddr_storage.

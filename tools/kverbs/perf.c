@@ -214,7 +214,6 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	const struct kv_perf_test *t = kv_perf_test(test);
 	bool lat = t->kind & KV_PERF_LAT;
 	const char *cmd = t->cmd;
-	uint32_t v;
 	char buf[8];
 	int opt;
 
@@ -273,11 +272,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			}
 			break;
 		case 'p':
-			if (kv_parse_u32(optarg, &v) || !v || v > 65535) {
-				kv_usage_error(cmd, "invalid port '%s' (1 to 65535)", optarg);
+			if (kv_opt_port(cmd, optarg, &o->port))
 				return -1;
-			}
-			o->port = v;
 			break;
 		case 'A':
 			if (!(t->kind & KV_PERF_ATOMIC)) {
@@ -323,12 +319,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			o->json = true;
 			break;
 		case OPT_TIMEOUT:
-			if (kv_parse_seconds(optarg, &o->timeout_ns) || !o->timeout_ns ||
-			    o->timeout_ns > 3600ULL * 1000000000ULL) {
-				kv_usage_error(cmd, "invalid timeout '%s' (seconds, more than 0, at most 3600)",
-					       optarg);
+			if (kv_opt_timeout(cmd, optarg, &o->timeout_ns))
 				return -1;
-			}
 			break;
 		case 'd':
 			o->debug = true;

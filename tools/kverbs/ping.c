@@ -111,7 +111,6 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char optstring[] = ":sca:I:p:C:S:PvVdh";
-	uint32_t v;
 	char buf[8];
 	int opt;
 
@@ -138,11 +137,8 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 			o->src = optarg;
 			break;
 		case 'p':
-			if (kv_parse_u32(optarg, &v) || !v || v > 65535) {
-				kv_usage_error("ping", "invalid port '%s' (1 to 65535)", optarg);
+			if (kv_opt_port("ping", optarg, &o->port))
 				return -1;
-			}
-			o->port = v;
 			break;
 		case 'C':
 			if (kv_parse_u32(optarg, &o->count)) {
@@ -170,13 +166,8 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 			o->debug = true;
 			break;
 		case OPT_TIMEOUT:
-			if (kv_parse_seconds(optarg, &o->timeout_ns) ||
-			    o->timeout_ns > 3600ULL * 1000000000ULL ||
-			    !o->timeout_ns) {
-				kv_usage_error("ping", "invalid timeout '%s' (seconds, more than 0, at most 3600)",
-					       optarg);
+			if (kv_opt_timeout("ping", optarg, &o->timeout_ns))
 				return -1;
-			}
 			break;
 		case OPT_JSON:
 			o->json = true;

@@ -83,7 +83,6 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 	static const char optstring[] = ":p:s:j:C:dh";
 	struct kv_perf_opts *o = &sv->o;
 	char buf[8];
-	uint32_t v;
 	int opt;
 
 	o->cmd = "serve";
@@ -96,11 +95,8 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			if (kv_parse_u32(optarg, &v) || !v || v > 65535) {
-				kv_usage_error(o->cmd, "invalid port '%s' (1 to 65535)", optarg);
+			if (kv_opt_port(o->cmd, optarg, &o->port))
 				return -1;
-			}
-			o->port = v;
 			break;
 		case 's':
 			if (kv_parse_size(optarg, &o->size) || !o->size) {
@@ -122,12 +118,8 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 			}
 			break;
 		case OPT_TIMEOUT:
-			if (kv_parse_seconds(optarg, &o->timeout_ns) || !o->timeout_ns ||
-			    o->timeout_ns > 3600ULL * 1000000000ULL) {
-				kv_usage_error(o->cmd, "invalid timeout '%s' (seconds, more than 0, at most 3600)",
-					       optarg);
+			if (kv_opt_timeout(o->cmd, optarg, &o->timeout_ns))
 				return -1;
-			}
 			break;
 		case OPT_GBITS:
 			o->gbits = true;
