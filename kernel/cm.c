@@ -988,6 +988,16 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 		ret = PTR_ERR(lsn->id);
 		goto out_free;
 	}
+	/*
+	 * An IPv6 wildcard takes IPv4 clients too, whatever
+	 * net.ipv6.bindv6only says: '::' is how the tools listen on
+	 * every address of either family.
+	 */
+	if (addr->sa_family == AF_INET6 && kverbs_sockaddr_is_any(addr)) {
+		ret = rdma_set_afonly(lsn->id, 0);
+		if (ret)
+			goto out_destroy_id;
+	}
 	ret = rdma_bind_addr(lsn->id, addr);
 	/*
 	 * rdma_cm says -EADDRNOTAVAIL when a wildcard's port is taken; but
