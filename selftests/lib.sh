@@ -66,11 +66,16 @@ wait_for() {
 	return 1
 }
 
-# Is a kverbs listener bound to ADDR:PORT (ADDR may be 0.0.0.0)?  A
-# third argument names another program (rping) that owns the listener.
+# Is a kverbs listener bound to ADDR:PORT?  ADDR 0.0.0.0 stands for any
+# wildcard, IPv4's or IPv6's '::' (where the perf servers listen by
+# default, for both).  A third argument names another program (rping)
+# that owns the listener.
 kv_listening() {
+	local addr=$1
+
+	[ "$addr" = 0.0.0.0 ] && addr='\(0\.0\.0\.0\|::\)'
 	rdma res show cm_id 2>/dev/null |
-		grep -q "state LISTEN .*comm \[\?${3:-kverbs}\]\? src-addr $1:$2\( \|$\)"
+		grep -q "state LISTEN .*comm \[\?${3:-kverbs}\]\? src-addr $addr:$2\( \|$\)"
 }
 
 # kv_server NAME PORT [ping options]: start a server on $KV_ADDR in the

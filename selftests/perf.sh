@@ -210,6 +210,23 @@ test_json_fields() {
 	json_check "$KV_TMP/srv.json" 'd["role"] == "server"' 'd["test"] == "read_bw"'
 }
 
+# A server listens on '::' by default, for IPv4 and IPv6 clients alike.
+test_write_bw_ipv6_validate() {
+	[ -n "${KV_ADDR6:-}" ] || skip "no IPv6 address on kv0"
+	local n
+	n=$(perf_iters 500)
+	port=$((port + 1))
+	perf_server srv write_bw || return 1
+	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" write_bw -p "$port" \
+		--timeout "$step_limit" --json -s 4096 -n "$n" --validate "$KV_ADDR6" \
+		>"$KV_TMP/cli.json" 2>"$KV_TMP/cli.err" ||
+		fail "client: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $n" \
+		"d['address'] == '$KV_ADDR6'" -- "$KV_TMP/srv.json" 'd["status"] == "ok"' \
+		'd["address"] == "::"'
+}
+
 # perf_qps TEST QPS CLIENT_OPTS...: -q QPS on both sides; the numbers are
 # the sum over the connections, and both sides agree on them.
 perf_qps() {
@@ -428,5 +445,6 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_text_output test_size_above_server_limit test_other_test_refused \
 	test_write_bw_all_sizes test_read_lat_all_sizes_text \
 	test_write_bw_4_qps_validate test_send_bw_2_qps_duration_validate \
+	test_write_bw_ipv6_validate \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \
 	test_hello_missing test_client_sigint test_client_killed

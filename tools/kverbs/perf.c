@@ -901,7 +901,8 @@ static int kv_perf_one(int fd, const struct kv_perf_opts *o, struct kverbs_perf 
 
 /**
  * kv_perf_where - resolve the address a perf command connects to or listens on
- * @o: the command line; without an address, the IPv4 wildcard
+ * @o: the command line; without an address, the IPv6 wildcard, which
+ *	takes IPv4 clients too
  * @ss: filled in with the address and @o->port
  * @addr: the address as printed
  * @addr_len: its room
@@ -913,7 +914,8 @@ static int kv_perf_one(int fd, const struct kv_perf_opts *o, struct kverbs_perf 
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
 		  char *addr, size_t addr_len, char *where, size_t where_len)
 {
-	if (kv_parse_addr(o->addr ? o->addr : "0.0.0.0", o->port, ss)) {
+	/* Every address, IPv4 and IPv6: the kernel listens on '::' for both. */
+	if (kv_parse_addr(o->addr ? o->addr : "::", o->port, ss)) {
 		kv_usage_error(o->cmd, "cannot resolve address '%s'", o->addr);
 		return -1;
 	}

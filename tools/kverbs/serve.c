@@ -44,7 +44,8 @@ static void serve_usage(FILE *f)
 		"\n"
 		"Serve every perf test (write_bw, read_bw, send_bw, read_lat, atomic_lat,\n"
 		"atomic_bw, write_lat, send_lat) to any number of clients, several at once:\n"
-		"each client says what to run.  Listens on ADDR (default: every address).\n"
+		"each client says what to run.  Listens on ADDR (default: every address,\n"
+		"IPv4 and IPv6).\n"
 		"\n"
 		"  -p, --port PORT       port (default %u)\n"
 		"  -s, --size SIZE       the largest message accepted (default: the module's\n"
@@ -89,6 +90,7 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 	o->test = KVERBS_PERF_ANY;
 	o->role = KVERBS_ROLE_SERVER;
 	o->port = KVERBS_PERF_DEFAULT_PORT;
+	o->qps = 1;
 	*jobs = KV_SERVE_JOBS;
 	optind = 0;
 	opterr = 0;
