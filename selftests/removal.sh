@@ -102,10 +102,12 @@ test_link_del_under_serve() {
 	python3 - "$KV_TMP/sv.json" <<'PY' || fail "serve's report: $(cat "$KV_TMP/sv.json")"
 import json, os, sys
 L = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-names = sorted(d["error"]["name"] for d in L)
-# The session with the client, and the thread that waited for the next.
-assert names == ["ENODEV", "ENODEV"], names
-assert sorted(d["device"] for d in L) == ["", os.environ["KV_DEV"]], L
+# The session with the client, and the thread that waited for the next;
+# the first thread may come back to wait again before it hears that the
+# other found the listener gone, and report that too.
+assert all(d["error"]["name"] == "ENODEV" for d in L), L
+devs = sorted(d["device"] for d in L)
+assert devs in (["", os.environ["KV_DEV"]], ["", "", os.environ["KV_DEV"]]), devs
 PY
 }
 
