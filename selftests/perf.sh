@@ -210,13 +210,16 @@ test_json_fields() {
 	json_check "$KV_TMP/srv.json" 'd["role"] == "server"' 'd["test"] == "read_bw"'
 }
 
-# A server listens on '::' by default, for IPv4 and IPv6 clients alike.
+# Over IPv6: kverbs serve on '::', a validated write_bw to its IPv6 address.
 test_write_bw_ipv6_validate() {
 	[ -n "${KV_ADDR6:-}" ] || skip "no IPv6 address on kv0"
 	local n
 	n=$(perf_iters 500)
 	port=$((port + 1))
-	perf_server srv write_bw || return 1
+	"$KVERBS" serve -p "$port" -C 1 -j 1 --timeout "$step_limit" --json :: \
+		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening :: "$port" || fail "serve not listening on [::]:$port" || return
 	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" write_bw -p "$port" \
 		--timeout "$step_limit" --json -s 4096 -n "$n" --validate "$KV_ADDR6" \
 		>"$KV_TMP/cli.json" 2>"$KV_TMP/cli.err" ||

@@ -117,7 +117,7 @@ test_port_in_use() {
 	kill -INT "$kv_pid_sv"
 	kv_wait sv 10
 	[ $rc = 1 ] || fail "second serve on the port: exit $rc, expected 1" || return
-	[ "$out" = "kverbs serve: cannot listen on [::]:17804: port 17804 is in use" ] ||
+	[ "$out" = "kverbs serve: cannot listen on 0.0.0.0:17804: port 17804 is in use" ] ||
 		fail "message: '$out'"
 }
 

@@ -747,8 +747,9 @@ struct kverbs_perf {
  * @flags: must be 0
  * @addr: the address and port to listen on, a sockaddr_in or sockaddr_in6,
  *	bytes past it zero; the address may be a wildcard, the port not 0.
- *	The IPv6 wildcard takes IPv4 clients too, whatever
- *	net.ipv6.bindv6only says; so does a server's own listener.
+ *	The IPv6 wildcard takes IPv4 clients too over InfiniBand and RoCE,
+ *	whatever net.ipv6.bindv6only says; so does a server's own listener.
+ *	Over iWARP (siw) an IPv4 client of it is reset.
  * @__reserved: must be 0
  *
  * Binds a listener that lives as long as the open file.  Servers started

@@ -901,8 +901,7 @@ static int kv_perf_one(int fd, const struct kv_perf_opts *o, struct kverbs_perf 
 
 /**
  * kv_perf_where - resolve the address a perf command connects to or listens on
- * @o: the command line; without an address, the IPv6 wildcard, which
- *	takes IPv4 clients too
+ * @o: the command line; without an address, the IPv4 wildcard
  * @ss: filled in with the address and @o->port
  * @addr: the address as printed
  * @addr_len: its room
@@ -914,8 +913,12 @@ static int kv_perf_one(int fd, const struct kv_perf_opts *o, struct kverbs_perf 
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
 		  char *addr, size_t addr_len, char *where, size_t where_len)
 {
-	/* Every address, IPv4 and IPv6: the kernel listens on '::' for both. */
-	if (kv_parse_addr(o->addr ? o->addr : "::", o->port, ss)) {
+	/*
+	 * Every IPv4 address.  Not '::', though the kernel listens there for
+	 * both families: over iWARP (siw) an IPv4 client of an IPv6
+	 * listener is reset, its v4-mapped address matching no device.
+	 */
+	if (kv_parse_addr(o->addr ? o->addr : "0.0.0.0", o->port, ss)) {
 		kv_usage_error(o->cmd, "cannot resolve address '%s'", o->addr);
 		return -1;
 	}
