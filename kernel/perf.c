@@ -355,6 +355,10 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 			return -EINVAL;
 		if ((cmd->flags & KVERBS_PERF_F_CMP_SWAP) && !atomic)
 			return -EINVAL;
+		/* The latency tests time the client's own operations. */
+		if ((cmd->flags & KVERBS_PERF_F_REVERSE) &&
+		    kverbs_perf_is_lat(cmd->test))
+			return -EINVAL;
 		if (atomic && cmd->msg_size != KVERBS_PERF_ATOMIC_SIZE)
 			return -EINVAL;
 		/* Samples are the latency tests' output, and need both fields. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * perftest-style bandwidth tests, shared by their client and server
- * halves.
+ * perftest-style bandwidth and latency tests, shared by their client and
+ * server halves, and by their requester and responder (perf_session.c).
  *
  * The client says what to run in its connection request: a versioned
  * hello in the rdma_cm private data.  A server that cannot run it
@@ -35,6 +35,12 @@
  *                                   ---->  (the server's wait is bounded)
  *   SEND DONE {iterations, time}    ---->  the server's report (atomic
  *                                          --validate: and each word's count)
+ *
+ * With KVERBS_PERF_F_REVERSE in the hello (bandwidth tests only) the
+ * two swap places once connected: the server is the requester and runs
+ * the client's part above against the client's buffer, the client the
+ * responder and runs the server's.  The connection is set up as always.
+ * The client's -b runs one session of each direction at once.
  *
  * In SEND_BW the client's control messages arrive in the same receives
  * as its data.  The server tells them apart by their length, which
@@ -168,7 +174,8 @@ struct kverbs_perf_run {
 };
 
 /* The flags a client may set, and a server accept in a hello. */
-#define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP)
+#define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP | \
+				 KVERBS_PERF_F_REVERSE)
 /* The size of an atomic operation's operand, and so of its message. */
 #define KVERBS_PERF_ATOMIC_SIZE	sizeof(u64)
 
@@ -205,6 +212,9 @@ static inline bool kverbs_perf_is_read(u32 test)
 {
 	return test == KVERBS_PERF_READ_BW || test == KVERBS_PERF_READ_LAT;
 }
+
+/* A side's buffer: enough slots to keep a window busy, not more than this. */
+#define KVERBS_PERF_BUF_BYTES	(16U << 20)
 
 /* Latency samples are copied to userspace this many at a time. */
 #define KVERBS_PERF_CHUNK	(PAGE_SIZE / sizeof(u64))
@@ -299,6 +309,18 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
 
 int kverbs_perf_client(struct kverbs_perf_run *run);
 int kverbs_perf_server(struct kverbs_perf_run *run);
+
+/* The two ends of the data path; see perf_session.c. */
+struct kverbs_perf_req;
+struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
+					       struct kverbs_ep *ep);
+int kverbs_perf_req_run(struct kverbs_perf_req *c);
+void kverbs_perf_req_destroy(struct kverbs_perf_req *c);
+struct kverbs_perf_resp;
+struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
+						 struct kverbs_ep *ep);
+int kverbs_perf_resp_run(struct kverbs_perf_resp *s);
+void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s);
 
 u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes);
 void kverbs_perf_fill(void *buf, u32 len, u64 iter);

@@ -57,6 +57,7 @@ enum {
  *	latency tests KVERBS_PERF_WRITE_LAT and _SEND_LAT
  * @KVERBS_FEATURE_LISTEN: KVERBS_IOC_LISTEN is available, and perf servers
  *	take their clients from it with KVERBS_PERF_F_LISTENER
+ * @KVERBS_FEATURE_PERF_REVERSE: KVERBS_IOC_PERF takes KVERBS_PERF_F_REVERSE
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -66,6 +67,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_LAT = 1 << 4,
 	KVERBS_FEATURE_PERF_PINGPONG = 1 << 5,
 	KVERBS_FEATURE_LISTEN = 1 << 6,
+	KVERBS_FEATURE_PERF_REVERSE = 1 << 7,
 };
 
 /**
@@ -556,11 +558,22 @@ enum kverbs_perf_test {
  *	listener (KVERBS_IOC_LISTEN) instead of listening on &kverbs_perf.addr,
  *	which must then be all zero.  Any number of such calls may wait on
  *	one listener at once; each serves the next client that connects.
+ * @KVERBS_PERF_F_REVERSE: client only, bandwidth tests (WRITE_BW, READ_BW,
+ *	SEND_BW, ATOMIC_BW): the data moves the other way.  The server
+ *	posts the WRITEs, READs, SENDs or atomic operations, aimed at the
+ *	client's buffer; the client offers it and, with
+ *	KVERBS_PERF_F_VALIDATE, checks what arrives (WRITE, SEND) or fills
+ *	what is read (the server then checks READ).  The client's result
+ *	holds the server's numbers, as a server's result holds its client's.
+ *	A bidirectional test is one session of each direction at once.  A
+ *	server that predates the flag rejects it with
+ *	KVERBS_PERF_REJECT_RESERVED.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
 	KVERBS_PERF_F_CMP_SWAP = 1 << 1,
 	KVERBS_PERF_F_LISTENER = 1 << 2,
+	KVERBS_PERF_F_REVERSE = 1 << 3,
 };
 
 /* perftest's defaults: its port, TX depth and iterations. */

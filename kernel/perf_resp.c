@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf server: checks a client's hello, offers it a buffer, and for
- * SEND takes what arrives; with --validate it checks, or fills, every
- * message, and checks the words the atomic operations counted up.  In
- * the ping-pong tests (perf_pingpong.c) it answers each message.  It
- * reports what its client tells it at the end.
+ * The responder of a perf test: the side the data work requests are
+ * aimed at, the server, or the client when it asked for the reverse
+ * direction (KVERBS_PERF_F_REVERSE).  It offers the requester a buffer,
+ * and for SEND takes what arrives; with --validate it checks, or fills,
+ * every message, and checks the words the atomic operations counted up.
+ * In the ping-pong tests (perf_pingpong.c), which only a server's
+ * responder runs, it answers each message.  It reports what the
+ * requester tells it at the end.
  */
 #include "perf.h"
 #include "trace.h"
@@ -14,115 +17,28 @@
 #include <linux/timekeeping.h>
 #include <rdma/ib_cm.h>
 
-/* A side's buffer: enough slots to keep a window busy, not more than this. */
-#define KVERBS_PERF_BUF_BYTES	(16U << 20)
-
-struct kverbs_perf_server;
-
-struct kverbs_perf_server {
+struct kverbs_perf_resp {
 	struct kverbs_perf_run *run;
 	struct kverbs_ep *ep;
 	u32 test;
 	u32 flags;
 	u32 msg_size;
 	u32 tx_depth;
-	struct kverbs_buf buf;		/* the client's target, source or receives */
+	struct kverbs_buf buf;		/* the requester's target, source or receives */
 	u32 slots;
 	u32 stride;			/* bytes from one slot to the next */
-	u32 ctrl_len;			/* bytes in each of the client's control messages */
+	u32 ctrl_len;			/* bytes in each of the requester's control messages */
 	bool flow;			/* SEND_BW on iWARP: grant receives, ring by ring */
 	struct kverbs_perf_recv *recvs;	/* SEND_BW: one per slot */
 	struct kverbs_msg ctrl_send;	/* ADV, ROUND_OK */
-	struct kverbs_msg ctrl_recv;	/* WRITE_BW, READ_BW: the client's messages */
+	struct kverbs_msg ctrl_recv;	/* WRITE_BW, READ_BW: the requester's messages */
 	u64 consumed;			/* SEND_BW: receives taken, data or not */
 	u64 received;			/* SEND_BW: data messages received */
 	u64 next_round;			/* --validate: the next round's first iteration */
 	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 };
 
-/*
- * What the client asks for, checked like any input from the network.
- * Returns 0 or the reason to reject it, with *value and *error.
- */
-static enum kverbs_perf_reject
-kverbs_perf_server_hello(struct kverbs_perf_server *s, u32 *value, int *error)
-{
-	struct kverbs_perf_run *run = s->run;
-	struct kverbs_ep *ep = s->ep;
-	const struct kverbs_perf_hello *h = (const void *)ep->private_data;
-	u16 version;
-
-	*value = 0;
-	*error = -EPROTO;
-	/* The request is ours now: nothing writes the private data any more. */
-	if (ep->private_data_len < sizeof(*h) ||
-	    le16_to_cpu(h->magic) != KVERBS_PERF_MAGIC)
-		return KVERBS_PERF_REJECT_MAGIC;
-	version = le16_to_cpu(h->version);
-	if (version != KVERBS_PERF_VERSION) {
-		*value = version;
-		*error = -EPROTONOSUPPORT;
-		return KVERBS_PERF_REJECT_VERSION;
-	}
-	s->test = le16_to_cpu(h->test);
-	s->flags = le16_to_cpu(h->flags);
-	s->msg_size = le32_to_cpu(h->msg_size);
-	s->tx_depth = le32_to_cpu(h->tx_depth);
-	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
-	    s->flags & ~KVERBS_PERF_FLAGS ||
-	    ((s->flags & KVERBS_PERF_F_CMP_SWAP) && !kverbs_perf_is_atomic(s->test)))
-		return KVERBS_PERF_REJECT_RESERVED;
-	if (!s->test || s->test > KVERBS_PERF_SEND_LAT ||
-	    (run->test && s->test != run->test)) {
-		*value = s->test;
-		*error = -EOPNOTSUPP;
-		return KVERBS_PERF_REJECT_TEST;
-	}
-	if (!s->msg_size || s->msg_size > run->msg_size) {
-		*value = run->msg_size;
-		*error = -EMSGSIZE;
-		return KVERBS_PERF_REJECT_SIZE;
-	}
-	if (kverbs_perf_is_atomic(s->test) && s->msg_size != KVERBS_PERF_ATOMIC_SIZE) {
-		*value = KVERBS_PERF_ATOMIC_SIZE;
-		*error = -EINVAL;
-		return KVERBS_PERF_REJECT_SIZE;
-	}
-	*error = -EINVAL;
-	if (!s->tx_depth || s->tx_depth > KVERBS_PERF_MAX_DEPTH) {
-		*value = KVERBS_PERF_MAX_DEPTH;
-		return KVERBS_PERF_REJECT_DEPTH;
-	}
-	if (!h->iterations == !h->duration_ns ||
-	    le64_to_cpu(h->duration_ns) > KVERBS_PERF_MAX_DURATION_NS)
-		return KVERBS_PERF_REJECT_ITERS;
-
-	run->result->test = s->test;
-	run->result->flags = s->flags;
-	run->result->msg_size = s->msg_size;
-	run->result->tx_depth = s->tx_depth;
-	run->result->count = le64_to_cpu(h->iterations);
-	run->result->duration_ns = le64_to_cpu(h->duration_ns);
-	return KVERBS_PERF_REJECT_NONE;
-}
-
-static void kverbs_perf_server_reject(struct kverbs_perf_server *s,
-				      enum kverbs_perf_reject reason, u32 value)
-{
-	struct kverbs_perf_reject_msg rej = {
-		.magic = cpu_to_le16(KVERBS_PERF_MAGIC),
-		.version = cpu_to_le16(KVERBS_PERF_VERSION),
-		.reason = cpu_to_le16(reason),
-		.value = cpu_to_le32(value),
-	};
-
-	s->run->result->reject_reason = reason;
-	s->run->result->reject_value = value;
-	s->run->result->reject_version = KVERBS_PERF_VERSION;
-	kverbs_ep_reject_data(s->ep, &rej, sizeof(rej));
-}
-
-static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
+static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 {
 	struct kverbs_ep *ep = s->ep;
 	struct ib_device *ibdev = kverbs_ep_device(ep);
@@ -159,12 +75,12 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 	/* A ping-pong's answers are built in a slot of their own, after it. */
 	if ((size_t)(s->slots + pingpong) * s->stride > max_reg)
 		return -EMSGSIZE;
-	/* No receiver-not-ready retry: see kverbs_perf_client_credit(). */
+	/* No receiver-not-ready retry: see kverbs_perf_req_credit(). */
 	s->flow = send && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
 	/*
 	 * SEND_BW: a receive per slot, refilled as soon as its message is
-	 * taken; a client that runs ahead meets a receiver-not-ready and
-	 * retries.  Otherwise one receive: the client sends a control
+	 * taken; a requester that runs ahead meets a receiver-not-ready and
+	 * retries.  Otherwise one receive: the requester sends a control
 	 * message only when the previous one is answered, or now and then.
 	 */
 	caps.max_recv_wr = send ? s->slots : 1;
@@ -195,16 +111,16 @@ static int kverbs_perf_server_setup(struct kverbs_perf_server *s)
 	return kverbs_msg_post_recv(&s->ctrl_recv, ep);
 }
 
-static int kverbs_perf_server_post_recv(struct kverbs_perf_server *s, u32 slot)
+static int kverbs_perf_resp_post_recv(struct kverbs_perf_resp *s, u32 slot)
 {
 	return kverbs_perf_recv_post(&s->recvs[slot], &s->buf, slot * s->stride,
 				     s->stride);
 }
 
 /* Send a control message, once the previous one is out. */
-static int kverbs_perf_server_ctrl(struct kverbs_perf_server *s,
-				   struct kverbs_perf_msg *m,
-				   struct ib_send_wr *chain)
+static int kverbs_perf_resp_ctrl(struct kverbs_perf_resp *s,
+				 struct kverbs_perf_msg *m,
+				 struct ib_send_wr *chain)
 {
 	struct kverbs_ep *ep = s->ep;
 	struct ib_send_wr wr;
@@ -221,8 +137,8 @@ static int kverbs_perf_server_ctrl(struct kverbs_perf_server *s,
 	return kverbs_post_send(ep, chain ?: &wr, KVERBS_STEP_SEND);
 }
 
-/* READ_BW --validate: the next round's messages, for the client to check. */
-static void kverbs_perf_server_fill(struct kverbs_perf_server *s, u64 first)
+/* READ_BW --validate: the next round's messages, for the requester to check. */
+static void kverbs_perf_resp_fill(struct kverbs_perf_resp *s, u64 first)
 {
 	u32 i;
 
@@ -234,7 +150,7 @@ static void kverbs_perf_server_fill(struct kverbs_perf_server *s, u64 first)
 }
 
 /* Register the buffer with the rights the test needs, and offer it. */
-static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
+static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 {
 	struct kverbs_perf_msg m = {
 		.type = cpu_to_le32(KVERBS_PERF_MSG_ADV),
@@ -255,7 +171,7 @@ static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
 	case KVERBS_PERF_READ_LAT:
 		access = IB_ACCESS_REMOTE_READ;
 		if (s->flags & KVERBS_PERF_F_VALIDATE)
-			kverbs_perf_server_fill(s, 0);
+			kverbs_perf_resp_fill(s, 0);
 		break;
 	case KVERBS_PERF_ATOMIC_LAT:
 	case KVERBS_PERF_ATOMIC_BW:
@@ -270,10 +186,10 @@ static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
 	if (s->test == KVERBS_PERF_SEND_BW) {
 		/*
 		 * The receives name the MR's key; the registration ahead of
-		 * the ADV is done before the client sends anything.
+		 * the ADV is done before the requester sends anything.
 		 */
 		for (i = 0; i < s->slots; i++) {
-			ret = kverbs_perf_server_post_recv(s, i);
+			ret = kverbs_perf_resp_post_recv(s, i);
 			if (ret)
 				return ret;
 		}
@@ -285,25 +201,25 @@ static int kverbs_perf_server_advertise(struct kverbs_perf_server *s)
 		m.addr = cpu_to_le64(s->buf.mr->iova);
 		m.rkey = cpu_to_le32(s->buf.mr->rkey);
 	}
-	return kverbs_perf_server_ctrl(s, &m, &reg_wr.wr);
+	return kverbs_perf_resp_ctrl(s, &m, &reg_wr.wr);
 }
 
 /*
  * SEND_BW on iWARP: a ring of receives was taken and is posted again,
- * so the client may send another ring (kverbs_perf_client_credit()).
+ * so the requester may send another ring (kverbs_perf_req_credit()).
  */
-static int kverbs_perf_server_credit(struct kverbs_perf_server *s)
+static int kverbs_perf_resp_credit(struct kverbs_perf_resp *s)
 {
 	struct kverbs_perf_msg m = {
 		.type = cpu_to_le32(KVERBS_PERF_MSG_ROUND_OK),
 		.a = cpu_to_le64(s->received),
 	};
 
-	return kverbs_perf_server_ctrl(s, &m, NULL);
+	return kverbs_perf_resp_ctrl(s, &m, NULL);
 }
 
-/* WRITE_BW --validate: the client wrote a round; check it and say so. */
-static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64 n)
+/* WRITE_BW --validate: the requester wrote a round; check it and say so. */
+static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 {
 	struct kverbs_perf_msg m = {
 		.type = cpu_to_le32(KVERBS_PERF_MSG_ROUND_OK),
@@ -325,17 +241,17 @@ static int kverbs_perf_server_round(struct kverbs_perf_server *s, u64 first, u64
 		}
 		s->next_round = first + n;
 	} else {
-		kverbs_perf_server_fill(s, first + n);
+		kverbs_perf_resp_fill(s, first + n);
 	}
 	m.a = cpu_to_le64(first + n);
-	return kverbs_perf_server_ctrl(s, &m, NULL);
+	return kverbs_perf_resp_ctrl(s, &m, NULL);
 }
 
 /*
  * Atomic --validate, at the end: word i was the target of operations i,
  * i + slots, i + 2 * slots, ..., and each added one to it.
  */
-static int kverbs_perf_server_check_atomics(struct kverbs_perf_server *s, u64 ops)
+static int kverbs_perf_resp_check_atomics(struct kverbs_perf_resp *s, u64 ops)
 {
 	u64 per_word = ops, want, got;
 	u32 extra = do_div(per_word, s->slots), i;
@@ -355,13 +271,13 @@ static int kverbs_perf_server_check_atomics(struct kverbs_perf_server *s, u64 op
 }
 
 /*
- * Act on a control message from the client.  @counted: it says how many
+ * Act on a control message from the requester.  @counted: it says how many
  * messages it sent, and we know how many arrived (SEND_BW, the ping-pong).
- * Returns 1 when the client said DONE, 0 to go on, or the failure.
+ * Returns 1 when the requester said DONE, 0 to go on, or the failure.
  */
-static int kverbs_perf_server_msg(struct kverbs_perf_server *s,
-				  const struct kverbs_perf_msg *m, bool counted,
-				  u64 *ops, u64 *elapsed, u64 *peak)
+static int kverbs_perf_resp_msg(struct kverbs_perf_resp *s,
+				const struct kverbs_perf_msg *m, bool counted,
+				u64 *ops, u64 *elapsed, u64 *peak)
 {
 	int ret;
 
@@ -369,15 +285,15 @@ static int kverbs_perf_server_msg(struct kverbs_perf_server *s,
 	case KVERBS_PERF_MSG_PROGRESS:
 		return 0;
 	case KVERBS_PERF_MSG_ROUND:
-		return kverbs_perf_server_round(s, le64_to_cpu(m->a), le64_to_cpu(m->b));
+		return kverbs_perf_resp_round(s, le64_to_cpu(m->a), le64_to_cpu(m->b));
 	case KVERBS_PERF_MSG_DONE:
 		*ops = le64_to_cpu(m->a);
 		*elapsed = le64_to_cpu(m->b);
 		*peak = le64_to_cpu(m->c);
-		/* What the client sent is what arrived, or something was lost. */
+		/* What the requester sent is what arrived, or something was lost. */
 		if (counted && *ops != s->received)
 			return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
-		ret = kverbs_perf_server_check_atomics(s, *ops);
+		ret = kverbs_perf_resp_check_atomics(s, *ops);
 		return ret ?: 1;
 	default:
 		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
@@ -385,26 +301,26 @@ static int kverbs_perf_server_msg(struct kverbs_perf_server *s,
 }
 
 /*
- * How long the server waits for its client's next message.  The client
+ * How long the responder waits for its requester's next message.  The requester
  * bounds each of its own waits by the timeout, and tells us it is alive
  * at least every quarter of it while it posts; so when the data path
- * stalls, the client's limit passes first, and it is the client, which
+ * stalls, the requester's limit passes first, and it is the requester, which
  * sees its completions, that says what went wrong.  Were the limits the
- * same, our disconnect could end the client first with nothing but a
+ * same, our disconnect could end the requester first with nothing but a
  * reset to report.  The timeout is at most an hour: no overflow.
  */
-static u64 kverbs_perf_server_silence(const struct kverbs_perf_server *s)
+static u64 kverbs_perf_resp_silence(const struct kverbs_perf_resp *s)
 {
 	return 2 * s->run->common.timeout_ns;
 }
 
 /*
- * Take the client's next message: a control message, or for SEND_BW also
+ * Take the requester's next message: a control message, or for SEND_BW also
  * data; in a ping-pong, answer its messages until a control message comes.
- * Returns 1 when the client said DONE, 0 to go on, or the failure.
+ * Returns 1 when the requester said DONE, 0 to go on, or the failure.
  */
-static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
-				   u64 *elapsed, u64 *peak)
+static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
+				 u64 *elapsed, u64 *peak)
 {
 	struct kverbs_perf_run *run = s->run;
 	struct kverbs_ep *ep = s->ep;
@@ -421,7 +337,7 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 		s->received = s->pp.iters;
 		if (ret)
 			return ret;
-		return kverbs_perf_server_msg(s, &m, true, ops, elapsed, peak);
+		return kverbs_perf_resp_msg(s, &m, true, ops, elapsed, peak);
 	}
 	if (s->recvs) {
 		/* Receives complete in the order they were posted. */
@@ -429,12 +345,12 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 		slot = do_div(n, s->slots);
 		r = &s->recvs[slot];
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done),
-				       kverbs_perf_server_silence(s));
+				       kverbs_perf_resp_silence(s));
 		len = r->byte_len;
 		data = s->buf.vaddr + (size_t)slot * s->stride;
 	} else {
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_recv.done),
-				       kverbs_perf_server_silence(s));
+				       kverbs_perf_resp_silence(s));
 		len = s->ctrl_recv.byte_len;
 		data = s->ctrl_recv.buf;
 	}
@@ -453,9 +369,9 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 			}
 		}
 		s->received++;
-		ret = kverbs_perf_server_post_recv(s, slot);
+		ret = kverbs_perf_resp_post_recv(s, slot);
 		if (!ret && s->flow && slot == s->slots - 1)
-			ret = kverbs_perf_server_credit(s);
+			ret = kverbs_perf_resp_credit(s);
 		return ret;
 	}
 
@@ -466,141 +382,109 @@ static int kverbs_perf_server_next(struct kverbs_perf_server *s, u64 *ops,
 	else
 		kverbs_msg_sync_for_cpu(&s->ctrl_recv);
 	memcpy(&m, data, sizeof(m));
-	/* The client's next message may come before our answer to this one. */
-	ret = r ? kverbs_perf_server_post_recv(s, slot) :
+	/* The requester's next message may come before our answer to this one. */
+	ret = r ? kverbs_perf_resp_post_recv(s, slot) :
 		  kverbs_msg_post_recv(&s->ctrl_recv, ep);
 	if (ret)
 		return ret;
-	return kverbs_perf_server_msg(s, &m, r, ops, elapsed, peak);
+	return kverbs_perf_resp_msg(s, &m, r, ops, elapsed, peak);
 }
 
-/* Serve one client from its request to its DONE, and release it. */
 /*
- * The client has told us the end: let it disconnect first.  Ours could
- * overtake the acknowledgment of its DONE (the CM's messages take
+ * The requester has told us the end: let it disconnect first.  Ours
+ * could overtake the acknowledgment of its DONE (the CM's messages take
  * another path) and end its test with ECONNRESET after all.  Whatever
- * ends the wait - the client's disconnect, the time limit, a signal -
+ * ends the wait - the requester's disconnect, the time limit, a signal -
  * the test itself is over and done.
  */
-static void kverbs_perf_server_linger(struct kverbs_perf_server *s)
+static void kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
 {
 	int ret;
 
 	ret = kverbs_perf_wait(s->ep, false, s->run->common.timeout_ns);
-	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the client's disconnect ended with %d\n",
+	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the requester's disconnect ended with %d\n",
 		  ret);
 }
 
-static int kverbs_perf_server_session(struct kverbs_perf_run *run,
-				      struct kverbs_ep *ep)
+/**
+ * kverbs_perf_resp_create - set up the responder's side of a perf test
+ * @run: the test, as the requester asked for it
+ * @ep: its endpoint, bound to a device, not yet connected
+ *
+ * Creates the QP and allocates the buffer the requester will be offered.
+ * Returns the side, or an ERR_PTR() with the failure recorded in @ep.
+ */
+struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
+						 struct kverbs_ep *ep)
 {
-	enum kverbs_perf_reject reason;
-	struct kverbs_perf_server *s;
-	u64 ops = 0, elapsed = 0, peak = 0;
-	u32 value;
+	struct kverbs_perf_resp *s;
 	int ret;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s) {
-		ret = kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP);
-		kverbs_ep_reject(ep);
-		goto out_report;
-	}
+	if (!s)
+		return ERR_PTR(kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP));
 	s->run = run;
 	s->ep = ep;
-
-	/* Set if the request could not be attached to its device. */
-	ret = kverbs_ep_error(ep);
-	if (ret)
-		goto out_free;
-	kverbs_perf_describe_ep(run, ep);
-	reason = kverbs_perf_server_hello(s, &value, &ret);
-	if (reason) {
-		ibdev_dbg(kverbs_ep_device(ep), "perf: rejecting a client: reason %d, value %u\n",
-			  reason, value);
-		kverbs_ep_failed(ep, ret, KVERBS_STEP_HELLO);
-		kverbs_perf_server_reject(s, reason, value);
-		goto out_free;
-	}
-	ret = kverbs_perf_server_setup(s);
-	if (ret) {
-		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
-		kverbs_perf_server_reject(s, KVERBS_PERF_REJECT_SETUP, -ret);
-		goto out_free;
-	}
+	s->test = run->test;
+	s->flags = run->flags;
+	s->msg_size = run->msg_size;
+	s->tx_depth = run->tx_depth;
+	ret = kverbs_perf_resp_setup(s);
 	/*
 	 * A SEND that finds no receive is retried after this long, perftest's
-	 * choice; the default, 655 ms, would stall a SEND_BW client that got
-	 * ahead of us.
+	 * choice; the default, 655 ms, would stall a SEND_BW requester that
+	 * got ahead of us.  Before the connection, on either side.
 	 */
-	ret = rdma_set_min_rnr_timer(ep->id, IB_RNR_TIMER_000_64);
+	if (!ret)
+		ret = rdma_set_min_rnr_timer(ep->id, IB_RNR_TIMER_000_64);
 	if (ret) {
 		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
-		kverbs_perf_server_reject(s, KVERBS_PERF_REJECT_SETUP, -ret);
-		goto out_free;
+		kverbs_perf_resp_destroy(s);
+		return ERR_PTR(ret);
 	}
-	ret = kverbs_ep_accept(ep, run->common.timeout_ns);
-	if (!ret)
-		ret = kverbs_perf_server_advertise(s);
-	while (!ret)
-		ret = kverbs_perf_server_next(s, &ops, &elapsed, &peak);
-	if (ret == 1) {
-		ret = 0;
-		kverbs_perf_set_rates(run->result, ops, elapsed, peak);
-		kverbs_perf_server_linger(s);
-	} else {
-		/* What arrived before the end; the client has the rest. */
-		run->result->iterations = s->received;
-		run->result->bytes = s->received * s->msg_size;
-	}
+	return s;
+}
 
-out_free:
-	/*
-	 * The teardown's own flushes are recorded after the failure that
-	 * ended the session, if any, and so do not replace it.
-	 */
-	if (ret)
-		kverbs_test_fail(&run->common, ep, ret);
-	kverbs_ep_drain(ep);
+/**
+ * kverbs_perf_resp_run - serve the requester on a connected endpoint
+ * @s: the responder's side
+ *
+ * Offers the buffer and takes the requester's messages until its DONE.
+ * Returns 0 when the test ran to its end, with the requester's numbers
+ * in the result; else the failure that ended it, -EINTR for a signal,
+ * with the numbers of what arrived until then.
+ */
+int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
+{
+	struct kverbs_perf_result *res = s->run->result;
+	u64 ops = 0, elapsed = 0, peak = 0;
+	int ret;
+
+	ret = kverbs_perf_resp_advertise(s);
+	while (!ret)
+		ret = kverbs_perf_resp_next(s, &ops, &elapsed, &peak);
+	if (ret == 1) {
+		kverbs_perf_set_rates(res, ops, elapsed, peak);
+		kverbs_perf_resp_linger(s);
+		return 0;
+	}
+	/* What arrived before the end; the requester has the rest. */
+	res->iterations = s->received;
+	res->bytes = s->received * s->msg_size;
+	return ret;
+}
+
+/**
+ * kverbs_perf_resp_destroy - release the responder's side
+ * @s: the side; its endpoint is left for the caller to destroy
+ */
+void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
+{
+	/* Flush everything before the buffers the work requests used go. */
+	kverbs_ep_drain(s->ep);
 	kverbs_msg_free(&s->ctrl_recv);
 	kverbs_msg_free(&s->ctrl_send);
 	kverbs_buf_free(&s->buf);
 	kvfree(s->recvs);
 	kfree(s);
-	kverbs_ep_destroy(ep);
-	return ret;
-
-out_report:
-	kverbs_test_fail(&run->common, ep, ret);
-	kverbs_ep_destroy(ep);
-	return ret;
-}
-
-/**
- * kverbs_perf_server - run the server side of a perf test
- * @run: the test
- *
- * Serves one client.  Returns 0 when its test ran to its end, -EINTR when
- * a signal ended the wait or the test, or the failure that ended it.
- */
-int kverbs_perf_server(struct kverbs_perf_run *run)
-{
-	struct kverbs_listener *lsn;
-	struct kverbs_ep *ep;
-	int ret;
-
-	/* The file's listener outlives us; our own does not. */
-	lsn = run->lsn ?: kverbs_test_listen(&run->common);
-	if (IS_ERR(lsn))
-		return PTR_ERR(lsn);
-	ep = kverbs_listener_accept(lsn);
-	if (IS_ERR(ep)) {
-		ret = PTR_ERR(ep);
-		kverbs_test_accept_failed(&run->common, ret);
-	} else {
-		ret = kverbs_perf_server_session(run, ep);
-	}
-	if (lsn != run->lsn)
-		kverbs_listener_destroy(lsn);
-	return ret;
 }

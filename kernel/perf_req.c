@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf client: sends its hello, then keeps a window of RDMA WRITEs,
- * RDMA READs, SENDs or atomic operations in flight until its iterations
- * are done or its time is up, and tells the server how it went.  The
- * latency tests are the same with a window of one, each operation timed
- * from its post to its completion; but the ping-pong ones, WRITE_LAT and
- * SEND_LAT, run in perf_pingpong.c once the connection is set up.
+ * The requester of a perf test: the side that posts the data work
+ * requests, the client, or the server when the client asked for the
+ * reverse direction (KVERBS_PERF_F_REVERSE).  It keeps a window of RDMA
+ * WRITEs, RDMA READs, SENDs or atomic operations in flight until its
+ * iterations are done or its time is up, and tells the responder how it
+ * went.  The latency tests are the same with a window of one, each
+ * operation timed from its post to its completion; but the ping-pong
+ * ones, WRITE_LAT and SEND_LAT, run in perf_pingpong.c once the
+ * connection is set up.  perf_session.c sets up the connection.
  */
 #include "perf.h"
 #include "trace.h"
@@ -16,23 +19,21 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-/* A side's buffer: enough slots to keep a window busy, not more than this. */
-#define KVERBS_PERF_BUF_BYTES	(16U << 20)
 /* The bandwidth loop reads the clock once per this many posts. */
 #define KVERBS_PERF_CLOCK_POSTS	16
 /* Peak rates are measured over intervals of at least this long. */
 #define KVERBS_PERF_SAMPLE_NS	NSEC_PER_MSEC
 
-struct kverbs_perf_client;
+struct kverbs_perf_req;
 
 /* One data work request in flight; WR n uses entry n % window. */
 struct kverbs_perf_wr {
 	struct ib_cqe cqe;
-	struct kverbs_perf_client *c;
+	struct kverbs_perf_req *c;
 	u64 seq;
 };
 
-struct kverbs_perf_client {
+struct kverbs_perf_req {
 	struct kverbs_perf_run *run;
 	struct kverbs_ep *ep;
 	struct kverbs_buf buf;		/* WRITE and SEND sources, READ sinks */
@@ -47,8 +48,8 @@ struct kverbs_perf_client {
 	u32 rkey;
 	u32 remote_slots;
 	u32 remote_stride;
-	bool flow;			/* SEND_BW on iWARP: within the server's receives */
-	u64 granted;			/* ... SENDs the server has receives for */
+	bool flow;			/* SEND_BW on iWARP: within the responder's receives */
+	u64 granted;			/* ... SENDs the responder has receives for */
 	u64 posted;			/* data work requests posted */
 	u64 completed;			/* ... and known to be complete */
 	u64 deadline_ns;		/* duration mode: when to stop */
@@ -56,7 +57,7 @@ struct kverbs_perf_client {
 	u64 sample_ns;			/* start of the current peak interval */
 	u64 sample_done;		/* @completed at that time */
 	u64 peak_bps;
-	u64 ctrl_ns;			/* when we last told the server anything */
+	u64 ctrl_ns;			/* when we last told the responder anything */
 	u64 limit;			/* operations the samples have room for */
 	u64 post_ns;			/* latency tests: when the one in flight was posted */
 	struct kverbs_perf_samples smp;	/* latency tests */
@@ -64,10 +65,10 @@ struct kverbs_perf_client {
 	u64 checked;			/* atomic --validate: fetched values checked */
 };
 
-static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe);
-	struct kverbs_perf_client *c = w->c;
+	struct kverbs_perf_req *c = w->c;
 	/* A latency test's clock stops here; the bandwidth tests need none. */
 	u64 now = c->smp.chunk ? ktime_get_ns() : 0;
 
@@ -83,14 +84,14 @@ static void kverbs_perf_client_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 		c->smp.chunk[c->smp.len++] = now - c->post_ns;
 }
 
-static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
+static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
 	struct kverbs_ep *ep = c->ep;
 	struct ib_device *ibdev = kverbs_ep_device(ep);
 	u32 max_reg = kverbs_max_reg_size(ibdev);
 	struct kverbs_ep_caps caps = {
-		.max_recv_wr = 1,	/* the server answers one message at a time */
+		.max_recv_wr = 1,	/* the responder answers one message at a time */
 		.max_send_sge = 1,
 		.direct_poll = true,
 	};
@@ -137,7 +138,7 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 	if (!c->wrs)
 		return -ENOMEM;
 	for (i = 0; i < c->window; i++) {
-		c->wrs[i].cqe.done = kverbs_perf_client_wr_done;
+		c->wrs[i].cqe.done = kverbs_perf_req_wr_done;
 		c->wrs[i].c = c;
 	}
 	/* A ping-pong's answers land in a slot of their own, before ours. */
@@ -153,49 +154,10 @@ static int kverbs_perf_client_setup(struct kverbs_perf_client *c)
 				DMA_FROM_DEVICE);
 }
 
-static void kverbs_perf_client_hello(struct kverbs_perf_client *c,
-				     struct kverbs_perf_hello *h)
-{
-	struct kverbs_perf_run *run = c->run;
-
-	memset(h, 0, sizeof(*h));
-	h->magic = cpu_to_le16(KVERBS_PERF_MAGIC);
-	h->version = cpu_to_le16(KVERBS_PERF_VERSION);
-	h->test = cpu_to_le16(run->test);
-	h->flags = cpu_to_le16(run->flags);
-	h->msg_size = cpu_to_le32(run->msg_size);
-	h->tx_depth = cpu_to_le32(run->tx_depth);
-	h->iterations = cpu_to_le64(run->iterations);
-	h->duration_ns = cpu_to_le64(run->duration_ns);
-}
-
-/* The server refused us: what did it say? */
-static void kverbs_perf_client_rejected(struct kverbs_perf_client *c)
-{
-	struct kverbs_perf_result *res = c->run->result;
-	struct kverbs_perf_reject_msg rej;
-	struct kverbs_ep *ep = c->ep;
-	unsigned long flags;
-	bool ours;
-
-	spin_lock_irqsave(&ep->lock, flags);
-	ours = ep->private_data_len >= sizeof(rej);
-	if (ours)
-		memcpy(&rej, ep->private_data, sizeof(rej));
-	spin_unlock_irqrestore(&ep->lock, flags);
-	/* Anything else is a busy server, or not a kverbs perf server. */
-	if (!ours || le16_to_cpu(rej.magic) != KVERBS_PERF_MAGIC || !rej.reason)
-		return;
-	res->reject_reason = le16_to_cpu(rej.reason);
-	res->reject_value = le32_to_cpu(rej.value);
-	res->reject_version = le16_to_cpu(rej.version);
-	c->run->common.fail.step = KVERBS_STEP_HELLO;
-}
-
-/* Wait for the server's next message, which must be of type @type. */
-static int kverbs_perf_client_wait_ctrl(struct kverbs_perf_client *c,
-					enum kverbs_perf_msg_type type,
-					struct kverbs_perf_msg *m)
+/* Wait for the responder's next message, which must be of type @type. */
+static int kverbs_perf_req_wait_ctrl(struct kverbs_perf_req *c,
+				     enum kverbs_perf_msg_type type,
+				     struct kverbs_perf_msg *m)
 {
 	struct kverbs_ep *ep = c->ep;
 	int ret;
@@ -218,9 +180,9 @@ static int kverbs_perf_client_wait_ctrl(struct kverbs_perf_client *c,
 }
 
 /* Send a control message, once the previous one is out. */
-static int kverbs_perf_client_ctrl(struct kverbs_perf_client *c,
-				   enum kverbs_perf_msg_type type,
-				   u64 a, u64 b, u64 peak)
+static int kverbs_perf_req_ctrl(struct kverbs_perf_req *c,
+				enum kverbs_perf_msg_type type,
+				u64 a, u64 b, u64 peak)
 {
 	struct kverbs_perf_msg *m = c->ctrl_send.buf;
 	struct kverbs_ep *ep = c->ep;
@@ -240,8 +202,8 @@ static int kverbs_perf_client_ctrl(struct kverbs_perf_client *c,
 	return kverbs_post_send(ep, &wr, KVERBS_STEP_SEND);
 }
 
-/* Learn where the server's buffer is, and make ours usable. */
-static int kverbs_perf_client_start(struct kverbs_perf_client *c)
+/* Learn where the responder's buffer is, and make ours usable. */
+static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
 	struct kverbs_perf_msg m, *adv = c->ctrl_send.buf;
@@ -249,7 +211,7 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 	struct ib_send_wr wr;
 	int access, ret;
 
-	ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ADV, &m);
+	ret = kverbs_perf_req_wait_ctrl(c, KVERBS_PERF_MSG_ADV, &m);
 	if (ret)
 		return ret;
 	c->remote_addr = le64_to_cpu(m.addr);
@@ -296,7 +258,7 @@ static int kverbs_perf_client_start(struct kverbs_perf_client *c)
 	return kverbs_post_send(c->ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
 }
 
-static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
+static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled)
 {
 	struct kverbs_perf_run *run = c->run;
 	u64 seq = c->posted, n = seq, rseq;
@@ -364,17 +326,17 @@ static int kverbs_perf_client_post(struct kverbs_perf_client *c, bool signaled)
 
 /*
  * iWARP has no receiver-not-ready retry: a SEND that finds no receive
- * ends the connection.  So there the server grants SEND_BW its receives a
+ * ends the connection.  So there the responder grants SEND_BW its receives a
  * ring at a time: once it has taken a ring's worth and posted them again,
  * it says so, and we may send another ring.  Called when the grant is
- * used up; the server's message says it took exactly that much.
+ * used up; the responder's message says it took exactly that much.
  */
-static int kverbs_perf_client_credit(struct kverbs_perf_client *c)
+static int kverbs_perf_req_credit(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_msg m;
 	int ret;
 
-	ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ROUND_OK, &m);
+	ret = kverbs_perf_req_wait_ctrl(c, KVERBS_PERF_MSG_ROUND_OK, &m);
 	if (ret)
 		return ret;
 	if (le64_to_cpu(m.a) != c->granted)
@@ -384,16 +346,16 @@ static int kverbs_perf_client_credit(struct kverbs_perf_client *c)
 }
 
 /* Copy the latency samples taken so far to the caller's array. */
-static int kverbs_perf_client_flush(struct kverbs_perf_client *c)
+static int kverbs_perf_req_flush(struct kverbs_perf_req *c)
 {
 	return kverbs_perf_samples_flush(&c->smp, c->run, c->ep);
 }
 
 /*
  * Atomic --validate: what each completed operation fetched is known (see
- * kverbs_perf_client_post()).
+ * kverbs_perf_req_post()).
  */
-static int kverbs_perf_client_check_atomics(struct kverbs_perf_client *c)
+static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 {
 	u64 seq, n, want, got;
 	u32 slot;
@@ -417,19 +379,19 @@ static int kverbs_perf_client_check_atomics(struct kverbs_perf_client *c)
 }
 
 /* What to do once completions moved the window on, before posting again. */
-static int kverbs_perf_client_reap(struct kverbs_perf_client *c)
+static int kverbs_perf_req_reap(struct kverbs_perf_req *c)
 {
 	int ret = 0;
 
 	if (c->smp.len == KVERBS_PERF_CHUNK)
-		ret = kverbs_perf_client_flush(c);
+		ret = kverbs_perf_req_flush(c);
 	if (!ret && kverbs_perf_is_atomic(c->run->test))
-		ret = kverbs_perf_client_check_atomics(c);
+		ret = kverbs_perf_req_check_atomics(c);
 	return ret;
 }
 
 /* Account completions for the peak rate, over intervals of a millisecond. */
-static void kverbs_perf_client_sample(struct kverbs_perf_client *c, u64 now)
+static void kverbs_perf_req_sample(struct kverbs_perf_req *c, u64 now)
 {
 	u64 bytes;
 
@@ -446,7 +408,7 @@ static void kverbs_perf_client_sample(struct kverbs_perf_client *c, u64 now)
  * Post @n data work requests, or in duration mode (@n 0) until the time
  * is up, keeping the window full; return once all of them completed.
  */
-static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
+static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 {
 	struct kverbs_perf_run *run = c->run;
 	struct kverbs_ep *ep = c->ep;
@@ -459,7 +421,7 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 				       run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
-		ret = kverbs_perf_client_reap(c);
+		ret = kverbs_perf_req_reap(c);
 		if (ret)
 			return ret;
 		/* The clock now and then only: see kverbs_perf_poll(). */
@@ -467,32 +429,32 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 		tick = !(k % KVERBS_PERF_CLOCK_POSTS);
 		if (tick) {
 			now = ktime_get_ns();
-			kverbs_perf_client_sample(c, now);
+			kverbs_perf_req_sample(c, now);
 			expired = now >= c->deadline_ns;
 		}
 		last = n ? c->posted + 1 == first + n :
 			   expired || c->posted + 1 == c->limit;
 		if (c->flow && c->posted == c->granted) {
-			ret = kverbs_perf_client_credit(c);
+			ret = kverbs_perf_req_credit(c);
 			if (ret)
 				return ret;
 		}
 		k = c->posted - first;
-		ret = kverbs_perf_client_post(c, last ||
-					      do_div(k, c->signal_every) == c->signal_every - 1);
+		ret = kverbs_perf_req_post(c, last ||
+					   do_div(k, c->signal_every) == c->signal_every - 1);
 		if (ret)
 			return ret;
 		c->posted++;
 		/*
-		 * The server sees nothing of RDMA READs and WRITEs; so that
+		 * The responder sees nothing of RDMA READs and WRITEs; so that
 		 * its wait can be bounded, tell it now and then that we are
 		 * still at it.  It sees SENDs.
 		 */
 		if (tick && run->test != KVERBS_PERF_SEND_BW &&
 		    now - c->ctrl_ns > run->common.timeout_ns / 4 &&
 		    kverbs_is_done(&c->ctrl_send.done)) {
-			ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
-						      c->completed, 0, 0);
+			ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
+						   c->completed, 0, 0);
 			if (ret)
 				return ret;
 		}
@@ -500,18 +462,18 @@ static int kverbs_perf_client_burst(struct kverbs_perf_client *c, u64 n)
 	ret = kverbs_perf_wait(ep, c->completed == c->posted, run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, c->step);
-	kverbs_perf_client_sample(c, ktime_get_ns());
-	return kverbs_perf_client_reap(c);
+	kverbs_perf_req_sample(c, ktime_get_ns());
+	return kverbs_perf_req_reap(c);
 }
 
 /*
  * --validate: rounds of as many messages as the buffers hold.  We fill
- * what we WRITE or SEND; the server checks it.  The server fills what we
+ * what we WRITE or SEND; the responder checks it.  The responder fills what we
  * READ; we check it.  For WRITE and READ, a message after each round
  * tells the other side that it may look at, or refill, the slots.
  */
-static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
-				    u64 n)
+static int kverbs_perf_req_round(struct kverbs_perf_req *c, u64 first,
+				 u64 n)
 {
 	struct kverbs_perf_run *run = c->run;
 	struct kverbs_perf_msg m;
@@ -524,7 +486,7 @@ static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
 			kverbs_perf_fill(c->buf.vaddr + i * len, len, first + i);
 		kverbs_buf_sync_for_device(&c->buf);
 	}
-	ret = kverbs_perf_client_burst(c, n);
+	ret = kverbs_perf_req_burst(c, n);
 	if (ret || run->test == KVERBS_PERF_SEND_BW)
 		return ret;
 	if (kverbs_perf_is_read(run->test)) {
@@ -537,9 +499,9 @@ static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
 			}
 		}
 	}
-	ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_ROUND, first, n, 0);
+	ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_ROUND, first, n, 0);
 	if (!ret)
-		ret = kverbs_perf_client_wait_ctrl(c, KVERBS_PERF_MSG_ROUND_OK, &m);
+		ret = kverbs_perf_req_wait_ctrl(c, KVERBS_PERF_MSG_ROUND_OK, &m);
 	if (ret)
 		return ret;
 	if (le64_to_cpu(m.a) != first + n)
@@ -551,13 +513,13 @@ static int kverbs_perf_client_round(struct kverbs_perf_client *c, u64 first,
  * --validate fills or checks the buffers in rounds, but an atomic test's
  * values are checked as they complete.
  */
-static bool kverbs_perf_client_rounds(const struct kverbs_perf_run *run)
+static bool kverbs_perf_req_rounds(const struct kverbs_perf_run *run)
 {
 	return (run->flags & KVERBS_PERF_F_VALIDATE) &&
 	       !kverbs_perf_is_atomic(run->test);
 }
 
-static int kverbs_perf_client_run(struct kverbs_perf_client *c)
+static int kverbs_perf_req_loop(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
 	u64 n, total;
@@ -577,31 +539,31 @@ static int kverbs_perf_client_run(struct kverbs_perf_client *c)
 		c->completed = c->pp.iters;
 		return ret;
 	}
-	if (!kverbs_perf_client_rounds(run))
-		return kverbs_perf_client_burst(c, total);
+	if (!kverbs_perf_req_rounds(run))
+		return kverbs_perf_req_burst(c, total);
 	for (;;) {
 		if (total ? c->posted == total :
 			    ktime_get_ns() >= c->deadline_ns || c->posted == c->limit)
 			return 0;
 		n = min_t(u64, c->slots, (total ?: c->limit) - c->posted);
-		ret = kverbs_perf_client_round(c, c->posted, n);
+		ret = kverbs_perf_req_round(c, c->posted, n);
 		if (ret)
 			return ret;
 	}
 }
 
-/* The server's report is ours: tell it, and wait until it has it. */
-static int kverbs_perf_client_done(struct kverbs_perf_client *c, u64 elapsed_ns)
+/* The responder's report is ours: tell it, and wait until it has it. */
+static int kverbs_perf_req_done(struct kverbs_perf_req *c, u64 elapsed_ns)
 {
 	struct kverbs_ep *ep = c->ep;
 	int ret = 0;
 
 	/* DONE takes a receive too. */
 	if (c->flow && c->posted == c->granted)
-		ret = kverbs_perf_client_credit(c);
+		ret = kverbs_perf_req_credit(c);
 	if (!ret)
-		ret = kverbs_perf_client_ctrl(c, KVERBS_PERF_MSG_DONE, c->completed,
-					      elapsed_ns, c->peak_bps);
+		ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_DONE, c->completed,
+					   elapsed_ns, c->peak_bps);
 	if (!ret)
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
 				       c->run->common.timeout_ns);
@@ -610,7 +572,7 @@ static int kverbs_perf_client_done(struct kverbs_perf_client *c, u64 elapsed_ns)
 	return 0;
 }
 
-static enum kverbs_step kverbs_perf_client_step(u32 test)
+static enum kverbs_step kverbs_perf_req_step(u32 test)
 {
 	switch (test) {
 	case KVERBS_PERF_WRITE_BW:
@@ -628,81 +590,83 @@ static enum kverbs_step kverbs_perf_client_step(u32 test)
 }
 
 /**
- * kverbs_perf_client - run the client side of a perf test
- * @run: the test
+ * kverbs_perf_req_create - set up the requester's side of a perf test
+ * @run: the test, as the client asked for it
+ * @ep: its endpoint, bound to a device, not yet connected
  *
- * Returns 0 when the test ran to its end, else the first failure, which
- * is also in @run->common.fail; -EINTR when a signal ended it, with the numbers
- * of what ran until then in @run->result.
+ * Creates the QP, allocates the buffer and posts the receive for the
+ * responder's first message, all before the connection exists, so that
+ * nothing the responder sends can find us unready.  Returns the side,
+ * or an ERR_PTR() with the failure recorded in @ep.
  */
-int kverbs_perf_client(struct kverbs_perf_run *run)
+struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
+					       struct kverbs_ep *ep)
 {
-	struct kverbs_perf_hello hello;
-	struct kverbs_perf_client *c;
-	struct kverbs_ep *ep;
-	u64 elapsed = 0;
-	int ret, err;
+	struct kverbs_perf_req *c;
+	int ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
-		return kverbs_test_failed(&run->common, -ENOMEM, KVERBS_STEP_SETUP);
+		return ERR_PTR(kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP));
 	c->run = run;
-	c->step = kverbs_perf_client_step(run->test);
-
-	ep = kverbs_test_ep_create(&run->common);
-	if (IS_ERR(ep)) {
-		ret = PTR_ERR(ep);
-		goto out_free;
-	}
 	c->ep = ep;
-
-	ret = kverbs_test_resolve(&run->common, ep);
+	c->step = kverbs_perf_req_step(run->test);
+	ret = kverbs_perf_req_setup(c);
 	if (ret)
-		goto out_destroy;
-	kverbs_perf_describe_ep(run, ep);
-	ret = kverbs_perf_client_setup(c);
+		ret = kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+	else
+		ret = kverbs_msg_post_recv(&c->ctrl_recv, ep);
 	if (ret) {
-		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
-		goto out_destroy;
+		kverbs_perf_req_destroy(c);
+		return ERR_PTR(ret);
 	}
-	ret = kverbs_msg_post_recv(&c->ctrl_recv, ep);
-	if (ret)
-		goto out_destroy;
-	kverbs_perf_client_hello(c, &hello);
-	/* READ: as many in flight towards the server as both devices allow. */
-	ret = kverbs_ep_connect_data(ep, min_t(u32, run->tx_depth, U8_MAX),
-				     run->common.timeout_ns, &hello, sizeof(hello));
-	if (ret)
-		goto out_destroy;
-	ret = kverbs_perf_client_start(c);
-	if (ret)
-		goto out_destroy;
+	return c;
+}
 
-	ret = kverbs_perf_client_run(c);
+/**
+ * kverbs_perf_req_run - run the test on a connected endpoint
+ * @c: the requester's side
+ *
+ * Returns 0 when the test ran to its end and the responder has our
+ * report, else the first failure, which is also in the endpoint;
+ * -EINTR when a signal ended it.  The result holds the numbers of what
+ * ran, and the latency samples went to userspace, either way.
+ */
+int kverbs_perf_req_run(struct kverbs_perf_req *c)
+{
+	struct kverbs_perf_run *run = c->run;
+	u64 elapsed = 0;
+	int ret, err;
+
+	ret = kverbs_perf_req_start(c);
+	if (ret)
+		goto out;
+	ret = kverbs_perf_req_loop(c);
 	elapsed = ktime_get_ns() - c->start_ns;
 	/* The samples of what ran go back also when a failure or signal ended it. */
-	err = kverbs_perf_client_flush(c);
+	err = kverbs_perf_req_flush(c);
 	if (!ret)
 		ret = err;
 	if (!ret)
-		ret = kverbs_perf_client_done(c, elapsed);
-
-out_destroy:
-	if (ret)
-		kverbs_test_fail(&run->common, ep, ret);
-	if (ret == -ECONNREFUSED)
-		kverbs_perf_client_rejected(c);
+		ret = kverbs_perf_req_done(c, elapsed);
+out:
 	kverbs_perf_set_rates(run->result, c->completed, elapsed, c->peak_bps);
 	run->result->samples_stored = c->smp.stored;
+	return ret;
+}
+
+/**
+ * kverbs_perf_req_destroy - release the requester's side
+ * @c: the side; its endpoint is left for the caller to destroy
+ */
+void kverbs_perf_req_destroy(struct kverbs_perf_req *c)
+{
 	/* Flush everything before the buffers the work requests used go. */
-	kverbs_ep_drain(ep);
+	kverbs_ep_drain(c->ep);
 	kverbs_msg_free(&c->ctrl_recv);
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);
 	kvfree(c->wrs);
 	kfree(c->smp.chunk);
-	kverbs_ep_destroy(ep);
-out_free:
 	kfree(c);
-	return ret;
 }

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A perf test's session: who connects to whom, what the client asks for
+ * in its hello, and which side moves the data.
+ *
+ * The data path has two ends.  The requester posts the data work
+ * requests (perf_req.c); the responder offers its buffer, takes SENDs
+ * and checks or fills messages with --validate (perf_resp.c).  The
+ * client is the requester and the server the responder, unless the
+ * client asks for the reverse direction (KVERBS_PERF_F_REVERSE): then
+ * the server moves the data into, or out of, the client's buffer.  A
+ * bidirectional test (the tool's -b) is one session each way at once.
+ *
+ * Both ends set up their QP and post their first receives before the
+ * connection exists, so nothing the other end sends can find them
+ * unready; the hello decides which end each side is.
+ */
+#include "perf.h"
+
+#include <linux/slab.h>
+
+/* What this side of the connection does in the data path. */
+struct kverbs_perf_end {
+	struct kverbs_perf_req *req;
+	struct kverbs_perf_resp *resp;
+};
+
+static int kverbs_perf_end_create(struct kverbs_perf_end *end,
+				  struct kverbs_perf_run *run,
+				  struct kverbs_ep *ep, bool requester)
+{
+	if (requester) {
+		end->req = kverbs_perf_req_create(run, ep);
+		if (IS_ERR(end->req))
+			return PTR_ERR(xchg(&end->req, NULL));
+	} else {
+		end->resp = kverbs_perf_resp_create(run, ep);
+		if (IS_ERR(end->resp))
+			return PTR_ERR(xchg(&end->resp, NULL));
+	}
+	return 0;
+}
+
+static int kverbs_perf_end_run(struct kverbs_perf_end *end)
+{
+	return end->req ? kverbs_perf_req_run(end->req) :
+			  kverbs_perf_resp_run(end->resp);
+}
+
+static void kverbs_perf_end_destroy(struct kverbs_perf_end *end)
+{
+	if (end->req)
+		kverbs_perf_req_destroy(end->req);
+	if (end->resp)
+		kverbs_perf_resp_destroy(end->resp);
+}
+
+static void kverbs_perf_client_hello(const struct kverbs_perf_run *run,
+				     struct kverbs_perf_hello *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_le16(KVERBS_PERF_MAGIC);
+	h->version = cpu_to_le16(KVERBS_PERF_VERSION);
+	h->test = cpu_to_le16(run->test);
+	h->flags = cpu_to_le16(run->flags);
+	h->msg_size = cpu_to_le32(run->msg_size);
+	h->tx_depth = cpu_to_le32(run->tx_depth);
+	h->iterations = cpu_to_le64(run->iterations);
+	h->duration_ns = cpu_to_le64(run->duration_ns);
+}
+
+/* The server refused us: what did it say? */
+static void kverbs_perf_client_rejected(struct kverbs_perf_run *run,
+					struct kverbs_ep *ep)
+{
+	struct kverbs_perf_result *res = run->result;
+	struct kverbs_perf_reject_msg rej;
+	unsigned long flags;
+	bool ours;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ours = ep->private_data_len >= sizeof(rej);
+	if (ours)
+		memcpy(&rej, ep->private_data, sizeof(rej));
+	spin_unlock_irqrestore(&ep->lock, flags);
+	/* Anything else is a busy server, or not a kverbs perf server. */
+	if (!ours || le16_to_cpu(rej.magic) != KVERBS_PERF_MAGIC || !rej.reason)
+		return;
+	res->reject_reason = le16_to_cpu(rej.reason);
+	res->reject_value = le32_to_cpu(rej.value);
+	res->reject_version = le16_to_cpu(rej.version);
+	run->common.fail.step = KVERBS_STEP_HELLO;
+}
+
+/**
+ * kverbs_perf_client - run the client side of a perf test
+ * @run: the test
+ *
+ * Returns 0 when the test ran to its end, else the first failure, which
+ * is also in @run->common.fail; -EINTR when a signal ended it, with the
+ * numbers of what ran until then in @run->result.
+ */
+int kverbs_perf_client(struct kverbs_perf_run *run)
+{
+	bool requester = !(run->flags & KVERBS_PERF_F_REVERSE);
+	struct kverbs_perf_end end = {};
+	struct kverbs_perf_hello hello;
+	struct kverbs_ep *ep;
+	int ret;
+
+	ep = kverbs_test_ep_create(&run->common);
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
+	ret = kverbs_test_resolve(&run->common, ep);
+	if (ret)
+		goto out;
+	kverbs_perf_describe_ep(run, ep);
+	ret = kverbs_perf_end_create(&end, run, ep, requester);
+	if (ret)
+		goto out;
+	kverbs_perf_client_hello(run, &hello);
+	/* READ: as many in flight each way as both devices allow. */
+	ret = kverbs_ep_connect_data(ep, min_t(u32, run->tx_depth, U8_MAX),
+				     run->common.timeout_ns, &hello, sizeof(hello));
+	if (!ret)
+		ret = kverbs_perf_end_run(&end);
+out:
+	/*
+	 * The teardown's own flushes are recorded after the failure that
+	 * ended the test, if any, and so do not replace it.
+	 */
+	if (ret)
+		kverbs_test_fail(&run->common, ep, ret);
+	if (ret == -ECONNREFUSED)
+		kverbs_perf_client_rejected(run, ep);
+	kverbs_perf_end_destroy(&end);
+	kverbs_ep_destroy(ep);
+	return ret;
+}
+
+/*
+ * What the client asks for, checked like any input from the network.
+ * On success it becomes the test @run describes; the server's own
+ * @run->test and @run->msg_size are the limits it is checked against.
+ * Returns 0 or the reason to reject it, with *value and *error.
+ */
+static enum kverbs_perf_reject
+kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
+			 u32 *value, int *error)
+{
+	const struct kverbs_perf_hello *h = (const void *)ep->private_data;
+	u32 test, flags, msg_size, tx_depth;
+	u16 version;
+
+	*value = 0;
+	*error = -EPROTO;
+	/* The request is ours now: nothing writes the private data any more. */
+	if (ep->private_data_len < sizeof(*h) ||
+	    le16_to_cpu(h->magic) != KVERBS_PERF_MAGIC)
+		return KVERBS_PERF_REJECT_MAGIC;
+	version = le16_to_cpu(h->version);
+	if (version != KVERBS_PERF_VERSION) {
+		*value = version;
+		*error = -EPROTONOSUPPORT;
+		return KVERBS_PERF_REJECT_VERSION;
+	}
+	test = le16_to_cpu(h->test);
+	flags = le16_to_cpu(h->flags);
+	msg_size = le32_to_cpu(h->msg_size);
+	tx_depth = le32_to_cpu(h->tx_depth);
+	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
+	    flags & ~KVERBS_PERF_FLAGS ||
+	    ((flags & KVERBS_PERF_F_CMP_SWAP) && !kverbs_perf_is_atomic(test)) ||
+	    ((flags & KVERBS_PERF_F_REVERSE) && kverbs_perf_is_lat(test)))
+		return KVERBS_PERF_REJECT_RESERVED;
+	if (!test || test > KVERBS_PERF_SEND_LAT || (run->test && test != run->test)) {
+		*value = test;
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_TEST;
+	}
+	if (!msg_size || msg_size > run->msg_size) {
+		*value = run->msg_size;
+		*error = -EMSGSIZE;
+		return KVERBS_PERF_REJECT_SIZE;
+	}
+	if (kverbs_perf_is_atomic(test) && msg_size != KVERBS_PERF_ATOMIC_SIZE) {
+		*value = KVERBS_PERF_ATOMIC_SIZE;
+		*error = -EINVAL;
+		return KVERBS_PERF_REJECT_SIZE;
+	}
+	*error = -EINVAL;
+	if (!tx_depth || tx_depth > KVERBS_PERF_MAX_DEPTH) {
+		*value = KVERBS_PERF_MAX_DEPTH;
+		return KVERBS_PERF_REJECT_DEPTH;
+	}
+	if (!h->iterations == !h->duration_ns ||
+	    le64_to_cpu(h->duration_ns) > KVERBS_PERF_MAX_DURATION_NS)
+		return KVERBS_PERF_REJECT_ITERS;
+
+	run->test = test;
+	run->flags = flags;
+	run->msg_size = msg_size;
+	run->tx_depth = tx_depth;
+	run->iterations = le64_to_cpu(h->iterations);
+	run->duration_ns = le64_to_cpu(h->duration_ns);
+	run->result->test = test;
+	run->result->flags = flags;
+	run->result->msg_size = msg_size;
+	run->result->tx_depth = tx_depth;
+	run->result->count = run->iterations;
+	run->result->duration_ns = run->duration_ns;
+	return KVERBS_PERF_REJECT_NONE;
+}
+
+static void kverbs_perf_server_reject(struct kverbs_perf_run *run,
+				      struct kverbs_ep *ep,
+				      enum kverbs_perf_reject reason, u32 value)
+{
+	struct kverbs_perf_reject_msg rej = {
+		.magic = cpu_to_le16(KVERBS_PERF_MAGIC),
+		.version = cpu_to_le16(KVERBS_PERF_VERSION),
+		.reason = cpu_to_le16(reason),
+		.value = cpu_to_le32(value),
+	};
+
+	run->result->reject_reason = reason;
+	run->result->reject_value = value;
+	run->result->reject_version = KVERBS_PERF_VERSION;
+	kverbs_ep_reject_data(ep, &rej, sizeof(rej));
+}
+
+/* Serve one client from its request to its end, and release it. */
+static int kverbs_perf_server_session(struct kverbs_perf_run *run,
+				      struct kverbs_ep *ep)
+{
+	struct kverbs_perf_end end = {};
+	enum kverbs_perf_reject reason;
+	u32 value;
+	int ret;
+
+	/* Set if the request could not be attached to its device. */
+	ret = kverbs_ep_error(ep);
+	if (ret)
+		goto out;
+	kverbs_perf_describe_ep(run, ep);
+	reason = kverbs_perf_server_hello(run, ep, &value, &ret);
+	if (reason) {
+		ibdev_dbg(kverbs_ep_device(ep), "perf: rejecting a client: reason %d, value %u\n",
+			  reason, value);
+		kverbs_ep_failed(ep, ret, KVERBS_STEP_HELLO);
+		kverbs_perf_server_reject(run, ep, reason, value);
+		goto out;
+	}
+	ret = kverbs_perf_end_create(&end, run, ep,
+				     run->flags & KVERBS_PERF_F_REVERSE);
+	if (ret) {
+		kverbs_perf_server_reject(run, ep, KVERBS_PERF_REJECT_SETUP, -ret);
+		goto out;
+	}
+	ret = kverbs_ep_accept(ep, run->common.timeout_ns);
+	if (!ret)
+		ret = kverbs_perf_end_run(&end);
+out:
+	if (ret)
+		kverbs_test_fail(&run->common, ep, ret);
+	kverbs_perf_end_destroy(&end);
+	kverbs_ep_destroy(ep);
+	return ret;
+}
+
+/**
+ * kverbs_perf_server - run the server side of a perf test
+ * @run: the test
+ *
+ * Serves one client.  Returns 0 when its test ran to its end, -EINTR when
+ * a signal ended the wait or the test, or the failure that ended it.
+ */
+int kverbs_perf_server(struct kverbs_perf_run *run)
+{
+	struct kverbs_listener *lsn;
+	struct kverbs_ep *ep;
+	int ret;
+
+	/* The file's listener outlives us; our own does not. */
+	lsn = run->lsn ?: kverbs_test_listen(&run->common);
+	if (IS_ERR(lsn))
+		return PTR_ERR(lsn);
+	ep = kverbs_listener_accept(lsn);
+	if (IS_ERR(ep)) {
+		ret = PTR_ERR(ep);
+		kverbs_test_accept_failed(&run->common, ret);
+	} else {
+		ret = kverbs_perf_server_session(run, ep);
+	}
+	if (lsn != run->lsn)
+		kverbs_listener_destroy(lsn);
+	return ret;
+}
