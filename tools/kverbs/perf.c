@@ -120,7 +120,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"The client says what to run; the server's options only set limits.\n"
 		"\n",
 		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE | -a]",
-		lat ? "" : " [-t TXDEPTH] [-q QPS]",
+		lat ? "" : " [-t TXDEPTH] [-q QPS] [-b]",
 		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", t->cmd);
 	if (atomic)
 		fprintf(f,
@@ -159,8 +159,15 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			"  -t, --tx-depth N      work requests kept in flight (default %u, at most %u)\n"
 			"  -q, --qp N            N connections at once, each with its own QP and its\n"
 			"                        own thread (default 1, at most %u); the numbers are\n"
-			"                        their sum.  Give it to the server too.\n",
-			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH, KV_PERF_MAX_QPS);
+			"                        their sum.  Give it to the server too.\n"
+			"  -b, --bidirectional   both ways at once: as many connections again, on\n"
+			"                        which the server %s the client; the numbers\n"
+			"                        are the sum of both directions.  Give it to the\n"
+			"                        server too.\n",
+			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH, KV_PERF_MAX_QPS,
+			t->test == KVERBS_PERF_READ_BW ? "reads from" :
+			t->test == KVERBS_PERF_SEND_BW ? "sends to" :
+			atomic ? "does atomics on" : "writes to");
 	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
@@ -202,6 +209,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "atomic_type", required_argument, NULL, 'A' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "qp", required_argument, NULL, 'q' },
+		{ "bidirectional", no_argument, NULL, 'b' },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -210,7 +218,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":s:n:D:t:p:A:aq:dh";
+	static const char optstring[] = ":s:n:D:t:p:A:aq:bdh";
 	const struct kv_perf_test *t = kv_perf_test(test);
 	bool lat = t->kind & KV_PERF_LAT;
 	const char *cmd = t->cmd;
@@ -308,6 +316,13 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 					       KV_PERF_MAX_QPS);
 				return -1;
 			}
+			break;
+		case 'b':
+			if (lat) {
+				kv_usage_error(cmd, "-b is for the bandwidth tests: a latency test times the client's own operations");
+				return -1;
+			}
+			o->bidir = true;
 			break;
 		case OPT_GBITS:
 			o->gbits = true;
@@ -413,7 +428,8 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf("                    %s ", t->verb);
 	if (t->kind & KV_PERF_ATOMIC)
 		printf("%s ", kv_perf_atomic_type(cmd));
-	printf("%s Test\n", t->kind & KV_PERF_LAT ? "Latency" : "BW");
+	printf("%s%s Test\n", o->bidir ? "Bidirectional " : "",
+	       t->kind & KV_PERF_LAT ? "Latency" : "BW");
 	printf(" Device         : %s\n", r->ibdev);
 	printf(" Transport type : %s\n", r->transport == KVERBS_TRANSPORT_IWARP ? "IW" : "IB");
 	printf(" Link type      : %s\n", r->link_layer == KVERBS_LINK_LAYER_ETHERNET ?
@@ -485,6 +501,11 @@ static int kv_perf_describe_reject(char *buf, size_t len,
 			return snprintf(buf, len, "%s: %s (%s RDMA device " KV_NO_ATOMICS ")",
 					who, why, server ? "this" : "its");
 		return snprintf(buf, len, "%s: %s (%s)", who, why, strerror(r->reject_value));
+	case KVERBS_PERF_REJECT_RESERVED:
+		if (r->flags & KVERBS_PERF_F_REVERSE)
+			return snprintf(buf, len, "%s: %s (the server's module does not take -b)",
+					who, why);
+		return snprintf(buf, len, "%s: %s", who, why);
 	default:
 		return snprintf(buf, len, "%s: %s", who, why);
 	}
@@ -597,6 +618,8 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	kv_json_u64(&j, r->tx_depth);
 	kv_json_key(&j, "qps");
 	kv_json_u64(&j, o->qps);
+	kv_json_key(&j, "bidirectional");
+	kv_json_bool(&j, o->bidir);
 	kv_json_key(&j, "count");
 	kv_json_u64(&j, r->count);
 	kv_json_key(&j, "duration_ns");
@@ -824,35 +847,44 @@ static void *kv_perf_qp_main(void *arg)
 	return NULL;
 }
 
+/* Connections of one test: -q of them, twice as many with -b. */
+static uint32_t kv_perf_conns(const struct kv_perf_opts *o)
+{
+	return o->bidir ? 2 * o->qps : o->qps;
+}
+
 /*
  * -q N: N connections at once, each its own KVERBS_IOC_PERF in its own
  * thread, and so its own QP, CQ and kernel context; reported as one
  * test, with their sum.  Rates add up; the elapsed time is the longest.
  * A failure is the first connection's that failed other than by the
- * signal that ended the rest.
+ * signal that ended the rest.  -b: N more, on which the client asks the
+ * server to move the data (KVERBS_PERF_F_REVERSE).
  */
 static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs_perf *tmpl,
 		       const char *addr, const char *where)
 {
 	static const struct kv_perf_lat no_lat;
+	uint32_t i, n = kv_perf_conns(o);
+	void *args[2 * KV_PERF_MAX_QPS];
 	struct kv_perf_qp *qps;
-	void *args[KV_PERF_MAX_QPS];
 	struct kverbs_perf agg;
 	struct kverbs_perf_result *r = &agg.result;
 	int stop = 0, err = 0, e, ret;
 	uint64_t elapsed = 0;
-	uint32_t i;
 
-	qps = calloc(o->qps, sizeof(*qps));
+	qps = calloc(n, sizeof(*qps));
 	if (!qps) {
-		fprintf(stderr, "%s %s: no memory for %u QPs\n", kv_prog, o->cmd, o->qps);
+		fprintf(stderr, "%s %s: no memory for %u QPs\n", kv_prog, o->cmd, n);
 		return KV_EXIT_FAILED;
 	}
-	for (i = 0; i < o->qps; i++) {
+	for (i = 0; i < n; i++) {
 		qps[i] = (struct kv_perf_qp){ .fd = fd, .cmd = *tmpl, .stop = &stop };
+		if (o->role == KVERBS_ROLE_CLIENT && i >= o->qps)
+			qps[i].cmd.flags |= KVERBS_PERF_F_REVERSE;
 		args[i] = &qps[i];
 	}
-	ret = kv_threads_run(o->qps, kv_perf_qp_main, args, &stop);
+	ret = kv_threads_run(n, kv_perf_qp_main, args, &stop);
 	if (ret < 0) {
 		fprintf(stderr, "%s %s: cannot start a thread: %s\n", kv_prog, o->cmd,
 			strerror(-ret));
@@ -862,7 +894,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 
 	/* What describes the test: the first real failure, else the first of any. */
 	agg = qps[0].cmd;
-	for (i = 0; i < o->qps; i++) {
+	for (i = 0; i < n; i++) {
 		e = qps[i].err;
 		if (e && (!err || (err == EINTR && e != EINTR))) {
 			err = e;
@@ -870,7 +902,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 		}
 	}
 	r->iterations = r->bytes = r->peak_bps = 0;
-	for (i = 0; i < o->qps; i++) {
+	for (i = 0; i < n; i++) {
 		const struct kverbs_perf_result *q = &qps[i].cmd.result;
 
 		r->iterations += q->iterations;
@@ -894,7 +926,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 static int kv_perf_one(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		       const char *addr, const char *where)
 {
-	if (o->qps > 1)
+	if (kv_perf_conns(o) > 1)
 		return kv_perf_qps(fd, o, cmd, addr, where);
 	return kv_perf_run(fd, o, cmd, addr, where);
 }
@@ -1051,14 +1083,17 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		return KV_EXIT_USAGE;
 
 	/*
-	 * A server of several clients (-a: one per size, -q: several at once)
+	 * A server of several clients (-a: one per size, -q and -b: several
+	 * at once)
 	 * listens once, on the file (KVERBS_IOC_LISTEN): a client never finds
 	 * the port closed between two of them.
 	 */
-	many = o.role == KVERBS_ROLE_SERVER && (o.all || o.qps > 1);
+	many = o.role == KVERBS_ROLE_SERVER && (o.all || kv_perf_conns(&o) > 1);
 	features = kv_perf_test(test)->feature;
 	if (many)
 		features |= KVERBS_FEATURE_LISTEN;
+	if (o.bidir && o.role == KVERBS_ROLE_CLIENT)
+		features |= KVERBS_FEATURE_PERF_REVERSE;
 	fd = kv_open_for(features, o.cmd);
 	if (fd < 0)
 		return KV_EXIT_ENV;
