@@ -187,6 +187,7 @@ static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	r->byte_len = wc->byte_len;
 	kverbs_set_done(&r->done);
+	kverbs_perf_wake(r->ep);
 }
 
 /**
@@ -337,7 +338,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
-		if (cmd->flags & ~KVERBS_PERF_F_LISTENER || cmd->tx_depth ||
+		if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS) ||
+		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
 		    cmd->samples_max)
 			return -EINVAL;
@@ -346,7 +348,11 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		    (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr))))
 			return -EINVAL;
 	} else {
-		if (cmd->flags & ~KVERBS_PERF_FLAGS)
+		if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS))
+			return -EINVAL;
+		/* The client sees each answer by polling its memory. */
+		if ((cmd->flags & KVERBS_PERF_F_EVENTS) &&
+		    cmd->test == KVERBS_PERF_WRITE_LAT)
 			return -EINVAL;
 		if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
 			return -EINVAL;
@@ -380,7 +386,9 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		return ret;
 
 	run->test = cmd->test;
-	run->flags = cmd->flags;
+	/* A side's own choice: not in the hello. */
+	run->events = cmd->flags & KVERBS_PERF_F_EVENTS;
+	run->flags = cmd->flags & ~KVERBS_PERF_F_EVENTS;
 	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
 	/* perftest's latency tests, too, have one operation in flight. */

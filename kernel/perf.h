@@ -157,6 +157,8 @@ static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
  * @samples_max: entries @samples holds
  * @lsn: a server's listener, the file's (KVERBS_PERF_F_LISTENER), or NULL
  *	for one of its own
+ * @events: wait for completions by interrupt, not by busy polling
+ *	(KVERBS_PERF_F_EVENTS)
  * @result: the results that go back to userspace
  */
 struct kverbs_perf_run {
@@ -170,6 +172,7 @@ struct kverbs_perf_run {
 	u64 __user *samples;
 	u32 samples_max;
 	struct kverbs_listener *lsn;
+	bool events;
 	struct kverbs_perf_result *result;
 };
 
@@ -337,16 +340,38 @@ void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 			 enum kverbs_perf_msg_type type);
 
+/*
+ * Whether the thread that waits polls the endpoint's CQ itself
+ * (IB_POLL_DIRECT), or the device's interrupt has the completions
+ * handled in softirq context (KVERBS_PERF_F_EVENTS).
+ */
+static inline bool kverbs_perf_polled(const struct kverbs_ep *ep)
+{
+	return ep->cq->poll_ctx == IB_POLL_DIRECT;
+}
+
+/*
+ * A completion handler changed what a waiting thread's condition reads:
+ * wake it, unless it is the thread that runs the handler.
+ */
+static inline void kverbs_perf_wake(struct kverbs_ep *ep)
+{
+	if (!kverbs_perf_polled(ep))
+		wake_up(&ep->wait);
+}
+
 /**
- * kverbs_perf_wait - busy-poll an endpoint's CQ until @cond holds
- * @ep: the endpoint, whose CQ is IB_POLL_DIRECT
+ * kverbs_perf_wait - wait until @cond holds, polling the CQ or sleeping
+ * @ep: the endpoint
  * @cond: the condition, which completion handlers make true
  * @timeout_ns: limit, from now
  *
- * Evaluates to 0 once @cond holds, at once if it does already (what
- * completed meanwhile is reaped by the next wait that polls); otherwise
- * to the endpoint's failure, -ETIMEDOUT, or -EINTR on any signal (see
- * kverbs_perf_poll()).
+ * With a polled CQ, busy-polls it (kverbs_perf_poll()); otherwise sleeps
+ * until the handlers, run from the completion interrupt, wake the
+ * endpoint (kverbs_perf_wake()).  Evaluates to 0 once @cond holds, at
+ * once if it does already (what completed meanwhile is reaped by the
+ * next wait that polls); otherwise to the endpoint's failure,
+ * -ETIMEDOUT, or -EINTR on any signal.
  */
 #define kverbs_perf_wait(ep, cond, timeout_ns)				\
 ({									\
@@ -354,9 +379,14 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 	unsigned int __round = 0;					\
 	int __err = 0;							\
 									\
-	while (!__err && !(cond))					\
-		__err = kverbs_perf_poll(ep, timeout_ns, &__deadline,	\
-					 __round++);			\
+	if (!kverbs_perf_polled(ep)) {					\
+		__err = kverbs_ep_wait_interruptible(ep, cond,		\
+				kverbs_ep_wait_timeout(timeout_ns));	\
+	} else {							\
+		while (!__err && !(cond))				\
+			__err = kverbs_perf_poll(ep, timeout_ns,	\
+						 &__deadline, __round++); \
+	}								\
 	(cond) ? 0 : __err;						\
 })
 

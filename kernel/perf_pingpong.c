@@ -36,7 +36,8 @@ static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* Only every KVERBS_PERF_PP_SIGNAL-th completes, and in order. */
-	pp->sq_done += KVERBS_PERF_PP_SIGNAL;
+	WRITE_ONCE(pp->sq_done, pp->sq_done + KVERBS_PERF_PP_SIGNAL);
+	kverbs_perf_wake(pp->ep);
 }
 
 /**
@@ -82,7 +83,7 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 	struct ib_sge sge;
 	int ret;
 
-	ret = kverbs_perf_wait(pp->ep, pp->posted - pp->sq_done < KVERBS_PERF_PP_SQ,
+	ret = kverbs_perf_wait(pp->ep, pp->posted - READ_ONCE(pp->sq_done) < KVERBS_PERF_PP_SQ,
 			       pp->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(pp->ep, ret, pp->step);

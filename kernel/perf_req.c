@@ -77,11 +77,24 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 		kverbs_ep_wc_failed(cq->cq_context, wc, c->step);
 		return;
 	}
-	/* The send queue completes in order: everything before it is done. */
-	c->completed = max(c->completed, w->seq + 1);
 	/* One in flight: this is it.  The burst makes room before each post. */
 	if (c->smp.chunk && !WARN_ON_ONCE(c->smp.len == KVERBS_PERF_CHUNK))
 		c->smp.chunk[c->smp.len++] = now - c->post_ns;
+	/*
+	 * The send queue completes in order: everything before it is done.
+	 * Published last: with KVERBS_PERF_F_EVENTS this runs in softirq
+	 * context beside the test's thread, which reads the sample, and what
+	 * atomics fetched, once it sees the count.
+	 */
+	smp_store_release(&c->completed, max(c->completed, w->seq + 1));
+	kverbs_perf_wake(c->ep);
+}
+
+/* Data work requests known to be complete; see kverbs_perf_req_wr_done(). */
+static u64 kverbs_perf_req_completed(const struct kverbs_perf_req *c)
+{
+	/* Pairs with the release in kverbs_perf_req_wr_done(). */
+	return smp_load_acquire(&c->completed);
 }
 
 static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
@@ -93,7 +106,7 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	struct kverbs_ep_caps caps = {
 		.max_recv_wr = 1,	/* the responder answers one message at a time */
 		.max_send_sge = 1,
-		.direct_poll = true,
+		.direct_poll = !run->events,
 	};
 	bool pingpong = kverbs_perf_is_pingpong(run->test);
 	u32 i;
@@ -357,13 +370,13 @@ static int kverbs_perf_req_flush(struct kverbs_perf_req *c)
  */
 static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 {
-	u64 seq, n, want, got;
+	u64 seq, n, want, got, completed = kverbs_perf_req_completed(c);
 	u32 slot;
 
 	if (!(c->run->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
 	kverbs_buf_sync_for_cpu(&c->buf);
-	for (; c->checked < c->completed; c->checked++) {
+	for (; c->checked < completed; c->checked++) {
 		seq = c->checked;
 		n = seq;
 		slot = do_div(n, c->slots);
@@ -393,15 +406,15 @@ static int kverbs_perf_req_reap(struct kverbs_perf_req *c)
 /* Account completions for the peak rate, over intervals of a millisecond. */
 static void kverbs_perf_req_sample(struct kverbs_perf_req *c, u64 now)
 {
-	u64 bytes;
+	u64 bytes, completed = kverbs_perf_req_completed(c);
 
 	if (now - c->sample_ns < KVERBS_PERF_SAMPLE_NS)
 		return;
-	bytes = (c->completed - c->sample_done) * c->run->msg_size;
+	bytes = (completed - c->sample_done) * c->run->msg_size;
 	c->peak_bps = max(c->peak_bps, mul_u64_u64_div_u64(bytes, NSEC_PER_SEC,
 							   now - c->sample_ns));
 	c->sample_ns = now;
-	c->sample_done = c->completed;
+	c->sample_done = completed;
 }
 
 /*
@@ -417,7 +430,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 	int ret;
 
 	while (!last) {
-		ret = kverbs_perf_wait(ep, c->posted - c->completed < c->window,
+		ret = kverbs_perf_wait(ep, c->posted - kverbs_perf_req_completed(c) < c->window,
 				       run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
@@ -454,12 +467,13 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 		    now - c->ctrl_ns > run->common.timeout_ns / 4 &&
 		    kverbs_is_done(&c->ctrl_send.done)) {
 			ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
-						   c->completed, 0, 0);
+						   kverbs_perf_req_completed(c), 0, 0);
 			if (ret)
 				return ret;
 		}
 	}
-	ret = kverbs_perf_wait(ep, c->completed == c->posted, run->common.timeout_ns);
+	ret = kverbs_perf_wait(ep, kverbs_perf_req_completed(c) == c->posted,
+			       run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, c->step);
 	kverbs_perf_req_sample(c, ktime_get_ns());
@@ -643,6 +657,13 @@ int kverbs_perf_req_run(struct kverbs_perf_req *c)
 		goto out;
 	ret = kverbs_perf_req_loop(c);
 	elapsed = ktime_get_ns() - c->start_ns;
+	/*
+	 * With the completions handled in softirq context, the one still
+	 * in flight after a failure or a signal could add a sample while
+	 * they are copied: flush the QP first.
+	 */
+	if (ret && !kverbs_perf_polled(c->ep))
+		kverbs_ep_drain(c->ep);
 	/* The samples of what ran go back also when a failure or signal ended it. */
 	err = kverbs_perf_req_flush(c);
 	if (!ret)
@@ -650,7 +671,8 @@ int kverbs_perf_req_run(struct kverbs_perf_req *c)
 	if (!ret)
 		ret = kverbs_perf_req_done(c, elapsed);
 out:
-	kverbs_perf_set_rates(run->result, c->completed, elapsed, c->peak_bps);
+	kverbs_perf_set_rates(run->result, kverbs_perf_req_completed(c), elapsed,
+			      c->peak_bps);
 	run->result->samples_stored = c->smp.stored;
 	return ret;
 }

@@ -49,7 +49,8 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		/* The registration of the buffer, one control message. */
 		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
 		.max_send_sge = 1,
-		.direct_poll = true,
+		/* WRITE_LAT's answer is seen only by polling memory. */
+		.direct_poll = !s->run->events || s->test == KVERBS_PERF_WRITE_LAT,
 	};
 	u32 i;
 	int ret;

@@ -58,6 +58,7 @@ enum {
  * @KVERBS_FEATURE_LISTEN: KVERBS_IOC_LISTEN is available, and perf servers
  *	take their clients from it with KVERBS_PERF_F_LISTENER
  * @KVERBS_FEATURE_PERF_REVERSE: KVERBS_IOC_PERF takes KVERBS_PERF_F_REVERSE
+ * @KVERBS_FEATURE_PERF_EVENTS: KVERBS_IOC_PERF takes KVERBS_PERF_F_EVENTS
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -68,6 +69,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_PINGPONG = 1 << 5,
 	KVERBS_FEATURE_LISTEN = 1 << 6,
 	KVERBS_FEATURE_PERF_REVERSE = 1 << 7,
+	KVERBS_FEATURE_PERF_EVENTS = 1 << 8,
 };
 
 /**
@@ -568,12 +570,20 @@ enum kverbs_perf_test {
  *	A bidirectional test is one session of each direction at once.  A
  *	server that predates the flag rejects it with
  *	KVERBS_PERF_REJECT_RESERVED.
+ * @KVERBS_PERF_F_EVENTS: either side, for its own CQ: sleep until the
+ *	device's completion interrupt instead of busy polling, as
+ *	perftest's -e; the completions are handled in softirq context.
+ *	Less CPU, more latency.  Not for a KVERBS_PERF_WRITE_LAT client,
+ *	which sees each answer only by polling memory (perftest refuses
+ *	it too); for the same reason a WRITE_LAT server polls all the same.
+ *	Not part of the hello, and not echoed in &kverbs_perf_result.flags.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
 	KVERBS_PERF_F_CMP_SWAP = 1 << 1,
 	KVERBS_PERF_F_LISTENER = 1 << 2,
 	KVERBS_PERF_F_REVERSE = 1 << 3,
+	KVERBS_PERF_F_EVENTS = 1 << 4,
 };
 
 /* perftest's defaults: its port, TX depth and iterations. */
@@ -690,7 +700,7 @@ struct kverbs_perf_result {
  * struct kverbs_perf - KVERBS_IOC_PERF: run a perftest-style test
  * @size: sizeof(struct kverbs_perf)
  * @flags: &enum kverbs_perf_flags; a server's may only be
- *	KVERBS_PERF_F_LISTENER
+ *	KVERBS_PERF_F_LISTENER and KVERBS_PERF_F_EVENTS
  * @role: &enum kverbs_role
  * @test: client: &enum kverbs_perf_test, not KVERBS_PERF_ANY; server: the
  *	test it runs, or KVERBS_PERF_ANY for whatever the client asks
