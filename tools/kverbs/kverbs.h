@@ -132,6 +132,7 @@ struct kv_perf_opts {
 	bool all;		/* -a: every size from 2 up */
 	uint32_t qps;		/* -q: connections at once, each its own QP */
 	bool bidir;		/* -b: as many again, the server sending */
+	bool events;		/* -e: sleep for completions, not busy-poll */
 	unsigned int seq;	/* -a: the size's place in the run, 0 first */
 };
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);

@@ -112,7 +112,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 
 	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
-		"usage: %s %s %s [-n ITERS | -D SECONDS]%s [-p PORT]\n"
+		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate] [--json] [--timeout SEC] [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
@@ -121,6 +121,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"\n",
 		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE | -a]",
 		lat ? "" : " [-t TXDEPTH] [-q QPS] [-b]",
+		t->test == KVERBS_PERF_WRITE_LAT ? "" : " [-e]",
 		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", t->cmd);
 	if (atomic)
 		fprintf(f,
@@ -168,6 +169,14 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			t->test == KVERBS_PERF_READ_BW ? "reads from" :
 			t->test == KVERBS_PERF_SEND_BW ? "sends to" :
 			atomic ? "does atomics on" : "writes to");
+	if (t->test == KVERBS_PERF_WRITE_LAT)
+		fprintf(f,
+			"  (no -e: each side sees the other's WRITE only by polling its memory)\n");
+	else
+		fprintf(f,
+			"  -e, --events          sleep until the completion interrupt instead of\n"
+			"                        busy polling the CQ: less CPU, more latency.  Each\n"
+			"                        side's own choice.\n");
 	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
@@ -210,6 +219,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "all", no_argument, NULL, 'a' },
 		{ "qp", required_argument, NULL, 'q' },
 		{ "bidirectional", no_argument, NULL, 'b' },
+		{ "events", no_argument, NULL, 'e' },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -218,7 +228,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":s:n:D:t:p:A:aq:bdh";
+	static const char optstring[] = ":s:n:D:t:p:A:aq:bedh";
 	const struct kv_perf_test *t = kv_perf_test(test);
 	bool lat = t->kind & KV_PERF_LAT;
 	const char *cmd = t->cmd;
@@ -323,6 +333,13 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 				return -1;
 			}
 			o->bidir = true;
+			break;
+		case 'e':
+			if (test == KVERBS_PERF_WRITE_LAT) {
+				kv_usage_error(cmd, "-e is not for write_lat: each side sees the other's WRITE only by polling its memory");
+				return -1;
+			}
+			o->events = true;
 			break;
 		case OPT_GBITS:
 			o->gbits = true;
@@ -437,6 +454,7 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf(" Mtu            : %u[B]\n", r->active_mtu);
 	printf(" Number of qps  : %u\n", o->qps);
 	printf(" TX depth       : %u\n", r->tx_depth);
+	printf(" Completions    : %s\n", o->events ? "events" : "polling");
 	printf(" Validate       : %s\n", r->flags & KVERBS_PERF_F_VALIDATE ? "ON" : "OFF");
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
@@ -620,6 +638,8 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	kv_json_u64(&j, o->qps);
 	kv_json_key(&j, "bidirectional");
 	kv_json_bool(&j, o->bidir);
+	kv_json_key(&j, "events");
+	kv_json_bool(&j, o->events);
 	kv_json_key(&j, "count");
 	kv_json_u64(&j, r->count);
 	kv_json_key(&j, "duration_ns");
@@ -1068,6 +1088,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	cmd.test = test;
 	cmd.msg_size = o.size;
 	cmd.timeout_ns = o.timeout_ns;
+	if (o.events)
+		cmd.flags |= KVERBS_PERF_F_EVENTS;
 	if (o.role == KVERBS_ROLE_CLIENT) {
 		cmd.tx_depth = o.tx_depth;
 		cmd.iterations = o.duration_ns ? 0 : o.iters;
@@ -1094,6 +1116,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		features |= KVERBS_FEATURE_LISTEN;
 	if (o.bidir && o.role == KVERBS_ROLE_CLIENT)
 		features |= KVERBS_FEATURE_PERF_REVERSE;
+	if (o.events)
+		features |= KVERBS_FEATURE_PERF_EVENTS;
 	fd = kv_open_for(features, o.cmd);
 	if (fd < 0)
 		return KV_EXIT_ENV;

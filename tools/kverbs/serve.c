@@ -39,7 +39,7 @@ struct kv_serve {
 static void serve_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [--timeout SEC]\n"
+		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [-e] [--timeout SEC]\n"
 		"       %*s [--report_gbits] [--json] [-d] [ADDR]\n"
 		"\n"
 		"Serve every perf test (write_bw, read_bw, send_bw, read_lat, atomic_lat,\n"
@@ -52,6 +52,8 @@ static void serve_usage(FILE *f)
 		"                        max_msg_size)\n"
 		"  -j, --jobs N          clients served at once (default %u, at most %u)\n"
 		"  -C, --count N         serve N clients, then exit (default: until a signal)\n"
+		"  -e, --events          sleep until the completion interrupt instead of\n"
+		"                        busy polling (not for write_lat, which polls memory)\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s\n"
 		"      --json            one JSON document per client, one per line\n"
@@ -74,6 +76,7 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		{ "size", required_argument, NULL, 's' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'C' },
+		{ "events", no_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -81,7 +84,7 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":p:s:j:C:dh";
+	static const char optstring[] = ":p:s:j:C:edh";
 	struct kv_perf_opts *o = &sv->o;
 	char buf[8];
 	int opt;
@@ -118,6 +121,9 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 				kv_usage_error(o->cmd, "invalid count '%s' (at least 1)", optarg);
 				return -1;
 			}
+			break;
+		case 'e':
+			o->events = true;
 			break;
 		case OPT_TIMEOUT:
 			if (kv_opt_timeout(o->cmd, optarg, &o->timeout_ns))
@@ -170,7 +176,8 @@ static void *kv_serve_worker(void *arg)
 		cmd.size = sizeof(cmd);
 		cmd.role = KVERBS_ROLE_SERVER;
 		cmd.test = KVERBS_PERF_ANY;
-		cmd.flags = KVERBS_PERF_F_LISTENER;
+		cmd.flags = KVERBS_PERF_F_LISTENER |
+			    (sv->o.events ? KVERBS_PERF_F_EVENTS : 0);
 		cmd.msg_size = sv->o.size;
 		cmd.timeout_ns = sv->o.timeout_ns;
 		code = kv_perf_run(sv->fd, &sv->o, &cmd, sv->addr, sv->where);
@@ -214,7 +221,8 @@ int kv_cmd_serve(int argc, char **argv)
 	ret = kv_serve_parse(argc, argv, &sv, &jobs);
 	if (ret)
 		return ret > 0 ? KV_EXIT_OK : KV_EXIT_USAGE;
-	sv.fd = kv_open_for(KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_PINGPONG, "serve");
+	sv.fd = kv_open_for(KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_PINGPONG |
+			    (sv.o.events ? KVERBS_FEATURE_PERF_EVENTS : 0), "serve");
 	if (sv.fd < 0)
 		return KV_EXIT_ENV;
 	code = kv_serve_listen(&sv);
