@@ -397,6 +397,9 @@ KV_TEST(ping_server)
 	KV_FAIL_AT(1, "server still allocating after %u allocations", n);
 }
 
+/* KVERBS_PERF_F_REVERSE in the reverse rounds, where the server writes. */
+static uint32_t kv_perf_reverse;
+
 /* The perf test of these tests: a validated write_bw of 20 4 KiB messages. */
 static void kv_perf_fill(struct kverbs_perf *p)
 {
@@ -404,7 +407,7 @@ static void kv_perf_fill(struct kverbs_perf *p)
 	p->size = sizeof(*p);
 	p->role = KVERBS_ROLE_CLIENT;
 	p->test = KVERBS_PERF_WRITE_BW;
-	p->flags = KVERBS_PERF_F_VALIDATE;
+	p->flags = KVERBS_PERF_F_VALIDATE | kv_perf_reverse;
 	p->msg_size = 4096;
 	p->iterations = 20;
 	p->timeout_ns = kv_step_timeout_ns();
@@ -539,10 +542,27 @@ static void kv_perf_each_nth(int client)
 
 KV_TEST(perf_client)
 {
+	kv_perf_reverse = 0;
 	kv_perf_each_nth(1);
 }
 
 KV_TEST(perf_server)
 {
+	kv_perf_reverse = 0;
 	kv_perf_each_nth(0);
+}
+
+/* The same with the roles in the data path swapped: see perf_session.c. */
+KV_TEST(perf_client_reverse)
+{
+	kv_perf_reverse = KVERBS_PERF_F_REVERSE;
+	kv_perf_each_nth(1);
+	kv_perf_reverse = 0;
+}
+
+KV_TEST(perf_server_reverse)
+{
+	kv_perf_reverse = KVERBS_PERF_F_REVERSE;
+	kv_perf_each_nth(0);
+	kv_perf_reverse = 0;
 }

@@ -407,6 +407,8 @@ static void kv_valid_perf(void *arg)
 			p->flags = KVERBS_PERF_F_LISTENER;
 			memset(&p->addr, 0, sizeof(p->addr));
 		}
+		if (kv_below(3) == 0)
+			p->flags |= KVERBS_PERF_F_EVENTS;
 		return;
 	}
 	atomic = p->test == KVERBS_PERF_ATOMIC_LAT || p->test == KVERBS_PERF_ATOMIC_BW;
@@ -423,6 +425,12 @@ static void kv_valid_perf(void *arg)
 		p->flags |= KVERBS_PERF_F_VALIDATE;
 	if (atomic && kv_below(2))
 		p->flags |= KVERBS_PERF_F_CMP_SWAP;
+	/* The server moves the data; EINVAL for a latency test. */
+	if (kv_below(4) == 0)
+		p->flags |= KVERBS_PERF_F_REVERSE;
+	/* Completions by interrupt; EINVAL for write_lat. */
+	if (kv_below(3) == 0)
+		p->flags |= KVERBS_PERF_F_EVENTS;
 	if (lat && kv_below(2)) {
 		p->samples = (uintptr_t)kv_arena.rw + KV_SAMPLES_OFFSET;
 		p->samples_max = 1 + kv_below((kv_arena.size / 2 - KV_SAMPLES_OFFSET) /

@@ -40,13 +40,15 @@ perf_client() {
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
 }
 
-# perf_pair TEST CLIENT_OPTS...: a fresh server, a client; both must
-# succeed and agree.  Prints nothing on success.
+# perf_pair TEST CLIENT_OPTS...: a fresh server, with the options in the
+# array srv_opts, and a client; both must succeed and agree.  Prints
+# nothing on success.
+srv_opts=()
 perf_pair() {
 	local test=$1 rc
 	shift
 	port=$((port + 1))
-	perf_server srv "$test" || return 1
+	perf_server srv "$test" "${srv_opts[@]}" || return 1
 	perf_client cli "$test" "$@"
 	rc=$?
 	if ! kv_wait srv 30; then
@@ -230,13 +232,15 @@ test_write_bw_ipv6_validate() {
 		'd["address"] == "::"'
 }
 
-# perf_qps TEST QPS CLIENT_OPTS...: -q QPS on both sides; the numbers are
-# the sum over the connections, and both sides agree on them.
+# perf_qps TEST QPS [-b] CLIENT_OPTS...: -q QPS (and -b) on both sides,
+# the server's other options in srv_opts; the numbers are the sum over
+# the connections, and both sides agree on them.
 perf_qps() {
-	local test=$1 qps=$2 rc
+	local test=$1 qps=$2 bidir=False qps_srv=("${srv_opts[@]}") rc
 	shift 2
+	[ "$1" = -b ] && bidir=True qps_srv+=(-b)
 	port=$((port + 1))
-	perf_server srv "$test" -q "$qps" || return 1
+	perf_server srv "$test" -q "$qps" "${qps_srv[@]}" || return 1
 	perf_client cli "$test" -q "$qps" "$@"
 	rc=$?
 	kv_wait srv 60 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
@@ -244,7 +248,9 @@ perf_qps() {
 		return
 	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
 		'd["bytes"] == d["iterations"] * d["size"]' 'd["validate"] is True' \
-		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['qps'] == $qps" || return
+		"d['bidirectional'] is $bidir" \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
+		"d['bidirectional'] is $bidir" || return
 	python3 - "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
 c, s = (json.load(open(p)) for p in sys.argv[1:])
@@ -264,6 +270,155 @@ test_write_bw_4_qps_validate() {
 
 test_send_bw_2_qps_duration_validate() {
 	perf_qps send_bw 2 -s 1024 -D 1 --validate
+}
+
+# -b: one connection each way, every byte checked by the side it lands
+# on; the numbers are the sum of both directions.
+perf_bidir() {
+	local test=$1 size=$2 n
+	n=$(perf_iters "$3")
+	perf_qps "$test" 1 -b -s "$size" -n "$n" --validate || return
+	json_check "$KV_TMP/cli.json" "d['iterations'] == 2 * $n" "d['size'] == $size"
+}
+
+test_write_bw_bidir_validate()	{ perf_bidir write_bw 4096 1000; }
+test_read_bw_bidir_validate()	{ perf_bidir read_bw 65536 200; }
+test_send_bw_bidir_validate()	{ perf_bidir send_bw 1024 1000; }
+
+test_atomic_bw_bidir_validate() {
+	[ "$KV_TYPE" = siw ] && { skip "siw has no atomic operations"; return; }
+	perf_bidir atomic_bw 8 2000
+}
+
+test_write_bw_bidir_2_qps_validate() {
+	local n
+	n=$(perf_iters 500)
+	perf_qps write_bw 2 -b -s 4096 -n "$n" --validate || return
+	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n"
+}
+
+# -b really sends both ways: the kverbs_post_send tracepoint, with each
+# event's process, shows RDMA WRITEs posted by the client and by the
+# server, as many by each as the test ran one way.
+test_bidir_both_ways_traced() {
+	local tr=/sys/kernel/tracing n
+	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
+	n=$(perf_iters 1000)
+	echo 0 >$tr/tracing_on && echo >$tr/trace &&
+		echo 1 >$tr/options/record-tgid &&
+		echo 'opcode == 0' >$tr/events/kverbs/kverbs_post_send/filter &&
+		echo 1 >$tr/events/kverbs/kverbs_post_send/enable &&
+		echo 1 >$tr/tracing_on || fail "cannot set up tracing" || return
+	perf_qps write_bw 1 -b -s 64 -n "$n" -t 16 --validate
+	local rc=$?
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/kverbs/kverbs_post_send/enable
+	echo 0 >$tr/events/kverbs/kverbs_post_send/filter
+	echo 0 >$tr/options/record-tgid
+	[ $rc = 0 ] || return
+	# "kverbs-123 (  120) [001] ..... 1.2: kverbs_post_send: qp=17 RDMA_WRITE ..."
+	python3 - "$tr/trace" "$kv_pid_srv" "$n" <<'PY' || fail "see above"
+import re, sys
+trace, srv, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+by = {}
+for line in open(trace):
+    m = re.search(r"\(\s*(\d+)\)\s+\[\d+\].*kverbs_post_send: .*RDMA_WRITE ", line)
+    if m:
+        by[int(m.group(1))] = by.get(int(m.group(1)), 0) + 1
+others = {p: c for p, c in by.items() if p != srv}
+print(f"# RDMA WRITEs posted, by process: {by} (server {srv})")
+if by.get(srv) != n or len(others) != 1 or list(others.values())[0] != n:
+    sys.exit(f"expected {n} by the server and {n} by one client")
+PY
+	echo >$tr/trace
+}
+
+# -e: completions by interrupt, handled in softirq context, beside the
+# test's thread; on the client, the server, or both.  Every byte checked,
+# and both sides say which way they waited.
+perf_events() {
+	local cli=$1 srv=$2
+	shift 2
+	local srv_opts=()
+	[ "$srv" = True ] && srv_opts=(-e)
+	"$@" || return
+	json_check "$KV_TMP/cli.json" "d['events'] is $cli" -- "$KV_TMP/srv.json" \
+		"d['events'] is $srv"
+}
+
+test_write_bw_events_validate()	{ perf_events True True perf_validated write_bw 4096 1000 -e; }
+test_read_bw_events_validate()	{ perf_events True False perf_validated read_bw 65536 200 -e; }
+test_send_bw_events_validate()	{ perf_events False True perf_validated send_bw 1024 1000; }
+test_atomic_bw_events_validate() {
+	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
+	perf_events True True atomic_check atomic_bw -e
+}
+test_read_lat_events()		{ perf_events True True perf_lat read_lat 1000 -s 64 -e; }
+test_send_lat_events_validate()	{ perf_events True True perf_lat send_lat 500 -s 64 --validate -e; }
+test_atomic_lat_events() {
+	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
+	perf_events True False atomic_check atomic_lat -e
+}
+# A write_lat server sees each WRITE by polling memory: kverbs serve -e
+# polls for it all the same; neither side of write_lat takes -e itself.
+test_write_lat_serve_events() {
+	local n rc
+	n=$(perf_iters 500)
+	port=$((port + 1))
+	perf_server srv serve -C 1 -e || return 1
+	perf_client cli write_lat -s 64 -n "$n" --validate
+	rc=$?
+	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $n" \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["test"] == "write_lat"' \
+		'd["events"] is True' "d['iterations'] == $n"
+}
+
+# The tracepoint on each work completion, with the context it ran in:
+# with -e on both sides every WRITE's completion is handled in softirq
+# context ('s' in the trace's flags), without -e in the test's thread.
+# events_context -e|"": prints the contexts of the WRITE completions.
+events_context() {
+	local tr=/sys/kernel/tracing rc srv_opts=($1)
+	echo 0 >$tr/tracing_on && echo >$tr/trace &&
+		echo 1 >$tr/events/kverbs/kverbs_wc/enable &&
+		echo 1 >$tr/tracing_on || { echo "cannot set up tracing"; return 1; }
+	perf_qps write_bw 1 -s 64 -n "$(perf_iters 1000)" --validate $1 >&2
+	rc=$?
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/kverbs/kverbs_wc/enable
+	[ $rc = 0 ] || return
+	# "kverbs-123 [001] ..s1. 1.2: kverbs_wc: qp=17 RDMA_WRITE SUCCESS ..."
+	python3 - $tr/trace <<'PY'
+import re, sys
+ctx = set()
+for line in open(sys.argv[1]):
+    m = re.search(r"\[\d+\]\s+(\S+)\s+[\d.]+: kverbs_wc: qp=\d+ RDMA_WRITE ", line)
+    if m:
+        ctx.add("softirq" if "s" in m.group(1) else "thread")
+print(" ".join(sorted(ctx)) or "none")
+PY
+	echo >$tr/trace
+}
+
+test_events_in_softirq_traced() {
+	local tr=/sys/kernel/tracing polled events
+	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+	[ -d $tr/events/kverbs ] || skip "no tracefs with kverbs' events"
+	polled=$(events_context "") || fail "$polled" || return
+	events=$(events_context -e) || fail "$events" || return
+	[ "$polled" = thread ] || fail "busy-polled WRITE completions ran in: $polled" || return
+	[ "$events" = softirq ] || fail "-e WRITE completions ran in: $events"
+}
+
+test_write_lat_events_refused() {
+	local out
+	out=$("$KVERBS" write_lat -e "$KV_ADDR" 2>&1)
+	[ $? = 2 ] || fail "write_lat -e should be a usage error: $out" || return
+	[[ $out == *"-e is not for write_lat"* ]] || fail "message: $out"
 }
 
 # -a: every size from 2 bytes to the largest the module takes, here made
@@ -399,11 +554,12 @@ test_hello_missing() {
 
 # SIGINT ends a client early, with what it did so far; its server sees
 # the connection go.
-test_client_sigint() {
+# client_sigint [OPTS...]: OPTS on both sides.
+client_sigint() {
 	local pid
 	port=$((port + 1))
-	perf_server srv send_bw || return 1
-	"$KVERBS" send_bw -p "$port" -s 4096 -D 60 --json "$KV_ADDR" > "$KV_TMP/int.json" 2>&1 &
+	perf_server srv send_bw "$@" || return 1
+	"$KVERBS" send_bw -p "$port" -s 4096 -D 60 --json "$@" "$KV_ADDR" > "$KV_TMP/int.json" 2>&1 &
 	pid=$!
 	sleep 2
 	kill -INT $pid
@@ -416,6 +572,10 @@ test_client_sigint() {
 	[ $? = 1 ] || fail "server: $(cat "$KV_TMP/srv.json")" || return
 	json_check "$KV_TMP/srv.json" 'd["error"]["name"] == "ECONNRESET"'
 }
+
+test_client_sigint()		{ client_sigint; }
+# Asleep for its completions, the client still ends at once.
+test_client_sigint_events()	{ client_sigint -e; }
 
 # SIGKILL mid-test: the server ends with the connection reset, and the
 # next server on the same port works.
@@ -448,6 +608,15 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_text_output test_size_above_server_limit test_other_test_refused \
 	test_write_bw_all_sizes test_read_lat_all_sizes_text \
 	test_write_bw_4_qps_validate test_send_bw_2_qps_duration_validate \
+	test_write_bw_bidir_validate test_read_bw_bidir_validate \
+	test_send_bw_bidir_validate test_atomic_bw_bidir_validate \
+	test_write_bw_bidir_2_qps_validate test_bidir_both_ways_traced \
+	test_write_bw_events_validate test_read_bw_events_validate \
+	test_send_bw_events_validate test_atomic_bw_events_validate \
+	test_read_lat_events test_send_lat_events_validate test_atomic_lat_events \
+	test_write_lat_serve_events test_write_lat_events_refused \
+	test_events_in_softirq_traced \
+	test_client_sigint_events \
 	test_write_bw_ipv6_validate \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \
 	test_hello_missing test_client_sigint test_client_killed

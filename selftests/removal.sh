@@ -36,12 +36,15 @@ test_device_usable_after_readd() {
 # get through, and end both ends with ENODEV.  The steps' time limit is
 # well above the module's default, so that on a host slow enough to stall
 # the data path for seconds it is still the removal that ends the test.
-test_link_del_during_write_bw() {
-	local start end pid spid limit=$((30 * KV_TIME_SCALE))
-	"$KVERBS" write_bw -p 17603 --timeout $limit --json > "$KV_TMP/bs.json" 2>"$KV_TMP/bs.err" &
+# link_del_during_write_bw PORT [OPTS...]: OPTS for both ends.
+link_del_during_write_bw() {
+	local port=$1 start end pid spid limit=$((30 * KV_TIME_SCALE))
+	shift
+	"$KVERBS" write_bw -p $port --timeout $limit --json "$@" \
+		> "$KV_TMP/bs.json" 2>"$KV_TMP/bs.err" &
 	spid=$!
-	wait_for 10 kv_listening 0.0.0.0 17603 || fail "server not listening" || return
-	"$KVERBS" write_bw -p 17603 -s 65536 -D 600 --timeout $limit --json "$KV_ADDR" \
+	wait_for 10 kv_listening 0.0.0.0 $port || fail "server not listening" || return
+	"$KVERBS" write_bw -p $port -s 65536 -D 600 --timeout $limit --json "$@" "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
 	sleep 3
@@ -61,6 +64,20 @@ test_link_del_during_write_bw() {
 	wait $spid
 	[ $? = 1 ] || fail "server exit code, expected 1: $(cat "$KV_TMP/bs.err")" || return
 	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENODEV"'
+}
+
+test_link_del_during_write_bw()	{ link_del_during_write_bw 17603; }
+
+# The same with both ends asleep for their completions: the removal's
+# flush and its CM event must wake them.  The device is added back for
+# the suites after this one.
+test_link_del_during_write_bw_events() {
+	local rc
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	link_del_during_write_bw 17607 -e
+	rc=$?
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	return $rc
 }
 
 test_write_bw_after_readd() {
@@ -132,4 +149,5 @@ test_link_del_idle_listener() {
 
 ktap_main test_link_del_during_ping test_device_usable_after_readd \
 	test_link_del_during_write_bw test_write_bw_after_readd \
-	test_link_del_under_serve test_link_del_idle_listener
+	test_link_del_under_serve test_link_del_idle_listener \
+	test_link_del_during_write_bw_events

@@ -90,7 +90,7 @@ test_unknown_version_then_served() {
 	[ "$out" = "rejected: reason 2 value 99 version 2" ] ||
 		fail "perf_hello: '$out'" || return
 	client c1 17802 write_lat -s 64 -n "$(n_iters 500)" --validate
-	kv_wait c1 120 || fail "client: $(cat "$KV_TMP/c1.err" "$KV_TMP/c1.json")" || return
+	kv_wait c1 120 || fail "client: $(cat "$KV_TMP/c1.err" "$KV_TMP/c1.json"); serve: $(cat "$KV_TMP/sv.err" "$KV_TMP/sv.json")" || return
 	kv_wait sv 30
 	[ $? = 1 ] || fail "serve should exit 1 after a refused client: $(cat "$KV_TMP/sv.err")" ||
 		return

@@ -1244,7 +1244,7 @@ KV_TEST(perf_unknown_flags)
 	struct kverbs_perf p;
 
 	kv_perf_base(&p);
-	p.flags = 1U << 1;	/* the first bit not in enum kverbs_perf_flags */
+	p.flags = 1U << 5;	/* the first bit not in enum kverbs_perf_flags */
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.flags = KVERBS_PERF_F_VALIDATE | 1U << 31;
 	KV_PERF_REJECTED(&p, EINVAL);
@@ -1339,6 +1339,46 @@ KV_TEST(perf_cmp_swap_not_atomic)
 	KV_PERF_REJECTED(&p, EINVAL);
 	kv_perf_server_base(&p);
 	p.flags = KVERBS_PERF_F_CMP_SWAP;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
+ * The reverse direction is a client's request, and only for the
+ * bandwidth tests: a latency test times the client's own operations.
+ */
+KV_TEST(perf_reverse_bw_only)
+{
+	static const uint32_t lat[] = {
+		KVERBS_PERF_READ_LAT, KVERBS_PERF_ATOMIC_LAT,
+		KVERBS_PERF_WRITE_LAT, KVERBS_PERF_SEND_LAT,
+	};
+	struct kverbs_perf p;
+	size_t i;
+
+	for (i = 0; i < KV_ARRAY_SIZE(lat); i++) {
+		kv_perf_base(&p);
+		p.test = lat[i];
+		p.msg_size = lat[i] == KVERBS_PERF_ATOMIC_LAT ? 8 : 64;
+		p.flags = KVERBS_PERF_F_REVERSE;
+		KV_PERF_REJECTED(&p, EINVAL);
+	}
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_REVERSE;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/* write_lat's client sees each answer only by polling its memory. */
+KV_TEST(perf_events_not_write_lat)
+{
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.test = KVERBS_PERF_WRITE_LAT;
+	p.flags = KVERBS_PERF_F_EVENTS;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* A server's own choice of events goes with no client's flag. */
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_REVERSE;
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
