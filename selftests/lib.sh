@@ -246,7 +246,10 @@ ktap_main() {
 		n=$((n + 1))
 		rm -f "$KV_TMP/skip"
 		start=$SECONDS
-		out=$( ( set -o pipefail; "$t" ) 2>&1 )
+		# A suite may prepare each test, e.g. give it ports of its own.
+		export KV_TEST_NUM=$n
+		out=$( ( set -o pipefail; ! declare -F kv_before_test >/dev/null ||
+			kv_before_test; "$t" ) 2>&1 )
 		rc=$?
 		# Where the time goes, for the slow ones.
 		[ $((SECONDS - start)) -lt 10 ] || echo "# ${t#test_}: $((SECONDS - start)) s"

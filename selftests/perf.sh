@@ -8,7 +8,13 @@
 # mid-test while its server lives on.
 . "$(dirname "$0")/lib.sh"
 
+# Each test in a subshell of its own, from its own ports: its counter
+# goes up in the subshell only, so without this every test would start
+# from the same one.
 port=17600
+kv_before_test() {
+	port=$((17600 + 10 * KV_TEST_NUM))
+}
 # Each step's limit: the module's default, 10 s, times the lane's scale
 # (the debug lane's sanitizers make a round of 127 validated messages
 # take seconds).
