@@ -9,6 +9,7 @@
  *
  *   client                                 server
  *   connect(hello)                  ---->  check the hello, accept
+ *   SEND START                      ---->  (the client speaks first)
  *                                   <----  REG_MR(buffer), SEND ADV
  *   the test: WRITEs into the server's buffer, READs from it, or SENDs
  *   into its receives, a window of tx_depth of them in flight;
@@ -42,6 +43,16 @@
  * responder and runs the server's.  The connection is set up as always.
  * The client's -b runs one session of each direction at once.
  *
+ * The first message on a connection is always the client's: START, or
+ * with KVERBS_PERF_F_REVERSE its ADV.  iWARP needs that.  MPA (RFC 5044)
+ * lets the initiator send first, and the responder only after it; the
+ * ready-to-receive exchange of MPA v2 (RFC 6581) that would lift the
+ * rule is not something a kernel ULP can ask for.  soft-iWARP takes
+ * the rule at its word: it reads the MPA reply with room for a little
+ * more, and if the server's first message is already queued behind the
+ * reply, it fails the connection (CONNECT_ERROR, -EINVAL).  InfiniBand
+ * and RoCE do not care; the protocol is the same on every fabric.
+ *
  * In SEND_BW the client's control messages arrive in the same receives
  * as its data.  The server tells them apart by their length, which
  * kverbs_perf_ctrl_len() makes differ from the data's: immediate data
@@ -54,8 +65,11 @@
 #include "kverbs.h"
 
 #define KVERBS_PERF_MAGIC	0x6b76	/* "kv" */
-/* 2: control messages told by their length, not by immediate data */
-#define KVERBS_PERF_VERSION	2
+/*
+ * 2: control messages told by their length, not by immediate data
+ * 3: the client sends the first message (START)
+ */
+#define KVERBS_PERF_VERSION	3
 
 /**
  * struct kverbs_perf_hello - the client's request, in its CM private data
@@ -107,6 +121,7 @@ enum kverbs_perf_msg_type {
 	KVERBS_PERF_MSG_ROUND_OK,	/* server: checked / next round filled */
 	KVERBS_PERF_MSG_PROGRESS,	/* client: still running */
 	KVERBS_PERF_MSG_DONE,		/* client: the end, and its numbers */
+	KVERBS_PERF_MSG_START,		/* client requester: connected, go ahead */
 };
 
 /*
@@ -191,6 +206,16 @@ static inline bool kverbs_perf_is_atomic(u32 test)
 static inline bool kverbs_perf_is_pingpong(u32 test)
 {
 	return test == KVERBS_PERF_WRITE_LAT || test == KVERBS_PERF_SEND_LAT;
+}
+
+/*
+ * Whether the client is the requester, so that its requester sends the
+ * connection's first message, START, and the server's responder waits
+ * for it; in the reverse direction the client's ADV comes first.
+ */
+static inline bool kverbs_perf_client_requests(u32 flags)
+{
+	return !(flags & KVERBS_PERF_F_REVERSE);
 }
 
 /* One operation at a time, each one timed. */

@@ -215,7 +215,10 @@ static int kverbs_perf_req_ctrl(struct kverbs_perf_req *c,
 	return kverbs_post_send(ep, &wr, KVERBS_STEP_SEND);
 }
 
-/* Learn where the responder's buffer is, and make ours usable. */
+/*
+ * The client speaks first (see perf.h), then learn where the responder's
+ * buffer is, and make ours usable.
+ */
 static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
@@ -224,6 +227,11 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	struct ib_send_wr wr;
 	int access, ret;
 
+	if (kverbs_perf_client_requests(run->flags)) {
+		ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_START, 0, 0, 0);
+		if (ret)
+			return ret;
+	}
 	ret = kverbs_perf_req_wait_ctrl(c, KVERBS_PERF_MSG_ADV, &m);
 	if (ret)
 		return ret;
@@ -259,6 +267,11 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 		c->pp.remote_addr = c->remote_addr;
 		c->pp.rkey = c->rkey;
 		c->pp.remote_known = true;
+		/* Its buffer is START's, whose completion may not be in yet. */
+		ret = kverbs_perf_wait(c->ep, kverbs_is_done(&c->ctrl_send.done),
+				       run->common.timeout_ns);
+		if (ret)
+			return kverbs_ep_failed(c->ep, ret, KVERBS_STEP_SEND);
 		/* Ours, after the registration in the same send queue. */
 		memset(adv, 0, c->ctrl_send.len);
 		adv->addr = cpu_to_le64(c->buf.mr->iova);

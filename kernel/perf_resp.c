@@ -29,9 +29,10 @@ struct kverbs_perf_resp {
 	u32 stride;			/* bytes from one slot to the next */
 	u32 ctrl_len;			/* bytes in each of the requester's control messages */
 	bool flow;			/* SEND_BW on iWARP: grant receives, ring by ring */
+	bool await_start;		/* the server: the client's START comes first */
 	struct kverbs_perf_recv *recvs;	/* SEND_BW: one per slot */
 	struct kverbs_msg ctrl_send;	/* ADV, ROUND_OK */
-	struct kverbs_msg ctrl_recv;	/* WRITE_BW, READ_BW: the requester's messages */
+	struct kverbs_msg ctrl_recv;	/* START; but for SEND: the requester's messages */
 	u64 consumed;			/* SEND_BW: receives taken, data or not */
 	u64 received;			/* SEND_BW: data messages received */
 	u64 next_round;			/* --validate: the next round's first iteration */
@@ -45,6 +46,8 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	u32 max_reg = kverbs_max_reg_size(ibdev);
 	bool send = s->test == KVERBS_PERF_SEND_BW;
 	bool pingpong = kverbs_perf_is_pingpong(s->test);
+	u32 data_recvs;
+	bool has_ctrl_recv;
 	struct kverbs_ep_caps caps = {
 		/* The registration of the buffer, one control message. */
 		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
@@ -81,10 +84,15 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	/*
 	 * SEND_BW: a receive per slot, refilled as soon as its message is
 	 * taken; a requester that runs ahead meets a receiver-not-ready and
-	 * retries.  Otherwise one receive: the requester sends a control
-	 * message only when the previous one is answered, or now and then.
+	 * retries.  SEND_LAT: the ping-pong's one.  Control messages arrive
+	 * in those.  The other tests take them in ctrl_recv: the requester
+	 * sends one only when the previous one is answered, or now and
+	 * then.  A server posts ctrl_recv first of all in every test, for
+	 * the client's START.
 	 */
-	caps.max_recv_wr = send ? s->slots : 1;
+	data_recvs = send ? s->slots : s->test == KVERBS_PERF_SEND_LAT;
+	has_ctrl_recv = !data_recvs || s->await_start;
+	caps.max_recv_wr = data_recvs + has_ctrl_recv;
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
@@ -95,17 +103,15 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	if (pingpong)
 		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, s->test, s->flags,
 				    s->msg_size, s->stride);
-	/* SEND_LAT: the ping-pong's one receive takes control messages too. */
-	if (s->test == KVERBS_PERF_SEND_LAT)
-		return 0;
 	if (send) {
 		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL);
 		if (!s->recvs)
 			return -ENOMEM;
 		for (i = 0; i < s->slots; i++)
 			kverbs_perf_recv_init(&s->recvs[i], ep);
-		return 0;
 	}
+	if (!has_ctrl_recv)
+		return 0;
 	ret = kverbs_msg_alloc(&s->ctrl_recv, ep->pd, s->ctrl_len, DMA_FROM_DEVICE);
 	if (ret)
 		return ret;
@@ -148,6 +154,31 @@ static void kverbs_perf_resp_fill(struct kverbs_perf_resp *s, u64 first)
 				 first + i);
 	kverbs_buf_sync_for_device(&s->buf);
 	s->next_round = first;
+}
+
+/*
+ * A server: wait for the client's START, the connection's first message
+ * (see perf.h).  Then, SEND_BW and SEND_LAT take everything in their own
+ * receives; the other tests take the rest in the same ctrl_recv.
+ */
+static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct kverbs_perf_msg m;
+	int ret;
+
+	ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_recv.done),
+			       s->run->common.timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	kverbs_msg_sync_for_cpu(&s->ctrl_recv);
+	memcpy(&m, s->ctrl_recv.buf, sizeof(m));
+	if (s->ctrl_recv.byte_len != s->ctrl_len ||
+	    le32_to_cpu(m.type) != KVERBS_PERF_MSG_START)
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	if (s->recvs || s->test == KVERBS_PERF_SEND_LAT)
+		return 0;
+	return kverbs_msg_post_recv(&s->ctrl_recv, ep);
 }
 
 /* Register the buffer with the rights the test needs, and offer it. */
@@ -430,6 +461,7 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 	s->flags = run->flags;
 	s->msg_size = run->msg_size;
 	s->tx_depth = run->tx_depth;
+	s->await_start = kverbs_perf_client_requests(run->flags);
 	ret = kverbs_perf_resp_setup(s);
 	/*
 	 * A SEND that finds no receive is retried after this long, perftest's
@@ -450,7 +482,8 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
  * kverbs_perf_resp_run - serve the requester on a connected endpoint
  * @s: the responder's side
  *
- * Offers the buffer and takes the requester's messages until its DONE.
+ * Offers the buffer, a server once the client has said START, and takes
+ * the requester's messages until its DONE.
  * Returns 0 when the test ran to its end, with the requester's numbers
  * in the result; else the failure that ended it, -EINTR for a signal,
  * with the numbers of what arrived until then.
@@ -461,7 +494,9 @@ int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
 	u64 ops = 0, elapsed = 0, peak = 0;
 	int ret;
 
-	ret = kverbs_perf_resp_advertise(s);
+	ret = s->await_start ? kverbs_perf_resp_await_start(s) : 0;
+	if (!ret)
+		ret = kverbs_perf_resp_advertise(s);
 	while (!ret)
 		ret = kverbs_perf_resp_next(s, &ops, &elapsed, &peak);
 	if (ret == 1) {

@@ -13,7 +13,8 @@
  *
  * Both ends set up their QP and post their first receives before the
  * connection exists, so nothing the other end sends can find them
- * unready; the hello decides which end each side is.
+ * unready; the hello decides which end each side is.  The client sends
+ * the first message, whichever end it is (see perf.h).
  */
 #include "perf.h"
 
@@ -102,7 +103,7 @@ static void kverbs_perf_client_rejected(struct kverbs_perf_run *run,
  */
 int kverbs_perf_client(struct kverbs_perf_run *run)
 {
-	bool requester = !(run->flags & KVERBS_PERF_F_REVERSE);
+	bool requester = kverbs_perf_client_requests(run->flags);
 	struct kverbs_perf_end end = {};
 	struct kverbs_perf_hello hello;
 	struct kverbs_ep *ep;
@@ -252,7 +253,7 @@ static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 		goto out;
 	}
 	ret = kverbs_perf_end_create(&end, run, ep,
-				     run->flags & KVERBS_PERF_F_REVERSE);
+				     !kverbs_perf_client_requests(run->flags));
 	if (ret) {
 		kverbs_perf_server_reject(run, ep, KVERBS_PERF_REJECT_SETUP, -ret);
 		goto out;

@@ -538,24 +538,24 @@ perf_bad_hello() {
 }
 
 test_hello_unknown_version() {
-	perf_bad_hello v99 "-V 99" "rejected: reason 2 value 99 version 2" EPROTONOSUPPORT ||
+	perf_bad_hello v99 "-V 99" "rejected: reason 2 value 99 version 3" EPROTONOSUPPORT ||
 		return 1
 	json_check "$KV_TMP/v99.json" \
-		'd["error"]["message"] == "refused the client'"'"'s request: unsupported hello version 99 (the server speaks version 2)"'
+		'd["error"]["message"] == "refused the client'"'"'s request: unsupported hello version 99 (the server speaks version 3)"'
 }
 
 test_hello_reserved_set() {
-	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 2" EPROTO
+	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 3" EPROTO
 }
 
 test_hello_bad_magic() {
-	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 2" EPROTO
+	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 3" EPROTO
 }
 
 # No hello at all, as from a client that is not kverbs'.  (A short one
 # cannot be told apart: InfiniBand pads the private data with zeros.)
 test_hello_missing() {
-	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 2" EPROTO
+	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 3" EPROTO
 }
 
 # SIGINT ends a client early, with what it did so far; its server sees

@@ -5,7 +5,7 @@
  *
  *	perf_hello -a ADDR -p PORT [-V VERSION] [-m MAGIC] [-r] [-l LEN]
  *
- * The hello is a valid write_bw request of version 2 except for what the
+ * The hello is a valid write_bw request of version 3 except for what the
  * options change: -V its version, -m its magic, -r a reserved byte set,
  * -l its length.  Prints "rejected: reason R value V version S" and exits
  * 0 when the server rejected it with a kverbs perf reason, 1 when it
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 {
 	struct kv_hello h = {
 		.magic = htole16(0x6b76),
-		.version = htole16(2),
+		.version = htole16(3),
 		.test = htole16(1),	/* write_bw */
 		.msg_size = htole32(64),
 		.tx_depth = htole32(16),
