@@ -126,17 +126,39 @@ static bool kverbs_perf_pp_written(struct kverbs_perf_pp *pp, u64 iter)
 	return READ_ONCE(*last) == kverbs_perf_pp_marker(iter);
 }
 
-/* --validate: the peer's message @iter, arrived, against the pattern. */
-static int kverbs_perf_pp_check(struct kverbs_perf_pp *pp, u64 iter)
+/* Whether the peer's message in our buffer is message @iter. */
+static bool kverbs_perf_pp_matches(struct kverbs_perf_pp *pp, u64 iter,
+				   u32 *offset)
 {
 	/* A WRITE_LAT message's last byte is the marker, already seen. */
-	u32 len = pp->msg_size - (pp->test == KVERBS_PERF_WRITE_LAT), offset;
+	u32 len = pp->msg_size - (pp->test == KVERBS_PERF_WRITE_LAT);
+
+	kverbs_buf_sync_for_cpu(pp->buf);
+	return kverbs_perf_check(pp->buf->vaddr, len, iter, offset);
+}
+
+/*
+ * --validate: the peer's message @iter, arrived, against the pattern.
+ * A SEND is all there once its receive completes.  Not so a WRITE_LAT
+ * message seen by its last byte: nothing orders the placement of an RDMA
+ * WRITE's bytes, and rxe copies them with memcpy(), which may copy from
+ * the end.  Until the time limit, the rest may still be landing.
+ */
+static int kverbs_perf_pp_check(struct kverbs_perf_pp *pp, u64 iter)
+{
+	u32 offset = 0;
+	int ret;
 
 	if (!(pp->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
-	kverbs_buf_sync_for_cpu(pp->buf);
-	if (kverbs_perf_check(pp->buf->vaddr, len, iter, &offset))
+	if (kverbs_perf_pp_matches(pp, iter, &offset))
 		return 0;
+	if (pp->test == KVERBS_PERF_WRITE_LAT) {
+		ret = kverbs_perf_wait(pp->ep, kverbs_perf_pp_matches(pp, iter, &offset),
+				       pp->run->common.timeout_ns);
+		if (ret != -ETIMEDOUT)
+			return ret ? kverbs_ep_failed(pp->ep, ret, KVERBS_STEP_VALIDATE) : 0;
+	}
 	pp->run->result->mismatch_iter = iter;
 	return kverbs_ep_mismatch(pp->ep, offset);
 }
