@@ -96,10 +96,12 @@ kv_server() {
 
 # kv_client NAME PORT [ping options]: run a client against $KV_ADDR:PORT
 # with a time limit, output as for kv_server; returns its exit code.
+# The limit only guards against a hang: KV_CLIENT_LIMIT seconds (120),
+# times KV_TIME_SCALE.
 kv_client() {
 	local name=$1 port=$2
 	shift 2
-	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json "$@" \
+	timeout -k 5 $((${KV_CLIENT_LIMIT:-120} * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json "$@" \
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
 }
 
