@@ -29,6 +29,15 @@ test_devices_json() {
 		"[x for x in d['devices'] if x['name'] == '$KV_DEV'][0]['max_fast_reg_page_list_len'] > 0"
 }
 
+# our_field NAME: the field of $KV_DEV in $KV_TMP/d.json, kverbs devices --json.
+our_field() {
+	kv_python "$KV_TMP/d.json" "$KV_DEV" "$1" <<'PY'
+import json, sys
+path, dev, field = sys.argv[1:]
+print([x for x in json.load(open(path))["devices"] if x["name"] == dev][0][field])
+PY
+}
+
 # What we report must be what rdma-core reports for the same device.
 test_devices_match_ibv_devinfo() {
 	local ours theirs
@@ -36,12 +45,12 @@ test_devices_match_ibv_devinfo() {
 	"$KVERBS" devices --json > "$KV_TMP/d.json" || return 1
 	theirs=$(ibv_devinfo -v -d "$KV_DEV") || skip "ibv_devinfo cannot open $KV_DEV"
 	for field in max_qp max_qp_wr max_cqe max_qp_rd_atom; do
-		ours=$(python3 -c "import json; print([x for x in json.load(open('$KV_TMP/d.json'))['devices'] if x['name'] == '$KV_DEV'][0]['$field'])")
+		ours=$(our_field "$field")
 		echo "$theirs" | grep -Eq "^\s+$field:\s+$ours$" ||
 			fail "$field: kverbs says $ours, ibv_devinfo says: $(echo "$theirs" | grep -E "^\s+$field:")" ||
 			return
 	done
-	ours=$(python3 -c "import json; print([x for x in json.load(open('$KV_TMP/d.json'))['devices'] if x['name'] == '$KV_DEV'][0]['node_guid'])")
+	ours=$(our_field node_guid)
 	theirs=$(ibv_devices | awk -v d="$KV_DEV" '$1 == d { print $2 }')
 	[ "$ours" = "$theirs" ] || fail "node GUID: kverbs $ours, ibv_devices $theirs"
 }

@@ -78,7 +78,7 @@ test_client_sigint_mid_count() {
 	kv_server srv "$port" -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1000000 -V --json > "$KV_TMP/c.json" 2>&1 &
 	local pid=$!
-	sleep 2
+	kv_sleep 2
 	kill -INT $pid
 	wait_for 3 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 3 s after SIGINT" || return
 	wait $pid
@@ -96,7 +96,7 @@ kill_client_under_persistent_server() {
 	kv_server srv "$port" -P -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -V > /dev/null 2>&1 &
 	pid=$!
-	sleep 2
+	kv_sleep 2
 	kill -"$sig" $pid
 	wait_for 3 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 3 s after SIG$sig" || return
 	wait $pid 2>/dev/null
@@ -119,7 +119,7 @@ test_server_killed_client_reports() {
 	kv_server srv "$port" || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json > "$KV_TMP/c.json" 2> "$KV_TMP/c.err" &
 	local pid=$!
-	sleep 2
+	kv_sleep 2
 	kill -KILL "$kv_pid_srv"
 	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 5 s after the server died" || return
 	wait $pid
@@ -134,7 +134,7 @@ test_connect_timeout_while_server_busy() {
 	kv_server srv "$port" || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" > /dev/null 2>&1 &
 	local busy=$!
-	sleep 1
+	kv_sleep 1
 	timed 6 "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1 --timeout 2 --json \
 		> "$KV_TMP/t.json" 2>&1 || return
 	[ $rc = 1 ] || fail "exit $rc, expected 1" || return

@@ -21,7 +21,7 @@ test_netdev_down_during_ping() {
 	kv_server srv 17701 -P -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17701 -V --json > "$KV_TMP/c.json" 2> "$KV_TMP/c.err" &
 	pid=$!
-	sleep 2
+	kv_sleep 2
 	ip link set kv0 down
 	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 5 s after link down" || return
 	wait $pid
@@ -52,7 +52,7 @@ test_netdev_down_during_write_bw() {
 	"$KVERBS" write_bw -p 17703 -s 65536 -D 600 --json "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	sleep 3
+	kv_sleep 3
 	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	ip link set kv0 down
 	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 5 s after link down" || return
@@ -78,7 +78,7 @@ test_rmmod_refused_while_running() {
 	kv_server srv 17702 || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17702 > /dev/null 2>&1 &
 	pid=$!
-	sleep 1
+	kv_sleep 1
 	out=$(rmmod kverbs 2>&1) && fail "rmmod succeeded under a running test" && return 1
 	echo "$out" | grep -q "in use" || fail "rmmod said: $out" || return
 	kill -INT $pid "$kv_pid_srv"

@@ -95,7 +95,7 @@ test_advertisements_fresh_keys_no_kernel_addresses() {
 	wait_for 10 kv_listening "$KV_ADDR" "$port" rping || fail "rping -s not listening" || return
 	kv_client cli "$port" -C 20 -S 64 || fail "client: $(cat "$KV_TMP/cli.err")" || return
 	kv_wait rs 30 >/dev/null
-	python3 - "$KV_TMP/rd.out" <<'PY'
+	kv_python "$KV_TMP/rd.out" <<'PY'
 import re, sys
 adv = re.findall(r"Received rkey ([0-9a-f]+) addr ([0-9a-f]+) len (\d+)", open(sys.argv[1]).read())
 keys = [int(k, 16) for k, a, l in adv]

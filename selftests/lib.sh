@@ -55,13 +55,27 @@ skip() {
 	exit 0
 }
 
+# kv_sleep SECONDS: sleep without starting a process.  On the debug
+# lane's kernel every process started costs more than a second of the
+# guest's only CPU, and the waits below poll ten times a second: a read
+# with a time limit from a FIFO that nobody writes to sleeps as well.
+# ktap_main opens that FIFO (kv_helpers_start); elsewhere this is sleep.
+kv_sleep() {
+	if [ -z "${KV_SLEEP_FD:-}" ]; then
+		sleep "$1"
+		return 0
+	fi
+	read -r -t "$1" -u "$KV_SLEEP_FD" _
+	return 0
+}
+
 # Poll for up to $1 seconds until the rest of the arguments succeed.
 wait_for() {
 	local limit=$(($1 * KV_TIME_SCALE)) i
 	shift
 	for ((i = 0; i < limit * 10; i++)); do
 		"$@" && return 0
-		sleep 0.1
+		kv_sleep 0.1
 	done
 	return 1
 }
@@ -71,11 +85,19 @@ wait_for() {
 # default, for both).  A third argument names another program (rping)
 # that owns the listener.
 kv_listening() {
-	local addr=$1
+	local line addr comm=${3:-kverbs}
+	local addrs=$1
 
-	[ "$addr" = 0.0.0.0 ] && addr='\(0\.0\.0\.0\|::\)'
-	rdma res show cm_id 2>/dev/null |
-		grep -q "state LISTEN .*comm \[\?${3:-kverbs}\]\? src-addr $addr:$2\( \|$\)"
+	[ "$1" = 0.0.0.0 ] && addrs="0.0.0.0 ::"
+	# One process (rdma), the matching in the shell.
+	while IFS= read -r line; do
+		[[ $line == *"state LISTEN "* ]] || continue
+		for addr in $addrs; do
+			[[ "$line " == *"comm $comm src-addr $addr:$2 "* ||
+			   "$line " == *"comm [$comm] src-addr $addr:$2 "* ]] && return 0
+		done
+	done < <(rdma res show cm_id 2>/dev/null)
+	return 1
 }
 
 # kv_server NAME PORT [ping options]: start a server on $KV_ADDR in the
@@ -119,12 +141,53 @@ kv_wait() {
 	wait "$pid"
 }
 
+# kv_python ARG... <<'PY' SCRIPT PY: run SCRIPT as "python3 - ARG..."
+# would, in the suite's own interpreter (selftests/kvpy.py, which
+# kv_helpers_start starts): on the debug lane's kernel starting python
+# takes seconds.  Outside ktap_main, or should that interpreter be gone, in a
+# python3 of its own.
+kv_python() {
+	local script out status
+
+	IFS= read -r -d '' script
+	if [ -z "${KV_PY_PID:-}" ] || ! kill -0 "$KV_PY_PID" 2>/dev/null; then
+		python3 - "$@" <<< "$script"
+		return
+	fi
+	printf '%s\0' "$#" "$script" "$@" >&"$KV_PY_REQ"
+	if ! IFS= read -r -d '' -t $((60 * KV_TIME_SCALE)) out <&"$KV_PY_REP" ||
+	   ! read -r -t 10 status <&"$KV_PY_REP"; then
+		echo "kv_python: no answer from selftests/kvpy.py (pid $KV_PY_PID)"
+		return 1
+	fi
+	printf '%s' "$out"
+	return "$status"
+}
+
+# kv_helpers_start: in a suite's own shell, before its tests: the FIFO
+# kv_sleep reads and the interpreter kv_python talks to.  Reads and
+# writes on each: no open waits for the other side.
+kv_helpers_start() {
+	mkfifo "$KV_TMP/sleep" "$KV_TMP/py.req" "$KV_TMP/py.rep" || return 0
+	exec {KV_SLEEP_FD}<>"$KV_TMP/sleep"
+	python3 "$KV_TOP/selftests/kvpy.py" "$KV_TMP/py.req" "$KV_TMP/py.rep" </dev/null &
+	KV_PY_PID=$!
+	exec {KV_PY_REQ}<>"$KV_TMP/py.req" {KV_PY_REP}<>"$KV_TMP/py.rep"
+}
+
+kv_helpers_stop() {
+	[ -n "${KV_PY_PID:-}" ] || return 0
+	kill "$KV_PY_PID" 2>/dev/null
+	wait "$KV_PY_PID" 2>/dev/null
+	exec {KV_PY_REQ}>&- {KV_PY_REP}>&- {KV_SLEEP_FD}>&-
+	KV_PY_PID= KV_SLEEP_FD=
+}
+
 # json_check FILE EXPR... [-- FILE EXPR...]: every Python expression
 # holds for d, the document in the FILE before it; prints the first that
-# does not, and the document.  One interpreter for all the files: on the
-# debug lane's kernel starting python takes seconds.
+# does not, and the document.
 json_check() {
-	python3 - "$@" <<'PY'
+	kv_python "$@" <<'PY'
 import json, sys
 args = sys.argv[1:]
 while args:
@@ -181,16 +244,21 @@ kv_rxe_readd() {
 	wait_for 10 kv_dev_active
 }
 
-# After each test: the link up and $KV_DEV usable, whatever the test did.
-# A link flap leaves rxe's GSI QP in the error state (see faults.sh), and
-# a failing test may not get to clean up; the next must not inherit that.
+# kv_rxe_restore RC CARRIER_CHANGES: after each test, with its exit code
+# and the carrier's count before it: the link up and $KV_DEV usable,
+# whatever the test did.  A link flap leaves rxe's GSI QP in the error
+# state (see faults.sh), and a failing test may not get to clean up; the
+# next must not inherit that.  Only then is the QP looked at: 'rdma' is a
+# process, and on the debug lane's kernel a dear one.
 kv_rxe_restore() {
-	local flags=0
+	local flags=0 carrier=
 
 	read -r flags 2>/dev/null < /sys/class/net/kv0/flags
+	read -r carrier 2>/dev/null < /sys/class/net/kv0/carrier_changes
 	# IFF_UP
 	(( flags & 1 )) || ip link set kv0 up 2>/dev/null
 	if [ "$KV_TYPE" = rxe ] &&
+	   { [ "$1" != 0 ] || [ "$2" != "$carrier" ]; } &&
 	   rdma res show qp 2>/dev/null | grep -q "link $KV_DEV/.* type GSI state ERR"; then
 		echo "# $KV_DEV's GSI QP is in the error state: re-creating $KV_DEV"
 		rdma link del "$KV_DEV"
@@ -223,14 +291,14 @@ kv_kill_leftovers() {
 		[ -z "$pids" ] && return 0
 		# shellcheck disable=SC2086
 		kill -9 $pids 2>/dev/null
-		sleep 0.1
+		kv_sleep 0.1
 	done
 	echo "# still running after SIGKILL: $pids"
 	return 1
 }
 
 ktap_main() {
-	local n=0 failed=0 t out rc dmesg_start start
+	local n=0 failed=0 t out rc dmesg_start start carrier
 	# KV_ONLY="name ...": run only these tests (names without test_).
 	if [ -n "${KV_ONLY:-}" ]; then
 		local want=() t2
@@ -242,12 +310,15 @@ ktap_main() {
 		set -- "${want[@]}"
 	fi
 	dmesg_start=$(dmesg | wc -l)
+	kv_helpers_start
 	echo "KTAP version 1"
 	echo "1..$(($# + 1))"
 	for t in "$@"; do
 		n=$((n + 1))
 		rm -f "$KV_TMP/skip"
 		start=$SECONDS
+		carrier=
+		read -r carrier 2>/dev/null < /sys/class/net/kv0/carrier_changes
 		# A suite may prepare each test, e.g. give it ports of its own.
 		export KV_TEST_NUM=$n
 		out=$( ( set -o pipefail; ! declare -F kv_before_test >/dev/null ||
@@ -267,8 +338,9 @@ ktap_main() {
 		# Nothing a test started may outlive it.  It ran in a subshell,
 		# so its background processes are not our jobs: find them.
 		kv_kill_leftovers
-		kv_rxe_restore
+		kv_rxe_restore "$rc" "$carrier"
 	done
+	kv_helpers_stop
 	n=$((n + 1))
 	out=$(dmesg | tail -n +"$((dmesg_start + 1))" | kv_splats)
 	if [ -n "$out" ]; then

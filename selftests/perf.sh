@@ -70,7 +70,7 @@ perf_pair() {
 		'd["avg_bytes_per_sec"] > 0' 'd["peak_bytes_per_sec"] >= d["avg_bytes_per_sec"]' || return 1
 	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["error"] is None' || return 1
 	# The server reports what the client told it at the end.
-	python3 - "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
 c, s = (json.load(open(p)) for p in sys.argv[1:])
 for k in ("test", "size", "tx_depth", "validate", "iterations", "bytes", "elapsed_ns"):
@@ -257,7 +257,7 @@ perf_qps() {
 		"d['bidirectional'] is $bidir" \
 		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
 		"d['bidirectional'] is $bidir" || return
-	python3 - "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
 c, s = (json.load(open(p)) for p in sys.argv[1:])
 for k in ("test", "size", "iterations", "bytes", "elapsed_ns"):
@@ -324,7 +324,7 @@ test_bidir_both_ways_traced() {
 	echo 0 >$tr/options/record-tgid
 	[ $rc = 0 ] || return
 	# "kverbs-123 (  120) [001] ..... 1.2: kverbs_post_send: qp=17 RDMA_WRITE ..."
-	python3 - "$tr/trace" "$kv_pid_srv" "$n" <<'PY' || fail "see above"
+	kv_python "$tr/trace" "$kv_pid_srv" "$n" <<'PY' || fail "see above"
 import re, sys
 trace, srv, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 by = {}
@@ -398,7 +398,7 @@ events_context() {
 	echo 0 >$tr/events/kverbs/kverbs_wc/enable
 	[ $rc = 0 ] || return
 	# "kverbs-123 [001] ..s1. 1.2: kverbs_wc: qp=17 RDMA_WRITE SUCCESS ..."
-	python3 - $tr/trace <<'PY'
+	kv_python $tr/trace <<'PY'
 import re, sys
 ctx = set()
 for line in open(sys.argv[1]):
@@ -567,7 +567,7 @@ client_sigint() {
 	perf_server srv send_bw "$@" || return 1
 	"$KVERBS" send_bw -p "$port" -s 4096 -D 60 --json "$@" "$KV_ADDR" > "$KV_TMP/int.json" 2>&1 &
 	pid=$!
-	sleep 2
+	kv_sleep 2
 	kill -INT $pid
 	wait_for 10 eval "! kill -0 $pid 2>/dev/null" || fail "client still running 10 s after SIGINT" || return
 	wait $pid
@@ -591,7 +591,7 @@ test_client_killed() {
 	perf_server srv write_bw || return 1
 	"$KVERBS" write_bw -p "$port" -s 65536 -D 60 "$KV_ADDR" > /dev/null 2>&1 &
 	pid=$!
-	sleep 2
+	kv_sleep 2
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	kv_wait srv 30

@@ -56,7 +56,7 @@ test_count_0_until_sigint() {
 	kv_server srv "$port" -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -V --json > "$KV_TMP/c0.json" 2>&1 &
 	local pid=$!
-	sleep 2
+	kv_sleep 2
 	kill -INT $pid
 	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client still running 5 s after SIGINT" || return
 	wait $pid || fail "client exited $? after SIGINT: $(cat "$KV_TMP/c0.json")" || return

@@ -11,7 +11,7 @@ test_link_del_during_ping() {
 	kv_server srv 17601 -P || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17601 --json > "$KV_TMP/c.json" 2>"$KV_TMP/c.err" &
 	pid=$!
-	sleep 2
+	kv_sleep 2
 	start=$(date +%s%N)
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	end=$(date +%s%N)
@@ -47,7 +47,7 @@ link_del_during_write_bw() {
 	"$KVERBS" write_bw -p $port -s 65536 -D 600 --timeout $limit --json "$@" "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	sleep 3
+	kv_sleep 3
 	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	start=$(date +%s%N)
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
@@ -106,7 +106,7 @@ test_link_del_under_serve() {
 	"$KVERBS" write_bw -p 17605 -s 65536 -D 600 --timeout $limit --json "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	sleep 3
+	kv_sleep 3
 	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive after removal" || return
@@ -116,7 +116,7 @@ test_link_del_under_serve() {
 	wait_for 5 eval "! kill -0 $spid 2>/dev/null" || fail "serve alive after removal" || return
 	wait $spid
 	[ $? = 1 ] || fail "serve exit code, expected 1: $(cat "$KV_TMP/sv.err")" || return
-	python3 - "$KV_TMP/sv.json" <<'PY' || fail "serve's report: $(cat "$KV_TMP/sv.json")"
+	kv_python "$KV_TMP/sv.json" <<'PY' || fail "serve's report: $(cat "$KV_TMP/sv.json")"
 import json, os, sys
 L = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 # The session with the client, and the thread that waited for the next;

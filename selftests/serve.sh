@@ -34,7 +34,7 @@ client() {
 # check_lines FILE EXPR...: FILE holds one JSON document per line; the
 # Python expressions hold over the list of them, L.
 check_lines() {
-	python3 - "$@" <<'PY'
+	kv_python "$@" <<'PY'
 import json, sys
 path, exprs = sys.argv[1], sys.argv[2:]
 try:
