@@ -139,7 +139,10 @@ struct kverbs_listener;
  * @private_data: server side: the private data of the client's request;
  *	client side: that of the server's reject, if it rejected us
  * @private_data_len: bytes in @private_data
- * @drained: the QP was drained, no completion handler runs any more
+ * @drained: the QP was drained and nothing was posted since: no
+ *	completion handler runs any more.  Every post clears it (a wait
+ *	that failed drains, and its caller may still post before it learns
+ *	the test is over), so that the teardown drains once more.
  */
 struct kverbs_ep {
 	enum kverbs_cm_kind kind;

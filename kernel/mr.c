@@ -325,6 +325,7 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 
 	for (w = wr; w; w = w->next)
 		trace_kverbs_post_send(qp, w);
+	ep->drained = false;
 	ret = ib_post_send(qp, wr, NULL);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, step);
@@ -410,6 +411,7 @@ int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep)
 	msg->done = false;
 	ib_dma_sync_single_for_device(msg->ibdev, msg->dma, msg->len, msg->dir);
 	trace_kverbs_post_recv(ep->id->qp, msg->len);
+	ep->drained = false;
 	ret = ib_post_recv(ep->id->qp, &wr, NULL);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);

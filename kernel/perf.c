@@ -229,6 +229,7 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 
 	r->done = false;
 	trace_kverbs_post_recv(qp, len);
+	r->ep->drained = false;
 	ret = ib_post_recv(qp, &wr, NULL);
 	if (ret)
 		return kverbs_ep_failed(r->ep, ret, KVERBS_STEP_RECV);
