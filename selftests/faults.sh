@@ -95,19 +95,21 @@ test_64_sessions() {
 	local i pids=() sizes=(26 64 4096 65536) perf=(write_bw read_bw send_bw)
 	for i in $(seq 0 31); do
 		if ((i % 4 == 3)); then
-			"$KVERBS" "${perf[$((i / 4 % 3))]}" -p $((17710 + i)) --json \
-				> "$KV_TMP/s$i.json" 2> "$KV_TMP/s$i.err" &
+			"$KVERBS" "${perf[$((i / 4 % 3))]}" -p $((17710 + i)) --timeout 120 \
+				--json > "$KV_TMP/s$i.json" 2> "$KV_TMP/s$i.err" &
 			eval "kv_pid_s$i=$!"
 			wait_for 10 kv_listening 0.0.0.0 $((17710 + i)) || fail "server $i not listening" || return
 		else
-			kv_server "s$i" $((17710 + i)) -V || return 1
+			kv_server "s$i" $((17710 + i)) -V --timeout 120 || return 1
 		fi
 	done
 	for i in $(seq 0 31); do
-		# A generous step limit: 64 processes share two emulated CPUs.
+		# A generous step limit, on both ends of every session: 64
+		# processes share two emulated CPUs (one on the debug lane).
 		if ((i % 4 == 3)); then
 			timeout -k 5 $((300 * KV_TIME_SCALE)) "$KVERBS" "${perf[$((i / 4 % 3))]}" \
-				-p $((17710 + i)) -s $((4096 + i)) -n 300 --validate --json "$KV_ADDR" \
+				-p $((17710 + i)) -s $((4096 + i)) -n 300 --validate --timeout 120 \
+				--json "$KV_ADDR" \
 				> "$KV_TMP/c$i.json" 2> "$KV_TMP/c$i.err" &
 		else
 			kv_client "c$i" $((17710 + i)) -C 50 -V -S "${sizes[$((i % 4))]}" --timeout 120 &
