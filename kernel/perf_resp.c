@@ -39,6 +39,30 @@ struct kverbs_perf_resp {
 	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 };
 
+/*
+ * Whether the responder busy-polls its CQ.  Where it is on the data path
+ * it does, unless asked to sleep (-e): it answers each of a ping-pong's
+ * messages, and takes SEND_BW's receives and posts them again.  A
+ * WRITE_LAT server polls either way: it sees each WRITE only in its
+ * memory.  In a WRITE, READ or atomic test the data never reaches the
+ * responder's CPU and it waits only for a control message now and then,
+ * so it sleeps, as perftest's passive side does: a busy poll there would
+ * take a CPU from the requester and, on a soft device (rxe, siw), from
+ * the driver's own threads that move the data.
+ */
+static bool kverbs_perf_resp_polls(u32 test, bool events)
+{
+	switch (test) {
+	case KVERBS_PERF_WRITE_LAT:
+		return true;
+	case KVERBS_PERF_SEND_BW:
+	case KVERBS_PERF_SEND_LAT:
+		return !events;
+	default:
+		return false;
+	}
+}
+
 static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 {
 	struct kverbs_ep *ep = s->ep;
@@ -52,8 +76,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		/* The registration of the buffer, one control message. */
 		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
 		.max_send_sge = 1,
-		/* WRITE_LAT's answer is seen only by polling memory. */
-		.direct_poll = !s->run->events || s->test == KVERBS_PERF_WRITE_LAT,
+		.direct_poll = kverbs_perf_resp_polls(s->test, s->run->events),
 	};
 	u32 i;
 	int ret;

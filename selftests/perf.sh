@@ -342,15 +342,20 @@ PY
 
 # -e: completions by interrupt, handled in softirq context, beside the
 # test's thread; on the client, the server, or both.  Every byte checked,
-# and both sides say which way they waited.
+# and both sides say which way they waited: the server of a WRITE, READ
+# or atomic test sleeps with or without -e.
+# perf_events CLIENT_E SERVER_E TESTFN TEST ARGS...: True where -e is given.
 perf_events() {
-	local cli=$1 srv=$2
+	local cli=$1 srv=$2 srv_sleeps=$2
 	shift 2
 	local srv_opts=()
 	[ "$srv" = True ] && srv_opts=(-e)
+	case $2 in
+	write_bw|read_bw|atomic_bw|read_lat|atomic_lat) srv_sleeps=True ;;
+	esac
 	"$@" || return
 	json_check "$KV_TMP/cli.json" "d['events'] is $cli" -- "$KV_TMP/srv.json" \
-		"d['events'] is $srv"
+		"d['events'] is $srv_sleeps"
 }
 
 test_write_bw_events_validate()	{ perf_events True True perf_validated write_bw 4096 1000 -e; }
@@ -367,7 +372,8 @@ test_atomic_lat_events() {
 	perf_events True False atomic_check atomic_lat -e
 }
 # A write_lat server sees each WRITE by polling memory: kverbs serve -e
-# polls for it all the same; neither side of write_lat takes -e itself.
+# polls for it all the same, and says so; neither side of write_lat
+# takes -e itself.
 test_write_lat_serve_events() {
 	local n rc
 	n=$(perf_iters 500)
@@ -380,13 +386,17 @@ test_write_lat_serve_events() {
 		return
 	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $n" \
 		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["test"] == "write_lat"' \
-		'd["events"] is True' "d['iterations'] == $n"
+		'd["events"] is False' "d['iterations'] == $n"
 }
 
-# The tracepoint on each work completion, with the context it ran in:
-# with -e on both sides every WRITE's completion is handled in softirq
-# context ('s' in the trace's flags), without -e in the test's thread.
-# events_context -e|"": prints the contexts of the WRITE completions.
+# The tracepoint on each work completion, with the context it ran in
+# ('s' in the trace's flags: softirq).  In a write_bw the client's
+# completions (its QP is the one whose WRITEs complete) run in its
+# test's thread when it busy-polls and in softirq context with -e.  The
+# server's are the receives of the client's control messages, and run
+# in softirq context either way: the responder of a one-sided test
+# sleeps (KVERBS_PERF_F_EVENTS in the uAPI header).
+# events_context -e|"": prints "client=CONTEXTS server=CONTEXTS".
 events_context() {
 	local tr=/sys/kernel/tracing rc srv_opts=($1)
 	echo 0 >$tr/tracing_on && echo >$tr/trace &&
@@ -400,12 +410,16 @@ events_context() {
 	# "kverbs-123 [001] ..s1. 1.2: kverbs_wc: qp=17 RDMA_WRITE SUCCESS ..."
 	kv_python $tr/trace <<'PY'
 import re, sys
-ctx = set()
+wcs = []
 for line in open(sys.argv[1]):
-    m = re.search(r"\[\d+\]\s+(\S+)\s+[\d.]+: kverbs_wc: qp=\d+ RDMA_WRITE ", line)
+    m = re.search(r"\[\d+\]\s+(\S+)\s+[\d.]+: kverbs_wc: qp=(\d+) (\S+) ", line)
     if m:
-        ctx.add("softirq" if "s" in m.group(1) else "thread")
-print(" ".join(sorted(ctx)) or "none")
+        wcs.append(("softirq" if "s" in m.group(1) else "thread", m.group(2), m.group(3)))
+client = {qp for _, qp, step in wcs if step == "RDMA_WRITE"}
+side = {"client": set(), "server": set()}
+for ctx, qp, _ in wcs:
+    side["client" if qp in client else "server"].add(ctx)
+print(" ".join(f"{k}={','.join(sorted(v)) or 'none'}" for k, v in side.items()))
 PY
 	echo >$tr/trace
 }
@@ -416,8 +430,10 @@ test_events_in_softirq_traced() {
 	[ -d $tr/events/kverbs ] || skip "no tracefs with kverbs' events"
 	polled=$(events_context "") || fail "$polled" || return
 	events=$(events_context -e) || fail "$events" || return
-	[ "$polled" = thread ] || fail "busy-polled WRITE completions ran in: $polled" || return
-	[ "$events" = softirq ] || fail "-e WRITE completions ran in: $events"
+	[ "$polled" = "client=thread server=softirq" ] ||
+		fail "without -e, completions ran in: $polled" || return
+	[ "$events" = "client=softirq server=softirq" ] ||
+		fail "with -e, completions ran in: $events"
 }
 
 test_write_lat_events_refused() {

@@ -576,6 +576,11 @@ enum kverbs_perf_test {
  *	Less CPU, more latency.  Not for a KVERBS_PERF_WRITE_LAT client,
  *	which sees each answer only by polling memory (perftest refuses
  *	it too); for the same reason a WRITE_LAT server polls all the same.
+ *	Without the flag a side busy-polls only where the data path runs
+ *	through it: the requester of every test, and the responder of
+ *	SEND_BW, SEND_LAT and WRITE_LAT.  The responder of a WRITE, READ or
+ *	atomic test sleeps either way, as perftest's passive side does: it
+ *	only waits for the requester's control messages.
  *	Not part of the hello, and not echoed in &kverbs_perf_result.flags.
  */
 enum kverbs_perf_flags {

@@ -176,7 +176,8 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		fprintf(f,
 			"  -e, --events          sleep until the completion interrupt instead of\n"
 			"                        busy polling the CQ: less CPU, more latency.  Each\n"
-			"                        side's own choice.\n");
+			"                        side's own choice; a server of WRITE, READ and\n"
+			"                        atomic tests sleeps either way.\n");
 	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
@@ -429,6 +430,23 @@ static const char kv_perf_line[] =
 	"---------------------------------------------------------------------------------------\n";
 
 /* The header and column titles once, then a row per size (-a), as perftest. */
+/*
+ * Whether this side slept until its completions' interrupt instead of
+ * busy-polling its CQ (KVERBS_PERF_F_EVENTS in the uAPI header): with -e,
+ * but never in write_lat, and always as the responder of a WRITE, READ
+ * or atomic test, whose data path does not reach its CPU.  A side of -b
+ * is a requester too, and polls there.
+ */
+static bool kv_perf_slept(const struct kv_perf_opts *o, const struct kv_perf_test *t)
+{
+	bool responder = o->role == KVERBS_ROLE_SERVER && !o->bidir;
+
+	if (t->test == KVERBS_PERF_WRITE_LAT)
+		return false;
+	return o->events || (responder && t->test != KVERBS_PERF_SEND_BW &&
+			     t->test != KVERBS_PERF_SEND_LAT);
+}
+
 static void kv_perf_print_text(const struct kv_perf_opts *o,
 			       const struct kverbs_perf *cmd,
 			       const struct kv_perf_lat *lat)
@@ -454,7 +472,7 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf(" Mtu            : %u[B]\n", r->active_mtu);
 	printf(" Number of qps  : %u\n", o->qps);
 	printf(" TX depth       : %u\n", r->tx_depth);
-	printf(" Completions    : %s\n", o->events ? "events" : "polling");
+	printf(" Completions    : %s\n", kv_perf_slept(o, t) ? "events" : "polling");
 	printf(" Validate       : %s\n", r->flags & KVERBS_PERF_F_VALIDATE ? "ON" : "OFF");
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
@@ -639,7 +657,7 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	kv_json_key(&j, "bidirectional");
 	kv_json_bool(&j, o->bidir);
 	kv_json_key(&j, "events");
-	kv_json_bool(&j, o->events);
+	kv_json_bool(&j, kv_perf_slept(o, t));
 	kv_json_key(&j, "count");
 	kv_json_u64(&j, r->count);
 	kv_json_key(&j, "duration_ns");
