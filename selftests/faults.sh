@@ -37,7 +37,7 @@ test_netdev_down_during_ping() {
 	# A persistent server's report is of its last failed client.
 	json_check "$KV_TMP/srv.json" 'd["clients"] == 1' 'd["clients_failed"] == 1' \
 		'd["error"]["name"] == "ENETDOWN"' || return
-	timeout 20 rdma link del "$KV_DEV" || fail "rdma link del failed" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed" || return
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
 	kv_ping_pair 17700 -C 10
 }
@@ -66,7 +66,7 @@ test_netdev_down_during_write_bw() {
 	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENETDOWN"' || return
 	# As after the ping: re-create the device, and it works at once.
 	ip link set kv0 up
-	timeout 20 rdma link del "$KV_DEV" || fail "rdma link del failed" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed" || return
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
 	kv_ping_pair 17700 -C 10
 }

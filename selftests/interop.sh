@@ -19,7 +19,7 @@ kserver_rping_client() {
 	need_rping
 	port=$((port + 1))
 	kv_server srv "$port" -V -v || return 1
-	timeout 60 rping -c -a "$KV_ADDR" -p "$port" -C "$count" -S "$size" -V -v \
+	timeout $((60 * KV_TIME_SCALE)) rping -c -a "$KV_ADDR" -p "$port" -C "$count" -S "$size" -V -v \
 		> "$KV_TMP/rping.out" 2> "$KV_TMP/rping.err" ||
 		fail "rping -c exited $?: $(cat "$KV_TMP/rping.err")" || return
 	kv_wait srv 30 || fail "kverbs server: $(cat "$KV_TMP/srv.err")" || return
@@ -64,7 +64,7 @@ test_verbose_lines_match_rping() {
 	rping -s -a "$KV_ADDR" -p "$port" -S 100 -v > "$KV_TMP/ref-s.out" 2>/dev/null &
 	kv_pid_rs=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$port" rping || fail "rping -s not listening" || return
-	timeout 60 rping -c -a "$KV_ADDR" -p "$port" -C 5 -S 100 -v > "$KV_TMP/ref-c.out" 2>/dev/null ||
+	timeout $((60 * KV_TIME_SCALE)) rping -c -a "$KV_ADDR" -p "$port" -C 5 -S 100 -v > "$KV_TMP/ref-c.out" 2>/dev/null ||
 		fail "rping to rping failed" || return
 	kv_wait rs 30 >/dev/null
 
@@ -72,7 +72,7 @@ test_verbose_lines_match_rping() {
 	"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" -v > "$KV_TMP/kv-s.out" 2>/dev/null &
 	kv_pid_ks=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$port" || fail "kverbs -s not listening" || return
-	timeout 60 rping -c -a "$KV_ADDR" -p "$port" -C 5 -S 100 -v > "$KV_TMP/rk-c.out" 2>/dev/null ||
+	timeout $((60 * KV_TIME_SCALE)) rping -c -a "$KV_ADDR" -p "$port" -C 5 -S 100 -v > "$KV_TMP/rk-c.out" 2>/dev/null ||
 		fail "rping to kverbs failed" || return
 	kv_wait ks 30 >/dev/null || return 1
 

@@ -22,7 +22,7 @@ with_param() {
 over_max_sessions() {
 	kv_server a 17801 || return 1
 	kv_server b 17802 || return 1
-	timeout 10 "$KVERBS" ping -c -a "$KV_ADDR" -p 17801 -C 1 2> "$KV_TMP/e"
+	timeout $((10 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p 17801 -C 1 2> "$KV_TMP/e"
 	[ $? = 1 ] || fail "third test should fail" || return
 	grep -q "too many tests are running (the module's max_sessions)" "$KV_TMP/e" ||
 		fail "message: $(cat "$KV_TMP/e")"
@@ -37,7 +37,7 @@ test_max_sessions() {
 
 over_max_pinned() {
 	kv_server srv 17803 || return 1
-	timeout 20 "$KVERBS" ping -c -a "$KV_ADDR" -p 17803 -C 1 -S 1M 2> "$KV_TMP/e"
+	timeout $((20 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p 17803 -C 1 -S 1M 2> "$KV_TMP/e"
 	[ $? = 1 ] || fail "2 MiB of buffers under a 1 MiB limit should fail" || return
 	grep -q "max_pinned_mb" "$KV_TMP/e" || fail "message: $(cat "$KV_TMP/e")"
 }
@@ -50,7 +50,7 @@ test_max_pinned_mb() {
 
 test_max_msg_size_is_enforced_by_the_module() {
 	with_param max_msg_size 4096 eval \
-		'timeout 10 "$KVERBS" ping -c -a "$KV_ADDR" -C 1 -S 8192 2> "$KV_TMP/e"; echo $? > "$KV_TMP/rc"'
+		'timeout $((10 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -C 1 -S 8192 2> "$KV_TMP/e"; echo $? > "$KV_TMP/rc"'
 	[ "$(cat "$KV_TMP/rc")" = 2 ] || fail "exit $(cat "$KV_TMP/rc"), expected 2" || return
 	grep -q "max_msg_size" "$KV_TMP/e" || fail "message: $(cat "$KV_TMP/e")"
 }

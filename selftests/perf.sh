@@ -183,7 +183,7 @@ test_send_lat_duration()	{ perf_lat_duration send_lat; }
 test_lat_text_output() {
 	port=$((port + 1))
 	perf_server srv read_lat || return 1
-	timeout 60 "$KVERBS" read_lat -p "$port" -n 200 "$KV_ADDR" > "$KV_TMP/t.out" 2>&1 ||
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" read_lat -p "$port" -n 200 "$KV_ADDR" > "$KV_TMP/t.out" 2>&1 ||
 		fail "client: $(cat "$KV_TMP/t.out")" || return
 	kv_wait srv 30 || return 1
 	grep -q "^ Device *: $KV_DEV\$" "$KV_TMP/t.out" &&
@@ -495,7 +495,7 @@ test_read_lat_all_sizes_text() {
 test_text_output() {
 	port=$((port + 1))
 	perf_server srv write_bw || return 1
-	timeout 60 "$KVERBS" write_bw -p "$port" -s 1024 -n 500 "$KV_ADDR" > "$KV_TMP/t.out" 2>&1 ||
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" write_bw -p "$port" -s 1024 -n 500 "$KV_ADDR" > "$KV_TMP/t.out" 2>&1 ||
 		fail "client: $(cat "$KV_TMP/t.out")" || return
 	kv_wait srv 30 || return 1
 	grep -q '^ *RDMA_Write BW Test$' "$KV_TMP/t.out" &&
@@ -545,7 +545,7 @@ perf_bad_hello() {
 	local out
 	port=$((port + 1))
 	perf_server "$1" write_bw || return 1
-	out=$(timeout 30 "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" $2)
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" $2)
 	[ $? = 0 ] || fail "perf_hello: $out" || return
 	[ "$out" = "$3" ] || fail "perf_hello: '$out', expected '$3'" || return
 	kv_wait "$1" 20

@@ -36,7 +36,7 @@ test_count_10_size_1000003()	{ ping_case -C 10 -S 1000003; }
 test_verbose_output() {
 	port=$((port + 1))
 	kv_server vsrv "$port" -v || return 1
-	timeout 60 "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 3 -S 40 -v \
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 3 -S 40 -v \
 		> "$KV_TMP/v.out" 2>&1 || fail "client: $(cat "$KV_TMP/v.out")" || return
 	kv_wait vsrv 30 || return 1
 	# 40 bytes: the 13-byte prefix, 26 of the run, the NUL.
