@@ -56,8 +56,8 @@ skip() {
 }
 
 # kv_sleep SECONDS: sleep without starting a process.  On the debug
-# lane's kernel every process started costs more than a second of the
-# guest's only CPU, and the waits below poll ten times a second: a read
+# lane's kernel every process started costs more than a second of a
+# vCPU, and the waits below poll ten times a second: a read
 # with a time limit from a FIFO that nobody writes to sleeps as well.
 # ktap_main opens that FIFO (kv_helpers_start); elsewhere this is sleep.
 kv_sleep() {

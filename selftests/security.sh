@@ -106,20 +106,25 @@ test_server_refuses_bad_input() {
 # server is clean (dmesg).  siw without tools/vm/patches/0005 handed
 # such a close to the listening endpoint and freed it: the port refused
 # every later client, and destroying the listener read freed memory
-# (KASAN: slab-use-after-free in siw_destroy_listen, then an oops).  The
-# peers run SCHED_FIFO from one shell, so that on one CPU (the debug
-# lane's guest) siw's work item cannot take a connection before all are
-# closed; with more CPUs the race is only likely.
+# (KASAN: slab-use-after-free in siw_destroy_listen, then an oops).  To
+# make the window certain, not likely, the peers run SCHED_FIFO on CPU 0
+# and unbound work items (siw's CM work queue is one) may run on CPU 0
+# only while they do: siw cannot take a connection before all are closed.
 test_tcp_peers_close_at_listener() {
+	local wq=/sys/devices/virtual/workqueue/cpumask mask rc
 	[ "$KV_TYPE" = siw ] || skip "only an iWARP listener has a TCP port"
 	kv_server srv 19200 -P -V || return 1
-	chrt -f 10 bash -c '
-		for i in $(seq 20); do
+	mask=$(<"$wq") || return 1
+	echo 1 > "$wq" || fail "cannot confine unbound work items to CPU 0" || return
+	taskset -c 0 chrt -f 10 bash -c '
+		for i in {1..20}; do
 			exec {fd}<>"/dev/tcp/$1/$2" || exit 1
 			fds+=($fd)
 		done
-		for fd in "${fds[@]}"; do exec {fd}>&-; done' - "$KV_ADDR" 19200 ||
-		fail "could not connect to the listener's TCP port" || return
+		for fd in "${fds[@]}"; do exec {fd}>&-; done' - "$KV_ADDR" 19200
+	rc=$?
+	echo "$mask" > "$wq"
+	[ $rc = 0 ] || fail "could not connect to the listener's TCP port" || return
 	kv_client c 19200 -C 10 -V -S 4096 ||
 		fail "the listener no longer serves: $(cat "$KV_TMP/c.err" "$KV_TMP/c.json")" || return
 	json_check "$KV_TMP/c.json" 'd["status"] == "ok"' 'd["iterations"] == 10' || return
