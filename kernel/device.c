@@ -38,7 +38,7 @@ struct kverbs_dev {
 /*
  * One lock for the device list and every device's user list: it is taken
  * once per connection set-up and teardown and by KVERBS_IOC_DEVICES, and
- * never held across a wait.
+ * never held across a wait or a call into a driver.
  */
 static DEFINE_MUTEX(kverbs_dev_lock);
 static LIST_HEAD(kverbs_dev_list);
@@ -262,9 +262,46 @@ static int kverbs_port_fill(struct kverbs_port_info *info,
 }
 
 /*
- * Take a snapshot of every device and port.  Userspace memory is written
- * only after kverbs_dev_lock is dropped, so that a slow page fault cannot
- * hold up device removal.
+ * Pin every device kverbs knows with a registration reference and
+ * return them in a new array.  Only this is done under kverbs_dev_lock:
+ * the devices are queried after it is dropped, because a driver's
+ * query_port may take the RTNL (rxe's does, for the link speed), and
+ * RoCE's GID code holds the RTNL while it dispatches the device events
+ * whose handler, kverbs_dev_event(), takes kverbs_dev_lock.  A pinned
+ * device may still lose its kverbs_dev to kverbs_remove_one(), but it
+ * stays registered, and its driver usable, until ib_device_put().
+ */
+static int kverbs_devices_pin(struct ib_device ***ibdevsp, u32 *np)
+{
+	struct ib_device **ibdevs = NULL;
+	struct kverbs_dev *dev;
+	u32 n = 0;
+
+	mutex_lock(&kverbs_dev_lock);
+	list_for_each_entry(dev, &kverbs_dev_list, list)
+		n++;
+	if (n) {
+		ibdevs = kcalloc(n, sizeof(*ibdevs), GFP_KERNEL);
+		if (!ibdevs) {
+			mutex_unlock(&kverbs_dev_lock);
+			return -ENOMEM;
+		}
+	}
+	n = 0;
+	list_for_each_entry(dev, &kverbs_dev_list, list)
+		if (ib_device_try_get(dev->ibdev))
+			ibdevs[n++] = dev->ibdev;
+	mutex_unlock(&kverbs_dev_lock);
+	*ibdevsp = ibdevs;
+	*np = n;
+	return 0;
+}
+
+/*
+ * Take a snapshot of every device and port, holding no lock of ours
+ * while the drivers are asked (see kverbs_devices_pin()).  Userspace
+ * memory is written later, once the devices are let go, so that a slow
+ * page fault cannot hold up device removal.
  */
 static int kverbs_devices_snapshot(struct kverbs_device_info **devsp,
 				   u32 *ndevs, struct kverbs_port_info **portsp,
@@ -272,42 +309,43 @@ static int kverbs_devices_snapshot(struct kverbs_device_info **devsp,
 {
 	struct kverbs_device_info *devs = NULL;
 	struct kverbs_port_info *ports = NULL;
-	struct kverbs_dev *dev;
-	u32 nd = 0, np = 0, port;
-	int ret = 0;
+	struct ib_device **ibdevs;
+	u32 n, i, np = 0, port;
+	int ret;
 
-	mutex_lock(&kverbs_dev_lock);
-	list_for_each_entry(dev, &kverbs_dev_list, list) {
-		nd++;
-		np += rdma_end_port(dev->ibdev) - rdma_start_port(dev->ibdev) + 1;
-	}
-	if (nd) {
-		devs = kvcalloc(nd, sizeof(*devs), GFP_KERNEL);
+	ret = kverbs_devices_pin(&ibdevs, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		np += rdma_end_port(ibdevs[i]) - rdma_start_port(ibdevs[i]) + 1;
+	if (n) {
+		devs = kvcalloc(n, sizeof(*devs), GFP_KERNEL);
 		ports = kvcalloc(np, sizeof(*ports), GFP_KERNEL);
 		if (!devs || !ports) {
 			ret = -ENOMEM;
-			goto out_unlock;
+			goto out_put;
 		}
 	}
-	nd = 0;
 	np = 0;
-	list_for_each_entry(dev, &kverbs_dev_list, list) {
-		kverbs_device_fill(&devs[nd++], dev->ibdev, np);
-		rdma_for_each_port(dev->ibdev, port) {
-			ret = kverbs_port_fill(&ports[np++], dev->ibdev, port);
+	for (i = 0; i < n; i++) {
+		kverbs_device_fill(&devs[i], ibdevs[i], np);
+		rdma_for_each_port(ibdevs[i], port) {
+			ret = kverbs_port_fill(&ports[np++], ibdevs[i], port);
 			if (ret)
-				goto out_unlock;
+				goto out_put;
 		}
 	}
-out_unlock:
-	mutex_unlock(&kverbs_dev_lock);
+out_put:
+	for (i = 0; i < n; i++)
+		ib_device_put(ibdevs[i]);
+	kfree(ibdevs);
 	if (ret) {
 		kvfree(devs);
 		kvfree(ports);
 		return ret;
 	}
 	*devsp = devs;
-	*ndevs = nd;
+	*ndevs = n;
 	*portsp = ports;
 	*nports = np;
 	return 0;
