@@ -43,7 +43,7 @@ test_devices_during_pings() {
 		timeout $((60 * KV_TIME_SCALE)) "$KVERBS" devices > /dev/null 2> "$KV_TMP/d.err"
 		rc=$?
 		[ $rc = 0 ] || fail "devices exited $rc during pings: $(cat "$KV_TMP/d.err")" || return
-		kill -0 "${pids[0]}" "${pids[1]}" 2>/dev/null ||
+		kv_alive "${pids[0]}" "${pids[1]}" ||
 			fail "a ping ended while devices ran: $(cat "$KV_TMP/c0.err" "$KV_TMP/c1.err")" || return
 	done
 	kill -INT "${pids[@]}"

@@ -23,7 +23,7 @@ test_netdev_down_during_ping() {
 	pid=$!
 	kv_sleep 2
 	ip link set kv0 down
-	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 5 s after link down" || return
+	wait_for 5 kv_ended $pid || fail "client alive 5 s after link down" || return
 	wait $pid
 	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/c.err")" || return
 	json_check "$KV_TMP/c.json" 'd["error"]["name"] == "ENETDOWN"' || return
@@ -53,14 +53,14 @@ test_netdev_down_during_write_bw() {
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
 	kv_sleep 3
-	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
+	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	ip link set kv0 down
-	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive 5 s after link down" || return
+	wait_for 5 kv_ended $pid || fail "client alive 5 s after link down" || return
 	wait $pid
 	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/bc.err")" || return
 	json_check "$KV_TMP/bc.json" 'd["status"] == "failed"' 'd["error"]["name"] == "ENETDOWN"' \
 		'd["iterations"] > 0' || return
-	wait_for 5 eval "! kill -0 $spid 2>/dev/null" || fail "server alive 5 s after link down" || return
+	wait_for 5 kv_ended $spid || fail "server alive 5 s after link down" || return
 	wait $spid
 	[ $? = 1 ] || fail "server exit code, expected 1: $(cat "$KV_TMP/bs.err")" || return
 	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENETDOWN"' || return

@@ -69,6 +69,23 @@ kv_sleep() {
 	return 0
 }
 
+# kv_alive PID...: is every PID still running?  A child that has exited
+# but that the shell has not reaped yet is a zombie, which kill -0 still
+# finds; it has ended as far as a test is concerned.
+kv_alive() {
+	local pid stat
+	for pid; do
+		{ stat=$(<"/proc/$pid/stat"); } 2>/dev/null || return 1
+		stat=${stat##*) }
+		[ "${stat%% *}" != Z ] || return 1
+	done
+}
+
+# kv_ended PID: has PID ended (exited, reaped or not)?
+kv_ended() {
+	! kv_alive "$1"
+}
+
 # Poll for up to $1 seconds until the rest of the arguments succeed.
 wait_for() {
 	local limit=$(($1 * KV_TIME_SCALE)) i
@@ -132,13 +149,29 @@ kv_client() {
 kv_wait() {
 	local pid
 	pid=$(eval echo "\$kv_pid_$1")
-	if ! wait_for "$2" eval "! kill -0 $pid 2>/dev/null"; then
+	if ! wait_for "$2" kv_ended "$pid"; then
 		kill -9 "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		echo "$1 (pid $pid) still running after $2 s: killed"
 		return 124
 	fi
 	wait "$pid"
+}
+
+# kv_stack PID: where each thread of PID is, for a test that gives up
+# on a process that should have ended: its state, the system call it is
+# in (or "running" in user space), and its kernel stack, three times a
+# second apart.  A running task shows no kernel stack.
+kv_stack() {
+	local task i state
+	for i in 1 2 3; do
+		for task in /proc/"$1"/task/*; do
+			state=$(grep -m1 '^State:' "$task/status")
+			echo "task ${task##*/}: ${state#State:	}, syscall $(<"$task/syscall"), wchan $(<"$task/wchan")"
+			echo "$(<"$task/stack")"
+		done 2>/dev/null
+		[ $i = 3 ] || kv_sleep 1
+	done
 }
 
 # kv_python ARG... <<'PY' SCRIPT PY: run SCRIPT as "python3 - ARG..."
@@ -150,7 +183,7 @@ kv_python() {
 	local script out status
 
 	IFS= read -r -d '' script
-	if [ -z "${KV_PY_PID:-}" ] || ! kill -0 "$KV_PY_PID" 2>/dev/null; then
+	if [ -z "${KV_PY_PID:-}" ] || ! kv_alive "$KV_PY_PID"; then
 		python3 - "$@" <<< "$script"
 		return
 	fi

@@ -585,7 +585,7 @@ client_sigint() {
 	pid=$!
 	kv_sleep 2
 	kill -INT $pid
-	wait_for 10 eval "! kill -0 $pid 2>/dev/null" || fail "client still running 10 s after SIGINT" || return
+	wait_for 10 kv_ended $pid || fail "client still running 10 s after SIGINT" || return
 	wait $pid
 	[ $? = 130 ] || fail "client exited $?: $(cat "$KV_TMP/int.json")" || return
 	json_check "$KV_TMP/int.json" 'd["status"] == "interrupted"' 'd["iterations"] > 0' \

@@ -58,7 +58,7 @@ test_count_0_until_sigint() {
 	local pid=$!
 	kv_sleep 2
 	kill -INT $pid
-	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client still running 5 s after SIGINT" || return
+	wait_for 5 kv_ended $pid || fail "client still running 5 s after SIGINT" || return
 	wait $pid || fail "client exited $? after SIGINT: $(cat "$KV_TMP/c0.json")" || return
 	json_check "$KV_TMP/c0.json" 'd["status"] == "ok"' 'd["iterations"] > 0' \
 		'd["bytes_written"] == d["iterations"] * 64' || return

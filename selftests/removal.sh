@@ -17,7 +17,7 @@ test_link_del_during_ping() {
 	end=$(date +%s%N)
 	[ $(((end - start) / 1000000)) -le $((10000 * KV_TIME_SCALE)) ] ||
 		fail "removal took $(((end - start) / 1000000)) ms" || return
-	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive after removal" || return
+	wait_for 5 kv_ended $pid || fail "client alive after removal" || return
 	wait $pid
 	[ $? = 1 ] || fail "client exit code, expected 1" || return
 	json_check "$KV_TMP/c.json" 'd["error"]["name"] == "ENODEV"' \
@@ -48,19 +48,19 @@ link_del_during_write_bw() {
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
 	kv_sleep 3
-	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
+	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	start=$(date +%s%N)
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	end=$(date +%s%N)
 	[ $(((end - start) / 1000000)) -le $((10000 * KV_TIME_SCALE)) ] ||
 		fail "removal took $(((end - start) / 1000000)) ms" || return
-	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive after removal" || return
+	wait_for 5 kv_ended $pid || fail "client alive after removal" || return
 	wait $pid
 	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/bc.json")" || return
 	json_check "$KV_TMP/bc.json" 'd["status"] == "failed"' 'd["error"]["name"] == "ENODEV"' \
 		'd["error"]["message"] == "the RDMA device was removed"' 'd["iterations"] > 0' ||
 		fail "the server said: $(cat "$KV_TMP/bs.json" "$KV_TMP/bs.err")" || return
-	wait_for 5 eval "! kill -0 $spid 2>/dev/null" || fail "server alive after removal" || return
+	wait_for 5 kv_ended $spid || fail "server alive after removal" || return
 	wait $spid
 	[ $? = 1 ] || fail "server exit code, expected 1: $(cat "$KV_TMP/bs.err")" || return
 	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENODEV"'
@@ -107,13 +107,13 @@ test_link_del_under_serve() {
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
 	kv_sleep 3
-	kill -0 $pid 2>/dev/null || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
+	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
-	wait_for 5 eval "! kill -0 $pid 2>/dev/null" || fail "client alive after removal" || return
+	wait_for 5 kv_ended $pid || fail "client alive after removal" || return
 	wait $pid
 	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/bc.json")" || return
 	json_check "$KV_TMP/bc.json" 'd["error"]["name"] == "ENODEV"' || return
-	wait_for 5 eval "! kill -0 $spid 2>/dev/null" || fail "serve alive after removal" || return
+	wait_for 5 kv_ended $spid || fail "serve alive after removal" || return
 	wait $spid
 	[ $? = 1 ] || fail "serve exit code, expected 1: $(cat "$KV_TMP/sv.err")" || return
 	kv_python "$KV_TMP/sv.json" <<'PY' || fail "serve's report: $(cat "$KV_TMP/sv.json")"

@@ -87,7 +87,7 @@ test_server_refuses_bad_input() {
 		rc=$?
 		echo "# $a: exit $rc: $(cat "$KV_TMP/h.out" "$KV_TMP/h.err" | tr '\n' ' ')"
 		[ $rc = 0 ] || fail "the server did not refuse $a" || return 1
-		kill -0 "$kv_pid_srvp" 2>/dev/null || fail "the server died of $a" || return 1
+		kv_alive "$kv_pid_srvp" || fail "the server died of $a" || return 1
 	done
 	kv_client c 19200 -C 5 -S 4096 -V || { cat "$KV_TMP/c.err"; fail "a fair client failed after the attacks"; return 1; }
 	kill -INT "$kv_pid_srvp"
