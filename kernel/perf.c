@@ -7,6 +7,7 @@
 #include "trace.h"
 
 #include <linux/math64.h>
+#include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -305,11 +306,30 @@ void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep)
 }
 
 /**
+ * kverbs_perf_per_sec - @count per second over @ns nanoseconds
+ * @count: bytes or operations
+ * @ns: the time they took, not 0
+ *
+ * Returns the rate, or U64_MAX where it does not fit in 64 bits: on
+ * x86-64 mul_u64_u64_div_u64() is one divide instruction, which traps
+ * when the quotient overflows.
+ */
+u64 kverbs_perf_per_sec(u64 count, u64 ns)
+{
+	if (div64_u64(count, ns) >= U64_MAX / NSEC_PER_SEC)
+		return U64_MAX;
+	return mul_u64_u64_div_u64(count, NSEC_PER_SEC, ns);
+}
+
+/**
  * kverbs_perf_set_rates - fill in the numbers of a test that ran
  * @res: the result
  * @iterations: messages completed
  * @elapsed_ns: how long they took
  * @peak_bps: the highest rate over a millisecond or more, 0 if unknown
+ *
+ * A responder's numbers come from its requester's DONE, which
+ * kverbs_perf_done_valid() checked.
  */
 void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 			   u64 elapsed_ns, u64 peak_bps)
@@ -319,9 +339,33 @@ void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 	res->elapsed_ns = elapsed_ns;
 	if (!elapsed_ns)
 		return;
-	res->avg_bps = mul_u64_u64_div_u64(res->bytes, NSEC_PER_SEC, elapsed_ns);
-	res->msg_rate = mul_u64_u64_div_u64(iterations, NSEC_PER_SEC, elapsed_ns);
+	res->avg_bps = kverbs_perf_per_sec(res->bytes, elapsed_ns);
+	res->msg_rate = kverbs_perf_per_sec(iterations, elapsed_ns);
 	res->peak_bps = max(peak_bps, res->avg_bps);
+}
+
+/**
+ * kverbs_perf_done_valid - whether a requester's DONE can be true
+ * @run: the test, with the iterations the hello asked for
+ * @msg_size: bytes per message
+ * @ops: the operations DONE says completed
+ * @elapsed_ns: ... and the time they took
+ *
+ * DONE comes from the network, so it is checked as ioctl input is: no
+ * more operations than were asked for, and a byte count and rates that
+ * fit in the result's 64-bit fields.
+ */
+bool kverbs_perf_done_valid(const struct kverbs_perf_run *run, u32 msg_size,
+			    u64 ops, u64 elapsed_ns)
+{
+	u64 bytes;
+
+	if (run->iterations && ops > run->iterations)
+		return false;
+	if (check_mul_overflow(ops, (u64)msg_size, &bytes))
+		return false;
+	return !elapsed_ns ||
+	       div64_u64(bytes, elapsed_ns) < U64_MAX / NSEC_PER_SEC;
 }
 
 static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,

@@ -360,8 +360,11 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len);
 void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
+u64 kverbs_perf_per_sec(u64 count, u64 ns);
 void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 			   u64 elapsed_ns, u64 peak_bps);
+bool kverbs_perf_done_valid(const struct kverbs_perf_run *run, u32 msg_size,
+			    u64 ops, u64 elapsed_ns);
 void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 			 enum kverbs_perf_msg_type type);
 

@@ -424,8 +424,7 @@ static void kverbs_perf_req_sample(struct kverbs_perf_req *c, u64 now)
 	if (now - c->sample_ns < KVERBS_PERF_SAMPLE_NS)
 		return;
 	bytes = (completed - c->sample_done) * c->run->msg_size;
-	c->peak_bps = max(c->peak_bps, mul_u64_u64_div_u64(bytes, NSEC_PER_SEC,
-							   now - c->sample_ns));
+	c->peak_bps = max(c->peak_bps, kverbs_perf_per_sec(bytes, now - c->sample_ns));
 	c->sample_ns = now;
 	c->sample_done = completed;
 }

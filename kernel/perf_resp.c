@@ -348,6 +348,8 @@ static int kverbs_perf_resp_msg(struct kverbs_perf_resp *s,
 		/* What the requester sent is what arrived, or something was lost. */
 		if (counted && *ops != s->received)
 			return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+		if (!kverbs_perf_done_valid(s->run, s->msg_size, *ops, *elapsed))
+			return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
 		ret = kverbs_perf_resp_check_atomics(s, *ops);
 		return ret ?: 1;
 	default:
