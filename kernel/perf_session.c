@@ -149,15 +149,24 @@ static enum kverbs_perf_reject
 kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 			 u32 *value, int *error)
 {
-	const struct kverbs_perf_hello *h = (const void *)ep->private_data;
+	struct kverbs_perf_hello hello = {}, *h = &hello;
 	u32 test, flags, msg_size, tx_depth;
+	unsigned long irqflags;
+	u8 len;
 	u16 version;
+
+	/*
+	 * One copy, checked and used: a reject from the client, which it
+	 * may still send, rewrites the endpoint's private data.
+	 */
+	spin_lock_irqsave(&ep->lock, irqflags);
+	len = ep->private_data_len;
+	memcpy(h, ep->private_data, min_t(size_t, len, sizeof(*h)));
+	spin_unlock_irqrestore(&ep->lock, irqflags);
 
 	*value = 0;
 	*error = -EPROTO;
-	/* The request is ours now: nothing writes the private data any more. */
-	if (ep->private_data_len < sizeof(*h) ||
-	    le16_to_cpu(h->magic) != KVERBS_PERF_MAGIC)
+	if (len < sizeof(*h) || le16_to_cpu(h->magic) != KVERBS_PERF_MAGIC)
 		return KVERBS_PERF_REJECT_MAGIC;
 	version = le16_to_cpu(h->version);
 	if (version != KVERBS_PERF_VERSION) {
