@@ -574,6 +574,42 @@ test_hello_missing() {
 	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 3" EPROTO
 }
 
+# perf_done NAME OPTS: selftests/perf_hello -d plays a write_bw requester
+# as far as START, the server's ADV and a DONE with the numbers in OPTS;
+# the server's exit code is left in $rc.  A DONE is input from the
+# network: one that the server took unchecked once reached a 64-bit
+# divide, which traps on x86-64 when the rate does not fit.
+perf_done() {
+	local out
+	port=$((port + 1))
+	perf_server "$1" write_bw || return 1
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" $2)
+	[ $? = 0 ] && [ "$out" = "done sent" ] || fail "perf_hello: '$out'" || return
+	kv_wait "$1" 20
+	rc=$?
+}
+
+# The control: numbers that can be true are the server's report.
+test_done_believed() {
+	perf_done dok "-d 10,1000000" || return
+	[ $rc = 0 ] || fail "server exited $rc: $(cat "$KV_TMP/dok.json" "$KV_TMP/dok.err")" || return
+	json_check "$KV_TMP/dok.json" 'd["iterations"] == 10' 'd["elapsed_ns"] == 1000000' \
+		'd["bytes"] == 640'
+}
+
+# perf_bad_done NAME OPTS: the server refuses the DONE and says so.
+perf_bad_done() {
+	perf_done "$@" || return
+	[ $rc = 1 ] || fail "server exited $rc: $(cat "$KV_TMP/$1.json" "$KV_TMP/$1.err")" || return
+	json_check "$KV_TMP/$1.json" 'd["error"]["name"] == "EPROTO"' 'd["error"]["step"] == "recv"'
+}
+
+# 2^40 messages where the hello asked for 10.
+test_done_more_than_asked()	{ perf_bad_done dmore "-d 1099511627776,1000000"; }
+# Duration mode, so any count goes: 2^40 messages of 64 bytes in a
+# nanosecond, a rate past 64 bits.
+test_done_rate_overflows()	{ perf_bad_done drate "-D -d 1099511627776,1"; }
+
 # SIGINT ends a client early, with what it did so far; its server sees
 # the connection go.
 # client_sigint [OPTS...]: OPTS on both sides.
@@ -641,4 +677,5 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_client_sigint_events \
 	test_write_bw_ipv6_validate \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \
-	test_hello_missing test_client_sigint test_client_killed
+	test_hello_missing test_done_believed test_done_more_than_asked \
+	test_done_rate_overflows test_client_sigint test_client_killed

@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf_hello: send a kverbs perf server a hello it must refuse, with
- * rdma-core's librdmacm, and print what the server said.
+ * perf_hello: send a kverbs perf server a hello it must refuse, or a
+ * DONE it must not believe, with rdma-core's librdmacm, and print what
+ * happened.
  *
  *	perf_hello -a ADDR -p PORT [-V VERSION] [-m MAGIC] [-r] [-l LEN]
+ *	perf_hello -a ADDR -p PORT [-D] -d OPS,NS
  *
- * The hello is a valid write_bw request of version 3 except for what the
- * options change: -V its version, -m its magic, -r a reserved byte set,
- * -l its length.  Prints "rejected: reason R value V version S" and exits
- * 0 when the server rejected it with a kverbs perf reason, 1 when it
- * accepted it, 2 on any other outcome.
+ * The hello is a valid write_bw request of version 3, 10 messages of 64
+ * bytes, except for what the options change: -V its version, -m its
+ * magic, -r a reserved byte set, -l its length, -D duration mode (one
+ * second) instead of 10 messages.  Prints "rejected: reason R value V
+ * version S" and exits 0 when the server rejected it with a kverbs perf
+ * reason, 1 when it accepted it, 2 on any other outcome.
+ *
+ * With -d the connection must be accepted: perf_hello then plays the
+ * requester as far as the protocol goes without data (START, the
+ * server's ADV), sends DONE saying OPS messages took NS nanoseconds,
+ * prints "done sent" and exits 0 once the server has it (2 otherwise).
+ * What the server makes of it is in the server's report.
  */
 #include <endian.h>
 #include <errno.h>
@@ -20,6 +29,7 @@
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 
 /* kernel/perf.h, as on the wire. */
 struct kv_hello {
@@ -33,6 +43,55 @@ struct kv_reject {
 	uint16_t magic, version, reason, reserved0;
 	uint32_t value, reserved1;
 };
+
+/* A control message, struct kverbs_perf_msg. */
+struct kv_msg {
+	uint32_t type, rkey;
+	uint64_t addr, a, b, c;
+	uint32_t slots, stride;
+};
+
+enum { KV_MSG_ADV = 1, KV_MSG_DONE = 5, KV_MSG_START = 6 };
+
+/* Send @m and wait until the server's side has it. */
+static int kv_send(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *mr)
+{
+	struct ibv_wc wc;
+
+	if (rdma_post_send(id, NULL, m, sizeof(*m), mr, IBV_SEND_SIGNALED) ||
+	    rdma_get_send_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "send of message type %u failed\n", le32toh(m->type));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The requester's side of a test that moves no data: START, then the
+ * server's ADV, then DONE with the numbers given.  @recv was posted
+ * before the connection was made.
+ */
+static int kv_fake_done(struct rdma_cm_id *id, struct kv_msg *msgs,
+			struct ibv_mr *mr, uint64_t ops, uint64_t ns)
+{
+	struct kv_msg *send = &msgs[0], *recv = &msgs[1];
+	struct ibv_wc wc;
+
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_START);
+	if (kv_send(id, send, mr))
+		return -1;
+	if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS ||
+	    wc.byte_len != sizeof(*recv) || le32toh(recv->type) != KV_MSG_ADV) {
+		fprintf(stderr, "no ADV from the server\n");
+		return -1;
+	}
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_DONE);
+	send->a = htole64(ops);
+	send->b = htole64(ns);
+	return kv_send(id, send, mr);
+}
 
 int main(int argc, char **argv)
 {
@@ -53,10 +112,13 @@ int main(int argc, char **argv)
 	struct rdma_conn_param param = { .private_data = &h, .retry_count = 7 };
 	const char *addr = NULL, *port = NULL;
 	const struct kv_reject *rej;
+	struct kv_msg msgs[2];
+	unsigned long long ops = 0, ns = 0;
+	struct ibv_mr *mr = NULL;
 	struct rdma_cm_id *id;
-	int opt, len = sizeof(h);
+	int opt, len = sizeof(h), done = 0;
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -64,6 +126,15 @@ int main(int argc, char **argv)
 		case 'm': h.magic = htole16(strtol(optarg, NULL, 0)); break;
 		case 'r': h.reserved[23] = 1; break;
 		case 'l': len = atoi(optarg); break;
+		case 'D':
+			h.iterations = 0;
+			h.duration_ns = htole64(1000000000);
+			break;
+		case 'd':
+			if (sscanf(optarg, "%llu,%llu", &ops, &ns) != 2)
+				return 2;
+			done = 1;
+			break;
 		default: return 2;
 		}
 	}
@@ -79,11 +150,28 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rdma_freeaddrinfo(res);
+	if (done) {
+		mr = rdma_reg_msgs(id, msgs, sizeof(msgs));
+		if (!mr || rdma_post_recv(id, NULL, &msgs[1], sizeof(msgs[1]), mr)) {
+			perror("rdma_reg_msgs");
+			return 2;
+		}
+	}
 	/* Synchronous: the failed connect leaves its event in id->event. */
 	if (!rdma_connect(id, &param)) {
+		if (done) {
+			if (kv_fake_done(id, msgs, mr, ops, ns))
+				return 2;
+			printf("done sent\n");
+			return 0;
+		}
 		printf("accepted\n");
 		rdma_disconnect(id);
 		return 1;
+	}
+	if (done) {
+		perror("rdma_connect");
+		return 2;
 	}
 	if (errno != ECONNREFUSED || !id->event ||
 	    id->event->event != RDMA_CM_EVENT_REJECTED ||
