@@ -821,19 +821,23 @@ static void kverbs_listener_abort(struct kverbs_dev_user *user, int error)
 {
 	struct kverbs_listener *lsn = container_of(user, struct kverbs_listener, user);
 	unsigned long flags;
+	bool release;
 
+	/*
+	 * A server's own listener is destroyed by the server, which the
+	 * wake-up ends.  A file's may have no server waiting on it, and
+	 * the device's removal waits for it: let go of the device now (not
+	 * here: we may be in the ID's handler, or under kverbs_dev_lock).
+	 * But not while kverbs_listener_create() is still at work on the
+	 * ID: it sees @error once it is done, and lets go itself.
+	 */
 	spin_lock_irqsave(&lsn->lock, flags);
 	if (!lsn->error)
 		lsn->error = error;
+	release = lsn->shared && lsn->live;
 	spin_unlock_irqrestore(&lsn->lock, flags);
 	wake_up(&lsn->wait);
-	/*
-	 * A server's own listener is destroyed by the server, which the
-	 * wake-up ended.  A file's may have no server waiting on it, and
-	 * the device's removal waits for it: let go of the device now (not
-	 * here: we may be in the ID's handler, or under kverbs_dev_lock).
-	 */
-	if (lsn->shared)
+	if (release)
 		schedule_work(&lsn->release);
 }
 
@@ -969,6 +973,7 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 					       bool shared)
 {
 	struct kverbs_listener *lsn;
+	unsigned long flags;
 	int ret;
 
 	lsn = kzalloc(sizeof(*lsn), GFP_KERNEL);
@@ -986,6 +991,7 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 				 RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(lsn->id)) {
 		ret = PTR_ERR(lsn->id);
+		lsn->id = NULL;
 		goto out_free;
 	}
 	/*
@@ -996,7 +1002,7 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 	if (addr->sa_family == AF_INET6 && kverbs_sockaddr_is_any(addr)) {
 		ret = rdma_set_afonly(lsn->id, 0);
 		if (ret)
-			goto out_destroy_id;
+			goto out_release;
 	}
 	ret = rdma_bind_addr(lsn->id, addr);
 	/*
@@ -1006,22 +1012,28 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 	if (ret == -EADDRNOTAVAIL && kverbs_sockaddr_is_any(addr))
 		ret = -EADDRINUSE;
 	if (ret)
-		goto out_destroy_id;
+		goto out_release;
 	/* Bound to one device's address: removal of that device ends it. */
 	if (lsn->id->device) {
 		ret = kverbs_dev_attach(&lsn->user, lsn->id->device, 0);
 		if (ret)
-			goto out_destroy_id;
+			goto out_release;
 	}
 	ret = rdma_listen(lsn->id, KVERBS_LISTEN_BACKLOG);
 	if (ret)
-		goto out_detach;
+		goto out_release;
+	/* A removal that came meanwhile left the listener to us. */
+	spin_lock_irqsave(&lsn->lock, flags);
+	ret = lsn->error;
+	lsn->live = !ret;
+	spin_unlock_irqrestore(&lsn->lock, flags);
+	if (ret)
+		goto out_release;
 	return lsn;
 
-out_detach:
-	kverbs_dev_detach(&lsn->user);
-out_destroy_id:
-	rdma_destroy_id(lsn->id);
+out_release:
+	/* The ID before the device: detaching lets the device go. */
+	kverbs_listener_release(lsn);
 out_free:
 	kfree(lsn);
 	return ERR_PTR(ret);

@@ -288,13 +288,15 @@ static inline bool kverbs_is_done(const bool *done)
  * @id: the listening ID
  * @user: attachment to the device when bound to one address of one device
  * @wait: woken when a request arrives or the listener fails
- * @lock: protects @pending, @npending and @error
+ * @lock: protects @pending, @npending, @error and @live
  * @pending: &kverbs_ep.pending of requests not yet taken
  * @npending: length of @pending
  * @error: the listener's failure, 0 while it works
  * @shared: a file's listener (KVERBS_IOC_LISTEN), which lives until the
  *	file is closed; if its device goes away, @release lets go of the
  *	device at once instead of when no server happens to wait on it
+ * @live: kverbs_listener_create() has returned it; until then a
+ *	failure is left to the creator, which is still using @id
  * @release: destroys @id and detaches, for @shared
  */
 struct kverbs_listener {
@@ -302,11 +304,12 @@ struct kverbs_listener {
 	struct rdma_cm_id *id;
 	struct kverbs_dev_user user;
 	wait_queue_head_t wait;
-	spinlock_t lock;		/* protects pending, npending, error */
+	spinlock_t lock;
 	struct list_head pending;
 	unsigned int npending;
 	int error;
 	bool shared;
+	bool live;
 	struct work_struct release;
 };
 
