@@ -7,6 +7,7 @@
  */
 #include "kverbs.h"
 
+#include <linux/math64.h>
 #include <linux/module.h>
 
 unsigned int kverbs_max_msg_size = 4 << 20;
@@ -14,10 +15,25 @@ module_param_named(max_msg_size, kverbs_max_msg_size, uint, 0644);
 MODULE_PARM_DESC(max_msg_size,
 		 "largest ping message in bytes (default 4 MiB); devices may allow less");
 
+/*
+ * Within what an ioctl's timeout_ns may ask for: 0 is not "no limit"
+ * here, the waits need a bound.
+ */
+static int kverbs_timeout_ms_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1,
+				     div_u64(KVERBS_MAX_TIMEOUT_NS, NSEC_PER_MSEC));
+}
+
+static const struct kernel_param_ops kverbs_timeout_ms_ops = {
+	.set = kverbs_timeout_ms_set,
+	.get = param_get_uint,
+};
+
 unsigned int kverbs_timeout_ms = 10000;
-module_param_named(timeout_ms, kverbs_timeout_ms, uint, 0644);
+module_param_cb(timeout_ms, &kverbs_timeout_ms_ops, &kverbs_timeout_ms, 0644);
 MODULE_PARM_DESC(timeout_ms,
-		 "default limit on each step of a test, in ms (default 10000)");
+		 "default limit on each step of a test, in ms, 1 to 3600000 (default 10000)");
 
 /*
  * Limits, so that no caller can make the module pin memory or hold

@@ -55,4 +55,29 @@ test_max_msg_size_is_enforced_by_the_module() {
 	grep -q "max_msg_size" "$KV_TMP/e" || fail "message: $(cat "$KV_TMP/e")"
 }
 
-ktap_main test_max_sessions test_max_pinned_mb test_max_msg_size_is_enforced_by_the_module
+# timeout_ms takes what an ioctl's timeout_ns may ask for, 1 ms to an
+# hour, and refuses the rest with EINVAL, keeping its value: 0 is no
+# limit nowhere, and the connect waits added a second to it.
+test_timeout_ms_range() {
+	local v old
+	old=$(<"$P/timeout_ms")
+	for v in 0 3600001 -1 x; do
+		if echo "$v" 2>/dev/null > "$P/timeout_ms"; then
+			echo "$old" > "$P/timeout_ms"
+			fail "timeout_ms took $v" || return
+		fi
+		[ "$(<"$P/timeout_ms")" = "$old" ] || fail "timeout_ms changed to $(<"$P/timeout_ms")" || return
+	done
+	for v in 1 3600000; do
+		if ! echo "$v" > "$P/timeout_ms" || [ "$(<"$P/timeout_ms")" != "$v" ]; then
+			echo "$old" > "$P/timeout_ms"
+			fail "timeout_ms refused $v" || return
+		fi
+	done
+	echo "$old" > "$P/timeout_ms"
+	# The control: a ping works under the value restored.
+	kv_ping_pair 17805 -C 2
+}
+
+ktap_main test_max_sessions test_max_pinned_mb test_max_msg_size_is_enforced_by_the_module \
+	test_timeout_ms_range
