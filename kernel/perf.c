@@ -21,7 +21,8 @@ static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
 /**
  * kverbs_perf_slots - how many messages a side's buffer holds
  * @stride: bytes per message
- * @depth: the TX depth; more slots than messages in flight buy nothing
+ * @depth: messages in flight (the TX depth), or SEND_BW receives kept
+ *	posted; more slots than that buy nothing
  * @max_bytes: the buffer's limit
  *
  * With --validate a slot is rewritten every this many iterations, and a

@@ -40,6 +40,18 @@ struct kverbs_perf_resp {
 };
 
 /*
+ * SEND_BW: receives kept posted per work request the requester may have
+ * outstanding.  The requester refills its window when its SENDs are
+ * acknowledged, which is when they land in our receives, not when we
+ * have taken them and posted them again.  With only a window's worth,
+ * a responder that falls behind by a few messages meets the next SEND
+ * with no receive: the device answers receiver-not-ready, and the
+ * requester waits out its RNR timer and resends all it had sent since.
+ * perftest's server posts 512 receives against a window of 128.
+ */
+#define KVERBS_PERF_RECV_AHEAD	4
+
+/*
  * Whether the responder busy-polls its CQ.  Where it is on the data path
  * it does, unless asked to sleep (-e): it answers each of a ping-pong's
  * messages, and takes SEND_BW's receives and posts them again.  A
@@ -70,7 +82,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	u32 max_reg = kverbs_max_reg_size(ibdev);
 	bool send = s->test == KVERBS_PERF_SEND_BW;
 	bool pingpong = kverbs_perf_is_pingpong(s->test);
-	u32 data_recvs;
+	u32 data_recvs, depth;
 	bool has_ctrl_recv;
 	struct kverbs_ep_caps caps = {
 		/* The registration of the buffer, one control message. */
@@ -96,8 +108,17 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		ibdev_dbg(ibdev, "no atomic operations\n");
 		return -EOPNOTSUPP;
 	}
-	/* A ping-pong has one message in flight, whatever the client said. */
-	s->slots = pingpong ? 1 : kverbs_perf_slots(s->stride, s->tx_depth,
+	/*
+	 * A ping-pong has one message in flight, whatever the client said.
+	 * SEND_BW's receives, one per slot, stay within what the device's
+	 * receive queue holds beside the control receive and the drain's
+	 * marker (kverbs_ep_create_qp()).
+	 */
+	depth = s->tx_depth;
+	if (send)
+		depth = min_t(u32, KVERBS_PERF_RECV_AHEAD * depth,
+			      max(ibdev->attrs.max_qp_wr, 3) - 2);
+	s->slots = pingpong ? 1 : kverbs_perf_slots(s->stride, depth,
 						    min(KVERBS_PERF_BUF_BYTES, max_reg));
 	/* A ping-pong's answers are built in a slot of their own, after it. */
 	if ((size_t)(s->slots + pingpong) * s->stride > max_reg)
