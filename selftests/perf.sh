@@ -321,10 +321,10 @@ test_bidir_both_ways_traced() {
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/kverbs/kverbs_post_send/enable
 	echo 0 >$tr/events/kverbs/kverbs_post_send/filter
-	echo 0 >$tr/options/record-tgid
-	[ $rc = 0 ] || return
+	# The trace shows the tgids only while record-tgid is on.
+	[ $rc = 0 ] || { echo 0 >$tr/options/record-tgid; return 1; }
 	# "kverbs-123 (  120) [001] ..... 1.2: kverbs_post_send: qp=17 RDMA_WRITE ..."
-	kv_python "$tr/trace" "$kv_pid_srv" "$n" <<'PY' || fail "see above"
+	kv_python "$tr/trace" "$kv_pid_srv" "$n" <<'PY'
 import re, sys
 trace, srv, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 by = {}
@@ -337,7 +337,10 @@ print(f"# RDMA WRITEs posted, by process: {by} (server {srv})")
 if by.get(srv) != n or len(others) != 1 or list(others.values())[0] != n:
     sys.exit(f"expected {n} by the server and {n} by one client")
 PY
+	rc=$?
+	echo 0 >$tr/options/record-tgid
 	echo >$tr/trace
+	[ $rc = 0 ] || fail "see above"
 }
 
 # -e: completions by interrupt, handled in softirq context, beside the
@@ -434,6 +437,56 @@ test_events_in_softirq_traced() {
 		fail "without -e, completions ran in: $polled" || return
 	[ "$events" = "client=softirq server=softirq" ] ||
 		fail "with -e, completions ran in: $events"
+}
+
+# A send_bw server keeps four windows of receives posted: with only one,
+# a server a few messages behind met SENDs with no receive, and rxe
+# answered receiver-not-ready.  The kverbs_post_recv and kverbs_wc
+# tracepoints give the receives outstanding on the server's QP (the one
+# with 64-byte receives) after each event: at most, all of its slots,
+# 4 x 16 here, and the START's receive if it was still there.
+test_send_bw_receives_ahead_traced() {
+	local tr=/sys/kernel/tracing rc
+	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
+	echo 0 >$tr/tracing_on && echo >$tr/trace &&
+		echo 1 >$tr/events/kverbs/kverbs_post_recv/enable &&
+		echo 1 >$tr/events/kverbs/kverbs_wc/enable &&
+		echo 1 >$tr/tracing_on || fail "cannot set up tracing" || return
+	perf_validated send_bw 64 500 -t 16
+	rc=$?
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/kverbs/kverbs_post_recv/enable
+	echo 0 >$tr/events/kverbs/kverbs_wc/enable
+	[ $rc = 0 ] || return
+	# "... kverbs_post_recv: qp=17 len=64", "... kverbs_wc: qp=17 RECV SUCCESS len=64 ..."
+	kv_python $tr/trace <<'PY'
+import re, sys
+events = []
+for line in open(sys.argv[1]):
+    m = re.search(r"kverbs_post_recv: qp=(\d+) len=(\d+)", line)
+    if m:
+        events.append(("post", m.group(1), int(m.group(2))))
+        continue
+    m = re.search(r"kverbs_wc: qp=(\d+) RECV ", line)
+    if m:
+        events.append(("wc", m.group(1), 0))
+qps = {qp for kind, qp, n in events if kind == "post" and n == 64}
+if len(qps) != 1:
+    sys.exit(f"expected one QP with 64-byte receives, found {sorted(qps)}")
+qp = qps.pop()
+out = peak = 0
+for kind, q, _ in events:
+    if q == qp:
+        out += 1 if kind == "post" else -1
+        peak = max(peak, out)
+print(f"# the server's receives outstanding at most: {peak}")
+if not 64 <= peak <= 65:
+    sys.exit(f"expected 64 receives posted ahead (65 with START's), saw {peak}")
+PY
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "see above"
 }
 
 test_write_lat_events_refused() {
@@ -673,7 +726,7 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_events_validate test_atomic_bw_events_validate \
 	test_read_lat_events test_send_lat_events_validate test_atomic_lat_events \
 	test_write_lat_serve_events test_write_lat_events_refused \
-	test_events_in_softirq_traced \
+	test_events_in_softirq_traced test_send_bw_receives_ahead_traced \
 	test_client_sigint_events \
 	test_write_bw_ipv6_validate \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \
