@@ -303,6 +303,25 @@ test_write_bw_bidir_2_qps_validate() {
 	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n"
 }
 
+# trace_start EVENT...: an empty trace, recording these kverbs events.
+trace_start() {
+	local tr=/sys/kernel/tracing e
+	echo 0 >$tr/tracing_on && echo >$tr/trace || return
+	for e in "$@"; do
+		echo 1 >$tr/events/kverbs/"$e"/enable || return
+	done
+	echo 1 >$tr/tracing_on
+}
+
+# trace_stop EVENT...: stop recording them; the trace stays to be read.
+trace_stop() {
+	local tr=/sys/kernel/tracing e
+	echo 0 >$tr/tracing_on
+	for e in "$@"; do
+		echo 0 >$tr/events/kverbs/"$e"/enable
+	done
+}
+
 # -b really sends both ways: the kverbs_post_send tracepoint, with each
 # event's process, shows RDMA WRITEs posted by the client and by the
 # server, as many by each as the test ran one way.
@@ -311,15 +330,12 @@ test_bidir_both_ways_traced() {
 	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
 	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
 	n=$(perf_iters 1000)
-	echo 0 >$tr/tracing_on && echo >$tr/trace &&
-		echo 1 >$tr/options/record-tgid &&
+	echo 1 >$tr/options/record-tgid &&
 		echo 'opcode == 0' >$tr/events/kverbs/kverbs_post_send/filter &&
-		echo 1 >$tr/events/kverbs/kverbs_post_send/enable &&
-		echo 1 >$tr/tracing_on || fail "cannot set up tracing" || return
+		trace_start kverbs_post_send || fail "cannot set up tracing" || return
 	perf_qps write_bw 1 -b -s 64 -n "$n" -t 16 --validate
 	local rc=$?
-	echo 0 >$tr/tracing_on
-	echo 0 >$tr/events/kverbs/kverbs_post_send/enable
+	trace_stop kverbs_post_send
 	echo 0 >$tr/events/kverbs/kverbs_post_send/filter
 	# The trace shows the tgids only while record-tgid is on.
 	[ $rc = 0 ] || { echo 0 >$tr/options/record-tgid; return 1; }
@@ -402,13 +418,10 @@ test_write_lat_serve_events() {
 # events_context -e|"": prints "client=CONTEXTS server=CONTEXTS".
 events_context() {
 	local tr=/sys/kernel/tracing rc srv_opts=($1)
-	echo 0 >$tr/tracing_on && echo >$tr/trace &&
-		echo 1 >$tr/events/kverbs/kverbs_wc/enable &&
-		echo 1 >$tr/tracing_on || { echo "cannot set up tracing"; return 1; }
+	trace_start kverbs_wc || { echo "cannot set up tracing"; return 1; }
 	perf_qps write_bw 1 -s 64 -n "$(perf_iters 1000)" --validate $1 >&2
 	rc=$?
-	echo 0 >$tr/tracing_on
-	echo 0 >$tr/events/kverbs/kverbs_wc/enable
+	trace_stop kverbs_wc
 	[ $rc = 0 ] || return
 	# "kverbs-123 [001] ..s1. 1.2: kverbs_wc: qp=17 RDMA_WRITE SUCCESS ..."
 	kv_python $tr/trace <<'PY'
@@ -449,15 +462,10 @@ test_send_bw_receives_ahead_traced() {
 	local tr=/sys/kernel/tracing rc
 	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
 	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
-	echo 0 >$tr/tracing_on && echo >$tr/trace &&
-		echo 1 >$tr/events/kverbs/kverbs_post_recv/enable &&
-		echo 1 >$tr/events/kverbs/kverbs_wc/enable &&
-		echo 1 >$tr/tracing_on || fail "cannot set up tracing" || return
+	trace_start kverbs_post_recv kverbs_wc || fail "cannot set up tracing" || return
 	perf_validated send_bw 64 500 -t 16
 	rc=$?
-	echo 0 >$tr/tracing_on
-	echo 0 >$tr/events/kverbs/kverbs_post_recv/enable
-	echo 0 >$tr/events/kverbs/kverbs_wc/enable
+	trace_stop kverbs_post_recv kverbs_wc
 	[ $rc = 0 ] || return
 	# "... kverbs_post_recv: qp=17 len=64", "... kverbs_wc: qp=17 RECV SUCCESS len=64 ..."
 	kv_python $tr/trace <<'PY'
