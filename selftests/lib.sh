@@ -45,6 +45,25 @@ kv_splats() {
 		ctx > 0 { print; ctx-- }'
 }
 
+# trace_start EVENT...: an empty trace, recording these kverbs events.
+trace_start() {
+	local tr=/sys/kernel/tracing e
+	echo 0 >$tr/tracing_on && echo >$tr/trace || return
+	for e in "$@"; do
+		echo 1 >$tr/events/kverbs/"$e"/enable || return
+	done
+	echo 1 >$tr/tracing_on
+}
+
+# trace_stop EVENT...: stop recording them; the trace stays to be read.
+trace_stop() {
+	local tr=/sys/kernel/tracing e
+	echo 0 >$tr/tracing_on
+	for e in "$@"; do
+		echo 0 >$tr/events/kverbs/"$e"/enable
+	done
+}
+
 fail() {
 	echo "$*"
 	return 1

@@ -303,25 +303,6 @@ test_write_bw_bidir_2_qps_validate() {
 	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n"
 }
 
-# trace_start EVENT...: an empty trace, recording these kverbs events.
-trace_start() {
-	local tr=/sys/kernel/tracing e
-	echo 0 >$tr/tracing_on && echo >$tr/trace || return
-	for e in "$@"; do
-		echo 1 >$tr/events/kverbs/"$e"/enable || return
-	done
-	echo 1 >$tr/tracing_on
-}
-
-# trace_stop EVENT...: stop recording them; the trace stays to be read.
-trace_stop() {
-	local tr=/sys/kernel/tracing e
-	echo 0 >$tr/tracing_on
-	for e in "$@"; do
-		echo 0 >$tr/events/kverbs/"$e"/enable
-	done
-}
-
 # -b really sends both ways: the kverbs_post_send tracepoint, with each
 # event's process, shows RDMA WRITEs posted by the client and by the
 # server, as many by each as the test ran one way.
