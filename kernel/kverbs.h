@@ -332,8 +332,9 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
  * @dir: direction of that mapping
  * @mr: fast-registration MR mapping @sgt, or NULL
  * @access: rights of the registration the peer holds, 0 when none is valid
- * @reg_cqe: completion of its registration, which only failures report
+ * @reg_cqe: completion of its registration
  * @inv_cqe: completion of its invalidation
+ * @reg_done: the last registration completed
  * @inv_done: a signaled invalidation completed
  */
 struct kverbs_buf {
@@ -349,6 +350,7 @@ struct kverbs_buf {
 	int access;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe inv_cqe;
+	bool reg_done;
 	bool inv_done;
 };
 

@@ -244,45 +244,65 @@ void kverbs_buf_sync_for_device(struct kverbs_buf *buf)
 						      sg_dma_len(sg), buf->dir);
 }
 
+/* A local operation of @buf completed: note it, or record why it failed. */
+static void kverbs_buf_local_done(struct ib_cq *cq, struct ib_wc *wc,
+				  bool *done, enum kverbs_step step)
+{
+	struct kverbs_ep *ep = cq->cq_context;
+
+	trace_kverbs_wc(wc, step);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(ep, wc, step);
+		return;
+	}
+	kverbs_set_done(done);
+	wake_up(&ep->wait);
+}
+
 static void kverbs_buf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	trace_kverbs_wc(wc, KVERBS_STEP_REG_MR);
-	/* Unsignaled: only failures complete. */
-	if (wc->status != IB_WC_SUCCESS)
-		kverbs_ep_wc_failed(cq->cq_context, wc, KVERBS_STEP_REG_MR);
+	struct kverbs_buf *buf = container_of(wc->wr_cqe, struct kverbs_buf,
+					      reg_cqe);
+
+	kverbs_buf_local_done(cq, wc, &buf->reg_done, KVERBS_STEP_REG_MR);
 }
 
 static void kverbs_buf_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_buf *buf = container_of(wc->wr_cqe, struct kverbs_buf,
 					      inv_cqe);
-	struct kverbs_ep *ep = cq->cq_context;
 
-	trace_kverbs_wc(wc, KVERBS_STEP_LOCAL_INV);
-	if (wc->status != IB_WC_SUCCESS) {
-		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_LOCAL_INV);
-		return;
-	}
-	kverbs_set_done(&buf->inv_done);
-	wake_up(&ep->wait);
+	kverbs_buf_local_done(cq, wc, &buf->inv_done, KVERBS_STEP_LOCAL_INV);
 }
 
 /**
  * kverbs_buf_reg_wr - build the work request that registers @buf
  * @buf: a buffer mapped by kverbs_buf_map(), whose MR is not valid
- * @wr: the work request to fill in; unsignaled
+ * @wr: the work request to fill in; signaled
  * @access: the rights the peer gets, IB_ACCESS_*
  *
  * The MR's key is changed first, so the peer sees a key no earlier
  * advertisement used.
+ *
+ * Post nothing that uses the registration, the message advertising the
+ * key included, before @buf->reg_done holds.  A send queue runs in order,
+ * so chaining the two would do by the specification; but rxe, to
+ * retransmit, rewinds its send queue to the oldest work request not yet
+ * completed and runs again every local operation it finds after it, and
+ * its 6.1 completer can decide to retransmit between the requester
+ * running a local operation and completing it.  A second REG_MR of a
+ * valid MR fails (IB_WC_LOC_QP_OP_ERR).  A completed registration is
+ * never run again.
  */
 void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
 {
 	ib_update_fast_reg_key(buf->mr, ib_inc_rkey(buf->mr->rkey));
 	buf->reg_cqe.done = kverbs_buf_reg_done;
+	buf->reg_done = false;
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.opcode = IB_WR_REG_MR;
 	wr->wr.wr_cqe = &buf->reg_cqe;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
 	wr->mr = buf->mr;
 	wr->key = buf->mr->rkey;
 	wr->access = access;

@@ -287,6 +287,32 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 }
 
 /**
+ * kverbs_perf_register - register a test's buffer and wait until it is done
+ * @ep: the endpoint
+ * @buf: the buffer, mapped by kverbs_perf_alloc()
+ * @access: the rights the peer gets, IB_ACCESS_*
+ * @timeout_ns: limit on the wait
+ *
+ * Nothing else of the test is posted before the registration completed
+ * (see kverbs_buf_reg_wr()).  Returns 0 or the recorded failure.
+ */
+int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,
+			 int access, u64 timeout_ns)
+{
+	struct ib_reg_wr reg_wr;
+	int ret;
+
+	kverbs_buf_reg_wr(buf, &reg_wr, access);
+	ret = kverbs_post_send(ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
+	if (ret)
+		return ret;
+	ret = kverbs_perf_wait(ep, kverbs_is_done(&buf->reg_done), timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_REG_MR);
+	return 0;
+}
+
+/**
  * kverbs_perf_describe_ep - note in the result where the test runs
  * @run: the test
  * @ep: its connection, bound to a device and port

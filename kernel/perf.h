@@ -270,6 +270,8 @@ struct kverbs_perf_recv {
 	bool done;
 };
 
+int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,
+			 int access, u64 timeout_ns);
 void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep);
 int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 			  u32 offset, u32 len);

@@ -223,7 +223,6 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
 	struct kverbs_perf_msg m, *adv = c->ctrl_send.buf;
-	struct ib_reg_wr reg_wr;
 	struct ib_send_wr wr;
 	int access, ret;
 
@@ -252,8 +251,8 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	/*
 	 * An iWARP READ response is placed like a WRITE, with the sink's
 	 * rkey from the request, so the sink needs remote write; nothing
-	 * else of ours does.  The send queue runs the registration before
-	 * any data work request.
+	 * else of ours does.  The registration completes before any data
+	 * work request is posted.
 	 */
 	access = IB_ACCESS_LOCAL_WRITE;
 	if (kverbs_perf_is_read(run->test) &&
@@ -262,26 +261,25 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	/* WRITE_LAT: the server answers into our buffer's first slot. */
 	if (run->test == KVERBS_PERF_WRITE_LAT)
 		access |= IB_ACCESS_REMOTE_WRITE;
-	kverbs_buf_reg_wr(&c->buf, &reg_wr, access);
-	if (run->test == KVERBS_PERF_WRITE_LAT) {
-		c->pp.remote_addr = c->remote_addr;
-		c->pp.rkey = c->rkey;
-		c->pp.remote_known = true;
-		/* Its buffer is START's, whose completion may not be in yet. */
-		ret = kverbs_perf_wait(c->ep, kverbs_is_done(&c->ctrl_send.done),
-				       run->common.timeout_ns);
-		if (ret)
-			return kverbs_ep_failed(c->ep, ret, KVERBS_STEP_SEND);
-		/* Ours, after the registration in the same send queue. */
-		memset(adv, 0, c->ctrl_send.len);
-		adv->addr = cpu_to_le64(c->buf.mr->iova);
-		adv->rkey = cpu_to_le32(c->buf.mr->rkey);
-		adv->slots = cpu_to_le32(1);
-		adv->stride = cpu_to_le32(run->msg_size);
-		kverbs_perf_ctrl_wr(&c->ctrl_send, &wr, KVERBS_PERF_MSG_ADV);
-		reg_wr.wr.next = &wr;
-	}
-	return kverbs_post_send(c->ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
+	ret = kverbs_perf_register(c->ep, &c->buf, access, run->common.timeout_ns);
+	if (ret || run->test != KVERBS_PERF_WRITE_LAT)
+		return ret;
+
+	c->pp.remote_addr = c->remote_addr;
+	c->pp.rkey = c->rkey;
+	c->pp.remote_known = true;
+	/* Its buffer is START's, whose completion may not be in yet. */
+	ret = kverbs_perf_wait(c->ep, kverbs_is_done(&c->ctrl_send.done),
+			       run->common.timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(c->ep, ret, KVERBS_STEP_SEND);
+	memset(adv, 0, c->ctrl_send.len);
+	adv->addr = cpu_to_le64(c->buf.mr->iova);
+	adv->rkey = cpu_to_le32(c->buf.mr->rkey);
+	adv->slots = cpu_to_le32(1);
+	adv->stride = cpu_to_le32(run->msg_size);
+	kverbs_perf_ctrl_wr(&c->ctrl_send, &wr, KVERBS_PERF_MSG_ADV);
+	return kverbs_post_send(c->ep, &wr, KVERBS_STEP_SEND);
 }
 
 static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled)

@@ -170,8 +170,7 @@ static int kverbs_perf_resp_post_recv(struct kverbs_perf_resp *s, u32 slot)
 
 /* Send a control message, once the previous one is out. */
 static int kverbs_perf_resp_ctrl(struct kverbs_perf_resp *s,
-				 struct kverbs_perf_msg *m,
-				 struct ib_send_wr *chain)
+				 struct kverbs_perf_msg *m)
 {
 	struct kverbs_ep *ep = s->ep;
 	struct ib_send_wr wr;
@@ -183,9 +182,7 @@ static int kverbs_perf_resp_ctrl(struct kverbs_perf_resp *s,
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	memcpy(s->ctrl_send.buf, m, sizeof(*m));
 	kverbs_msg_send_wr(&s->ctrl_send, &wr);
-	if (chain)
-		chain->next = &wr;
-	return kverbs_post_send(ep, chain ?: &wr, KVERBS_STEP_SEND);
+	return kverbs_post_send(ep, &wr, KVERBS_STEP_SEND);
 }
 
 /* READ_BW --validate: the next round's messages, for the requester to check. */
@@ -233,7 +230,6 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 		.slots = cpu_to_le32(s->slots),
 		.stride = cpu_to_le32(s->stride),
 	};
-	struct ib_reg_wr reg_wr;
 	int access, ret;
 	u32 i;
 
@@ -258,12 +254,11 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 		access = IB_ACCESS_LOCAL_WRITE;
 		break;
 	}
-	kverbs_buf_reg_wr(&s->buf, &reg_wr, access);
+	ret = kverbs_perf_register(s->ep, &s->buf, access, s->run->common.timeout_ns);
+	if (ret)
+		return ret;
 	if (s->test == KVERBS_PERF_SEND_BW) {
-		/*
-		 * The receives name the MR's key; the registration ahead of
-		 * the ADV is done before the requester sends anything.
-		 */
+		/* The requester sends nothing before it has the ADV. */
 		for (i = 0; i < s->slots; i++) {
 			ret = kverbs_perf_resp_post_recv(s, i);
 			if (ret)
@@ -277,7 +272,7 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 		m.addr = cpu_to_le64(s->buf.mr->iova);
 		m.rkey = cpu_to_le32(s->buf.mr->rkey);
 	}
-	return kverbs_perf_resp_ctrl(s, &m, &reg_wr.wr);
+	return kverbs_perf_resp_ctrl(s, &m);
 }
 
 /*
@@ -291,7 +286,7 @@ static int kverbs_perf_resp_credit(struct kverbs_perf_resp *s)
 		.a = cpu_to_le64(s->received),
 	};
 
-	return kverbs_perf_resp_ctrl(s, &m, NULL);
+	return kverbs_perf_resp_ctrl(s, &m);
 }
 
 /* WRITE_BW --validate: the requester wrote a round; check it and say so. */
@@ -320,7 +315,7 @@ static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 		kverbs_perf_resp_fill(s, first + n);
 	}
 	m.a = cpu_to_le64(first + n);
-	return kverbs_perf_resp_ctrl(s, &m, NULL);
+	return kverbs_perf_resp_ctrl(s, &m);
 }
 
 /*

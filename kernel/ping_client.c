@@ -76,8 +76,9 @@ static int kverbs_ping_client_setup(struct kverbs_ping_client *c)
 /*
  * Register @buf with a fresh key and the rights @access, and tell the
  * server about it; first revoke the key of @revoke if the server still
- * holds one.  One chain: the send queue executes it in order, so the
- * server never learns a key before it is valid.
+ * holds one.  The advertisement goes out once the registration has
+ * completed (see kverbs_buf_reg_wr()), so the server never learns a key
+ * before it is valid.
  */
 static int kverbs_ping_client_advertise(struct kverbs_ping_client *c,
 					struct kverbs_buf *buf,
@@ -85,22 +86,31 @@ static int kverbs_ping_client_advertise(struct kverbs_ping_client *c,
 					struct kverbs_buf *revoke)
 {
 	struct kverbs_ping_info *info = adv->buf;
+	struct kverbs_ep *ep = c->ep;
 	struct ib_send_wr inv_wr, send_wr, *first;
 	struct ib_reg_wr reg_wr;
+	int ret;
 
 	kverbs_buf_reg_wr(buf, &reg_wr, access);
-	info->addr = cpu_to_be64(buf->mr->iova);
-	info->rkey = cpu_to_be32(buf->mr->rkey);
-	info->size = cpu_to_be32(buf->len);
-	kverbs_msg_send_wr(adv, &send_wr);
-	reg_wr.wr.next = &send_wr;
 	first = &reg_wr.wr;
 	if (revoke->access) {
 		kverbs_buf_inv_wr(revoke, &inv_wr, false);
 		inv_wr.next = first;
 		first = &inv_wr;
 	}
-	return kverbs_post_send(c->ep, first, KVERBS_STEP_SEND);
+	ret = kverbs_post_send(ep, first, KVERBS_STEP_REG_MR);
+	if (ret)
+		return ret;
+	ret = kverbs_ep_wait(ep, kverbs_is_done(&buf->reg_done),
+			     kverbs_ep_wait_timeout(c->run->common.timeout_ns));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_REG_MR);
+
+	info->addr = cpu_to_be64(buf->mr->iova);
+	info->rkey = cpu_to_be32(buf->mr->rkey);
+	info->size = cpu_to_be32(buf->len);
+	kverbs_msg_send_wr(adv, &send_wr);
+	return kverbs_post_send(ep, &send_wr, KVERBS_STEP_SEND);
 }
 
 /* Wait for the server's go-ahead and get ready for the next one. */

@@ -32,6 +32,55 @@ done
 test_count_10_size_4097()	{ ping_case -C 10 -S 4097; }
 test_count_10_size_1000003()	{ ping_case -C 10 -S 1000003; }
 
+# The client advertises a key only once its registration has completed:
+# rxe runs a registration again when it retransmits a SEND posted before
+# it, and a second REG_MR of a valid MR fails (see kverbs_buf_reg_wr()).
+# The kverbs_post_send and kverbs_wc tracepoints give, per QP, the order
+# of the posts and the completions: on the client's QP (the one that
+# posts REG_MR) no SEND may be posted while a REG_MR is outstanding.
+test_advertise_once_registered_traced() {
+	local tr=/sys/kernel/tracing rc
+	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
+	trace_start kverbs_post_send kverbs_wc || fail "cannot set up tracing" || return
+	ping_case -C 5 -S 64
+	rc=$?
+	trace_stop kverbs_post_send kverbs_wc
+	[ $rc = 0 ] || return
+	# "... kverbs_post_send: qp=17 REG_MR len=64 key=0x... signaled",
+	# "... kverbs_wc: qp=17 REG_MR SUCCESS len=0 vendor_err=0x0"
+	kv_python $tr/trace <<'PY'
+import re, sys
+# Per QP: REG_MRs posted, SENDs posted, REG_MRs outstanding, early SENDs.
+regs, sends, outstanding, early = {}, {}, {}, {}
+for line in open(sys.argv[1]):
+    m = re.search(r"kverbs_post_send: qp=(\d+) (\w+) ", line)
+    if m:
+        qp, op = m.groups()
+        if op == "REG_MR":
+            regs[qp] = regs.get(qp, 0) + 1
+            outstanding[qp] = outstanding.get(qp, 0) + 1
+        elif op == "SEND":
+            sends[qp] = sends.get(qp, 0) + 1
+            if outstanding.get(qp):
+                early.setdefault(qp, []).append(line.strip())
+        continue
+    m = re.search(r"kverbs_wc: qp=(\d+) REG_MR SUCCESS", line)
+    if m and outstanding.get(m.group(1)):
+        outstanding[m.group(1)] -= 1
+# Two advertisements per iteration.  (On iWARP the server's rdma_rw
+# registers its READ sink too, five times, unsignaled.)
+client = [qp for qp, n in regs.items() if n == 10]
+if len(client) != 1:
+    sys.exit(f"REG_MR posts per QP: {regs}, expected 10 on the client's")
+qp = client[0]
+if sends.get(qp) != 10:
+    sys.exit(f"the client's QP {qp} posted {sends.get(qp)} SENDs, expected 10")
+if qp in early:
+    sys.exit(f"{len(early[qp])} SENDs posted before the REG_MR ahead of them completed, first: {early[qp][0]}")
+PY
+}
+
 # -v prints each iteration's data as rping does, on both ends.
 test_verbose_output() {
 	port=$((port + 1))
@@ -88,6 +137,7 @@ test_ipv6() {
 	json_check "$KV_TMP/cli.json" "d['address'] == '$KV_ADDR6'"
 }
 
-ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 test_ipv6 \
+ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 \
+	test_advertise_once_registered_traced test_ipv6 \
 	test_verbose_output test_count_0_until_sigint \
 	test_server_limit_rejects_large_ping
