@@ -77,7 +77,8 @@ qp = client[0]
 if sends.get(qp) != 10:
     sys.exit(f"the client's QP {qp} posted {sends.get(qp)} SENDs, expected 10")
 if qp in early:
-    sys.exit(f"{len(early[qp])} SENDs posted before the REG_MR ahead of them completed, first: {early[qp][0]}")
+    sys.exit(f"{len(early[qp])} SENDs posted before the REG_MR ahead of them "
+             f"completed, first: {early[qp][0]}")
 PY
 }
 
