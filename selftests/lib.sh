@@ -45,6 +45,14 @@ kv_splats() {
 		ctx > 0 { print; ctx-- }'
 }
 
+# trace_need: tracefs mounted, with kverbs' events, or the test skips.
+trace_need() {
+	local tr=/sys/kernel/tracing
+
+	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
+	[ -d $tr/events/kverbs ] || skip "no tracefs with kverbs' events"
+}
+
 # trace_start EVENT...: an empty trace, recording these kverbs events.
 trace_start() {
 	local tr=/sys/kernel/tracing e

@@ -308,8 +308,7 @@ test_write_bw_bidir_2_qps_validate() {
 # server, as many by each as the test ran one way.
 test_bidir_both_ways_traced() {
 	local tr=/sys/kernel/tracing n
-	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
-	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
+	trace_need
 	n=$(perf_iters 1000)
 	# tools/vm/run's guests record tgids from boot: turning it on here
 	# would hook the scheduler's tracepoints while every CPU runs them
@@ -424,8 +423,7 @@ PY
 
 test_events_in_softirq_traced() {
 	local tr=/sys/kernel/tracing polled events
-	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
-	[ -d $tr/events/kverbs ] || skip "no tracefs with kverbs' events"
+	trace_need
 	polled=$(events_context "") || fail "$polled" || return
 	events=$(events_context -e) || fail "$events" || return
 	[ "$polled" = "client=thread server=softirq" ] ||
@@ -442,8 +440,7 @@ test_events_in_softirq_traced() {
 # 4 x 16 here, and the START's receive if it was still there.
 test_send_bw_receives_ahead_traced() {
 	local tr=/sys/kernel/tracing rc
-	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
-	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
+	trace_need
 	trace_start kverbs_post_recv kverbs_wc || fail "cannot set up tracing" || return
 	perf_validated send_bw 64 500 -t 16
 	rc=$?

@@ -40,8 +40,7 @@ test_count_10_size_1000003()	{ ping_case -C 10 -S 1000003; }
 # posts REG_MR) no SEND may be posted while a REG_MR is outstanding.
 test_advertise_once_registered_traced() {
 	local tr=/sys/kernel/tracing rc
-	[ -d $tr/events ] || mount -t tracefs nodev $tr 2>/dev/null
-	[ -d $tr/events/kverbs ] || { skip "no tracefs with kverbs' events"; return; }
+	trace_need
 	trace_start kverbs_post_send kverbs_wc || fail "cannot set up tracing" || return
 	ping_case -C 5 -S 64
 	rc=$?
