@@ -310,9 +310,9 @@ test_bidir_both_ways_traced() {
 	local tr=/sys/kernel/tracing n
 	trace_need
 	n=$(perf_iters 1000)
-	# tools/vm/run's guests record tgids from boot: turning it on here
-	# would hook the scheduler's tracepoints while every CPU runs them
-	# (see there).  It stays on.
+	# tools/vm/run's guests record tgids from boot.  Where it was off,
+	# it stays on: the last event's disabling then unhooks the scheduler
+	# (see tools/vm/run), not this option.
 	echo 1 >$tr/options/record-tgid &&
 		echo 'opcode == 0' >$tr/events/kverbs/kverbs_post_send/filter &&
 		trace_start kverbs_post_send || fail "cannot set up tracing" || return
