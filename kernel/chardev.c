@@ -182,7 +182,8 @@ static int kverbs_listen_exec(struct kverbs_ucmd *ucmd)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	lsn = kverbs_listener_create((struct sockaddr *)&cmd->addr, true);
+	lsn = kverbs_listener_create((struct sockaddr *)&cmd->addr, true,
+				     (u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC);
 	if (IS_ERR(lsn)) {
 		ret = PTR_ERR(lsn);
 		goto out_unlock;
@@ -265,7 +266,7 @@ static int kverbs_fops_open(struct inode *inode, struct file *filp)
 {
 	struct kverbs_file *kfile;
 
-	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL);
+	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL_ACCOUNT);
 	if (!kfile)
 		return -ENOMEM;
 	mutex_init(&kfile->lock);

@@ -11,6 +11,7 @@
  */
 #include "kverbs.h"
 
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
@@ -262,7 +263,10 @@ static int kverbs_port_fill(struct kverbs_port_info *info,
 }
 
 /*
- * Pin every device kverbs knows with a registration reference and
+ * Pin every device kverbs knows that the caller's network namespace may
+ * use (all of them while ib_core shares devices among namespaces, the
+ * default; only those moved into it when it keeps them exclusive, `rdma
+ * system set netns exclusive`) with a registration reference, and
  * return them in a new array.  Only this is done under kverbs_dev_lock:
  * the devices are queried after it is dropped, because a driver's
  * query_port may take the RTNL (rxe's does, for the link speed), and
@@ -273,6 +277,7 @@ static int kverbs_port_fill(struct kverbs_port_info *info,
  */
 static int kverbs_devices_pin(struct ib_device ***ibdevsp, u32 *np)
 {
+	struct net *net = current->nsproxy->net_ns;
 	struct ib_device **ibdevs = NULL;
 	struct kverbs_dev *dev;
 	u32 n = 0;
@@ -289,7 +294,8 @@ static int kverbs_devices_pin(struct ib_device ***ibdevsp, u32 *np)
 	}
 	n = 0;
 	list_for_each_entry(dev, &kverbs_dev_list, list)
-		if (ib_device_try_get(dev->ibdev))
+		if (rdma_dev_access_netns(dev->ibdev, net) &&
+		    ib_device_try_get(dev->ibdev))
 			ibdevs[n++] = dev->ibdev;
 	mutex_unlock(&kverbs_dev_lock);
 	*ibdevsp = ibdevs;

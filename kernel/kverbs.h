@@ -10,10 +10,14 @@
  *                   users (endpoints, listeners) that hold verbs objects
  *                   on the device, so that removal can abort them and
  *                   wait until they have let go.
- *  kverbs_ep        one RC connection: rdma_cm ID, PD, CQ and QP.  Owned
- *                   by the test that created it, in the ioctl's thread.
+ *  kverbs_ep        one RC connection: rdma_cm ID, PD, CQ and QP (ep.c).
+ *                   Owned by the test that created it, in the ioctl's
+ *                   thread; released by kverbs_ep_quiesce() and then
+ *                   kverbs_ep_destroy().
  *  kverbs_listener  a listening rdma_cm ID and the connection requests
- *                   that wait for the server to take them.
+ *                   that wait for the server to take them (listener.c).
+ *                   Owned by its server or its file; released by
+ *                   kverbs_listener_destroy().
  *  kverbs_buf       a data buffer: pages, a kernel mapping for the CPU,
  *                   and optionally a DMA mapping plus a fast-registration
  *                   MR.  Owned by the test.
@@ -90,7 +94,7 @@ int kverbs_devices_register(void);
 void kverbs_devices_unregister(void);
 int kverbs_devices_cmd(struct kverbs_devices *cmd);
 
-/* cm.c: connections. */
+/* ep.c, listener.c, cm_event.c: connections. */
 
 /*
  * rdma_cm delivers events for a listener, and for the connections it
@@ -111,6 +115,12 @@ enum kverbs_ep_state {
 };
 
 struct kverbs_listener;
+
+/* A work request that marks the end of a queue being drained. */
+struct kverbs_drain_marker {
+	struct ib_cqe cqe;
+	bool done;
+};
 
 /*
  * Private data an endpoint keeps from its peer: a connection request
@@ -143,6 +153,10 @@ struct kverbs_listener;
  *	completion handler runs any more.  Every post clears it (a wait
  *	that failed drains, and its caller may still post before it learns
  *	the test is over), so that the teardown drains once more.
+ * @cid: the endpoint's number in the trace
+ * @queued_at: server side: when the request was queued, in jiffies
+ * @drain_sq: the marker kverbs_ep_drain() posts on the send queue
+ * @drain_rq: ... and on the receive queue
  */
 struct kverbs_ep {
 	enum kverbs_cm_kind kind;
@@ -161,6 +175,10 @@ struct kverbs_ep {
 	u8 private_data[KVERBS_EP_PRIVATE_DATA_MAX];
 	u8 private_data_len;
 	bool drained;
+	u32 cid;
+	unsigned long queued_at;
+	struct kverbs_drain_marker drain_sq;
+	struct kverbs_drain_marker drain_rq;
 };
 
 /**
@@ -196,6 +214,10 @@ void kverbs_ep_reject(struct kverbs_ep *ep);
 void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);
 void kverbs_ep_drain(struct kverbs_ep *ep);
+void kverbs_ep_quiesce(struct kverbs_ep *ep);
+int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
+		     enum kverbs_step step);
+int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr);
 int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);
 void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 			 enum kverbs_step step);
@@ -283,38 +305,57 @@ static inline bool kverbs_is_done(const bool *done)
 	__kverbs_ep_wait(ep, cond, timeout, wait_event_interruptible_timeout)
 
 /**
+ * enum kverbs_listener_state - where a listener is in its life
+ * @KVERBS_LISTENER_SETUP: kverbs_listener_create() is still at work on
+ *	the ID; a failure meanwhile is left to it
+ * @KVERBS_LISTENER_LIVE: listening
+ * @KVERBS_LISTENER_DEAD: its owner is destroying it: no work item may be
+ *	queued for it any more
+ */
+enum kverbs_listener_state {
+	KVERBS_LISTENER_SETUP,
+	KVERBS_LISTENER_LIVE,
+	KVERBS_LISTENER_DEAD,
+};
+
+/**
  * struct kverbs_listener - a listening rdma_cm ID and its pending requests
  * @kind: KVERBS_CM_LISTENER, see &enum kverbs_cm_kind
+ * @cid: the listener's number in the trace
  * @id: the listening ID
  * @user: attachment to the device when bound to one address of one device
  * @wait: woken when a request arrives or the listener fails
- * @lock: protects @pending, @npending, @error and @live
- * @pending: &kverbs_ep.pending of requests not yet taken
+ * @lock: protects @pending, @npending, @error and @state
+ * @pending: &kverbs_ep.pending of requests not yet taken, oldest first
  * @npending: length of @pending
  * @error: the listener's failure, 0 while it works
  * @shared: a file's listener (KVERBS_IOC_LISTEN), which lives until the
  *	file is closed; if its device goes away, @release lets go of the
  *	device at once instead of when no server happens to wait on it
- * @live: kverbs_listener_create() has returned it; until then a
- *	failure is left to the creator, which is still using @id
+ * @state: &enum kverbs_listener_state
+ * @timeout: how long a request may wait for a server, in jiffies
  * @release: destroys @id and detaches, for @shared
+ * @expire: rejects the requests that waited longer than @timeout
  */
 struct kverbs_listener {
 	enum kverbs_cm_kind kind;
+	u32 cid;
 	struct rdma_cm_id *id;
 	struct kverbs_dev_user user;
 	wait_queue_head_t wait;
-	spinlock_t lock;
+	spinlock_t lock;		/* protects pending, npending, error, state */
 	struct list_head pending;
 	unsigned int npending;
 	int error;
 	bool shared;
-	bool live;
+	enum kverbs_listener_state state;
+	unsigned long timeout;
 	struct work_struct release;
+	struct delayed_work expire;
 };
 
 struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
-					       bool shared);
+					       bool shared, u64 timeout_ns);
 void kverbs_listener_destroy(struct kverbs_listener *lsn);
 struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
 
@@ -365,8 +406,6 @@ void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
 void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 		       bool signaled);
 unsigned int kverbs_max_reg_size(struct ib_device *ibdev);
-int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
-		     enum kverbs_step step);
 
 /**
  * struct kverbs_msg - a small control message buffer
@@ -468,6 +507,28 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 /* chardev.c */
 int kverbs_chardev_register(void);
 void kverbs_chardev_unregister(void);
+
+/**
+ * struct kverbs_ubuf - user memory a test writes while it runs (ubuf.c)
+ * @pages: the pinned pages
+ * @npages: how many are pinned
+ * @accounted: pages counted against max_pinned_mb
+ * @vaddr: a kernel mapping of @pages
+ * @kaddr: the first byte of the range in that mapping
+ * @len: bytes in the range
+ */
+struct kverbs_ubuf {
+	struct page **pages;
+	unsigned int npages;
+	unsigned int accounted;
+	void *vaddr;
+	void *kaddr;
+	size_t len;
+};
+
+int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len);
+void kverbs_ubuf_written(struct kverbs_ubuf *ub, void *p, size_t len);
+void kverbs_ubuf_unpin(struct kverbs_ubuf *ub);
 
 /* mr.c: memory all tests hold for RDMA, against max_pinned_mb */
 int kverbs_pin_account(unsigned int npages);

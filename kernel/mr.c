@@ -92,12 +92,12 @@ int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len)
 	if (ret)
 		return ret;
 	buf->accounted = npages;
-	buf->pages = kvcalloc(npages, sizeof(*buf->pages), GFP_KERNEL);
+	buf->pages = kvcalloc(npages, sizeof(*buf->pages), GFP_KERNEL_ACCOUNT);
 	if (!buf->pages)
 		return -ENOMEM;
 	for (i = 0; i < npages; i++) {
 		/* Zeroed: nothing the kernel held before reaches a peer. */
-		buf->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		buf->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!buf->pages[i])
 			return -ENOMEM;
 		buf->npages++;
@@ -328,30 +328,6 @@ void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 	buf->access = 0;
 }
 
-/**
- * kverbs_post_send - post a chain of send work requests
- * @ep: the connected endpoint
- * @wr: the first work request
- * @step: what the chain does, for the failure report
- *
- * Returns 0 or the recorded failure.
- */
-int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
-		     enum kverbs_step step)
-{
-	struct ib_qp *qp = ep->id->qp;
-	const struct ib_send_wr *w;
-	int ret;
-
-	for (w = wr; w; w = w->next)
-		trace_kverbs_post_send(qp, w);
-	ep->drained = false;
-	ret = ib_post_send(qp, wr, NULL);
-	if (ret)
-		return kverbs_ep_failed(ep, ret, step);
-	return 0;
-}
-
 static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe);
@@ -383,7 +359,7 @@ int kverbs_msg_alloc(struct kverbs_msg *msg, struct ib_pd *pd, size_t len,
 {
 	struct ib_device *ibdev = pd->device;
 
-	msg->buf = kzalloc(len, GFP_KERNEL);
+	msg->buf = kzalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!msg->buf)
 		return -ENOMEM;
 	msg->dma = ib_dma_map_single(ibdev, msg->buf, len, dir);
@@ -426,16 +402,10 @@ int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep)
 		.sg_list = &msg->sge,
 		.num_sge = 1,
 	};
-	int ret;
 
 	msg->done = false;
 	ib_dma_sync_single_for_device(msg->ibdev, msg->dma, msg->len, msg->dir);
-	trace_kverbs_post_recv(ep->id->qp, msg->len);
-	ep->drained = false;
-	ret = ib_post_recv(ep->id->qp, &wr, NULL);
-	if (ret)
-		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
-	return 0;
+	return kverbs_post_recv(ep, &wr);
 }
 
 /**

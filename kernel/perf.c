@@ -159,22 +159,20 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 /**
  * kverbs_perf_samples_flush - copy the latency samples taken so far
  * @smp: the samples
- * @run: the test, with the caller's array
- * @ep: the endpoint a failure is recorded on
- *
- * Returns 0, or -EFAULT recorded as a KVERBS_STEP_SAMPLES failure.
+ * @run: the test, with the caller's array, which is pinned: the copy
+ *	cannot fault, nor wait on the caller's memory (ubuf.c)
  */
-int kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
-			      struct kverbs_perf_run *run, struct kverbs_ep *ep)
+void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
+			       struct kverbs_perf_run *run)
 {
+	u64 *dst = (u64 *)run->samples.kaddr + smp->stored;
+
 	if (!smp->len)
-		return 0;
-	if (copy_to_user(run->samples + smp->stored, smp->chunk,
-			 smp->len * sizeof(u64)))
-		return kverbs_ep_failed(ep, -EFAULT, KVERBS_STEP_SAMPLES);
+		return;
+	memcpy(dst, smp->chunk, smp->len * sizeof(u64));
+	kverbs_ubuf_written(&run->samples, dst, smp->len * sizeof(u64));
 	smp->stored += smp->len;
 	smp->len = 0;
-	return 0;
 }
 
 static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -216,7 +214,6 @@ void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep)
 int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 			  u32 offset, u32 len)
 {
-	struct ib_qp *qp = r->ep->id->qp;
 	struct ib_sge sge = {
 		.addr = buf->mr->iova + offset,
 		.length = len,
@@ -227,15 +224,9 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
-	int ret;
 
 	r->done = false;
-	trace_kverbs_post_recv(qp, len);
-	r->ep->drained = false;
-	ret = ib_post_recv(qp, &wr, NULL);
-	if (ret)
-		return kverbs_ep_failed(r->ep, ret, KVERBS_STEP_RECV);
-	return 0;
+	return kverbs_post_recv(r->ep, &wr);
 }
 
 /**
@@ -468,7 +459,6 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		run->tx_depth = 1;
 	run->iterations = cmd->iterations;
 	run->duration_ns = cmd->duration_ns;
-	run->samples = u64_to_user_ptr(cmd->samples);
 	run->samples_max = cmd->samples_max;
 	return 0;
 }
@@ -490,7 +480,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL);
+	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
 		res->failed_step = KVERBS_STEP_SETUP;
@@ -499,6 +489,13 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	run->result = res;
 
 	ret = kverbs_perf_parse(cmd, lsn, run);
+	/* Before the test holds a device: see ubuf.c. */
+	if (!ret && run->samples_max) {
+		ret = kverbs_ubuf_pin(&run->samples, cmd->samples,
+				      (size_t)run->samples_max * sizeof(u64));
+		if (ret)
+			kverbs_test_failed(&run->common, ret, KVERBS_STEP_SAMPLES);
+	}
 	if (!ret && cmd->role == KVERBS_ROLE_SERVER) {
 		ret = kverbs_perf_server(run);
 	} else if (!ret) {
@@ -511,6 +508,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 		ret = kverbs_perf_client(run);
 	}
 	kverbs_test_report(res, &run->common, ret);
+	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;
 }

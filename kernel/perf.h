@@ -167,9 +167,9 @@ static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
  * @tx_depth: client: work requests outstanding
  * @iterations: client: messages, 0 in duration mode
  * @duration_ns: client: duration, 0 in iterations mode
- * @samples: client, latency tests: where each operation's time goes, or
- *	NULL
- * @samples_max: entries @samples holds
+ * @samples: client, latency tests: the caller's array for each
+ *	operation's time, pinned before the test holds a device (ubuf.c)
+ * @samples_max: entries @samples holds, 0 for none
  * @lsn: a server's listener, the file's (KVERBS_PERF_F_LISTENER), or NULL
  *	for one of its own
  * @events: wait for completions by interrupt, not by busy polling
@@ -184,7 +184,7 @@ struct kverbs_perf_run {
 	u32 tx_depth;
 	u64 iterations;
 	u64 duration_ns;
-	u64 __user *samples;
+	struct kverbs_ubuf samples;
 	u32 samples_max;
 	struct kverbs_listener *lsn;
 	bool events;
@@ -259,8 +259,8 @@ struct kverbs_perf_samples {
 	u32 stored;
 };
 
-int kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
-			      struct kverbs_perf_run *run, struct kverbs_ep *ep);
+void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
+			       struct kverbs_perf_run *run);
 
 /* A receive of SEND data, or of a control message (SEND_BW, SEND_LAT). */
 struct kverbs_perf_recv {

@@ -228,11 +228,8 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 			continue;
 		/* perftest's latency is half the round trip. */
 		smp->chunk[smp->len++] = (now - start_ns) / 2;
-		if (smp->len == KVERBS_PERF_CHUNK) {
-			ret = kverbs_perf_samples_flush(smp, pp->run, pp->ep);
-			if (ret)
-				return ret;
-		}
+		if (smp->len == KVERBS_PERF_CHUNK)
+			kverbs_perf_samples_flush(smp, pp->run);
 	}
 }
 

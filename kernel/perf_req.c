@@ -123,8 +123,9 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 		ibdev_dbg(ibdev, "no atomic operations\n");
 		return -EOPNOTSUPP;
 	}
-	if (run->samples) {
-		c->smp.chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64), GFP_KERNEL);
+	if (run->samples_max) {
+		c->smp.chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64),
+					     GFP_KERNEL_ACCOUNT);
 		if (!c->smp.chunk)
 			return -ENOMEM;
 	}
@@ -147,7 +148,7 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	if (ret)
 		return ret;
 
-	c->wrs = kvcalloc(c->window, sizeof(*c->wrs), GFP_KERNEL);
+	c->wrs = kvcalloc(c->window, sizeof(*c->wrs), GFP_KERNEL_ACCOUNT);
 	if (!c->wrs)
 		return -ENOMEM;
 	for (i = 0; i < c->window; i++) {
@@ -369,12 +370,6 @@ static int kverbs_perf_req_credit(struct kverbs_perf_req *c)
 	return 0;
 }
 
-/* Copy the latency samples taken so far to the caller's array. */
-static int kverbs_perf_req_flush(struct kverbs_perf_req *c)
-{
-	return kverbs_perf_samples_flush(&c->smp, c->run, c->ep);
-}
-
 /*
  * Atomic --validate: what each completed operation fetched is known (see
  * kverbs_perf_req_post()).
@@ -405,13 +400,11 @@ static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 /* What to do once completions moved the window on, before posting again. */
 static int kverbs_perf_req_reap(struct kverbs_perf_req *c)
 {
-	int ret = 0;
-
 	if (c->smp.len == KVERBS_PERF_CHUNK)
-		ret = kverbs_perf_req_flush(c);
-	if (!ret && kverbs_perf_is_atomic(c->run->test))
-		ret = kverbs_perf_req_check_atomics(c);
-	return ret;
+		kverbs_perf_samples_flush(&c->smp, c->run);
+	if (kverbs_perf_is_atomic(c->run->test))
+		return kverbs_perf_req_check_atomics(c);
+	return 0;
 }
 
 /* Account completions for the peak rate, over intervals of a millisecond. */
@@ -554,7 +547,7 @@ static int kverbs_perf_req_loop(struct kverbs_perf_req *c)
 	c->ctrl_ns = c->start_ns;
 	c->deadline_ns = c->start_ns + run->duration_ns;
 	/* A latency test ends when the samples have no more room. */
-	c->limit = run->samples ? run->samples_max : U64_MAX;
+	c->limit = run->samples_max ?: U64_MAX;
 	/* Operations to run, 0 in duration mode. */
 	total = run->iterations ? min(run->iterations, c->limit) : 0;
 	if (kverbs_perf_is_pingpong(run->test)) {
@@ -629,7 +622,7 @@ struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
 	struct kverbs_perf_req *c;
 	int ret;
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP));
 	c->run = run;
@@ -660,7 +653,7 @@ int kverbs_perf_req_run(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
 	u64 elapsed = 0;
-	int ret, err;
+	int ret;
 
 	ret = kverbs_perf_req_start(c);
 	if (ret)
@@ -675,9 +668,7 @@ int kverbs_perf_req_run(struct kverbs_perf_req *c)
 	if (ret && !kverbs_perf_polled(c->ep))
 		kverbs_ep_drain(c->ep);
 	/* The samples of what ran go back also when a failure or signal ended it. */
-	err = kverbs_perf_req_flush(c);
-	if (!ret)
-		ret = err;
+	kverbs_perf_samples_flush(&c->smp, run);
 	if (!ret)
 		ret = kverbs_perf_req_done(c, elapsed);
 out:
@@ -693,8 +684,8 @@ out:
  */
 void kverbs_perf_req_destroy(struct kverbs_perf_req *c)
 {
-	/* Flush everything before the buffers the work requests used go. */
-	kverbs_ep_drain(c->ep);
+	/* The device must be done with the buffers before they go. */
+	kverbs_ep_quiesce(c->ep);
 	kverbs_msg_free(&c->ctrl_recv);
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);

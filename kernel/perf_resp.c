@@ -148,7 +148,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, s->test, s->flags,
 				    s->msg_size, s->stride);
 	if (send) {
-		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL);
+		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL_ACCOUNT);
 		if (!s->recvs)
 			return -ENOMEM;
 		for (i = 0; i < s->slots; i++)
@@ -493,7 +493,7 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 	struct kverbs_perf_resp *s;
 	int ret;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return ERR_PTR(kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP));
 	s->run = run;
@@ -557,8 +557,8 @@ int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
  */
 void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
 {
-	/* Flush everything before the buffers the work requests used go. */
-	kverbs_ep_drain(s->ep);
+	/* The device must be done with the buffers before they go. */
+	kverbs_ep_quiesce(s->ep);
 	kverbs_msg_free(&s->ctrl_recv);
 	kverbs_msg_free(&s->ctrl_send);
 	kverbs_buf_free(&s->buf);

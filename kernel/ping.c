@@ -4,9 +4,9 @@
  */
 #include "ping.h"
 
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/uaccess.h>
 
 /* rping's payload: "rdma-ping-%d: " then a run of 'A'..'z', NUL at the end. */
 #define KVERBS_PING_FIRST	'A'
@@ -78,27 +78,48 @@ mismatch:
  * @data: the payload
  * @len: its size
  *
- * Returns 0, or -EFAULT when the caller's log cannot be written.
+ * The log is pinned (kverbs_ping_pin_log()): this never faults, and so
+ * never waits on the caller's memory while the ping holds a device.
  */
-int kverbs_ping_log(struct kverbs_ping_run *run, const void *data, u32 len)
+void kverbs_ping_log(struct kverbs_ping_run *run, const void *data, u32 len)
 {
-	void __user *slot;
-	u32 n;
+	u32 n, slot;
+	void *p;
 
-	if (!run->log_buf)
-		return 0;
-	slot = run->log_buf + (run->log_seq_val % run->log_slots) *
-			      (u64)run->log_slot_size;
+	if (!run->log_slots)
+		return;
+	div_u64_rem(run->log_seq_val, run->log_slots, &slot);
+	p = run->log.kaddr + (size_t)slot * run->log_slot_size;
 	n = min(len, run->log_slot_size);
-	if (copy_to_user(slot, data, n))
-		return -EFAULT;
-	if (n < run->log_slot_size && clear_user(slot + n, run->log_slot_size - n))
-		return -EFAULT;
+	memcpy(p, data, n);
+	memset(p + n, 0, run->log_slot_size - n);
+	kverbs_ubuf_written(&run->log, p, run->log_slot_size);
 	/* The reader trusts a slot once it sees the count cover it. */
 	smp_wmb();
 	run->log_seq_val++;
-	if (put_user(run->log_seq_val, run->log_seq))
-		return -EFAULT;
+	WRITE_ONCE(*(u64 *)run->log_seq.kaddr, run->log_seq_val);
+	kverbs_ubuf_written(&run->log_seq, run->log_seq.kaddr, sizeof(u64));
+}
+
+/*
+ * Pin the caller's log and counter before the ping holds anything (see
+ * ubuf.c).  Returns 0, or the failure recorded as KVERBS_STEP_LOG:
+ * -EFAULT for memory the caller cannot write, -ENOBUFS past
+ * max_pinned_mb.
+ */
+static int kverbs_ping_pin_log(struct kverbs_ping_run *run,
+			       const struct kverbs_ping_log *log)
+{
+	int ret;
+
+	if (!run->log_slots)
+		return 0;
+	ret = kverbs_ubuf_pin(&run->log, log->buf,
+			      (size_t)log->slots * log->slot_size);
+	if (!ret)
+		ret = kverbs_ubuf_pin(&run->log_seq, log->seq, sizeof(u64));
+	if (ret)
+		return kverbs_test_failed(&run->common, ret, KVERBS_STEP_LOG);
 	return 0;
 }
 
@@ -158,8 +179,9 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *ru
 			return -EINVAL;
 		if ((u64)log->slots * log->slot_size > KVERBS_MAX_LOG_BYTES)
 			return -EINVAL;
-		run->log_buf = u64_to_user_ptr(log->buf);
-		run->log_seq = u64_to_user_ptr(log->seq);
+		/* A __u64 the reader loads in one access. */
+		if (!IS_ALIGNED(log->seq, sizeof(u64)))
+			return -EINVAL;
 		run->log_slots = log->slots;
 		run->log_slot_size = log->slot_size;
 	}
@@ -185,7 +207,7 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused)
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL);
+	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
 		res->failed_step = KVERBS_STEP_SETUP;
@@ -194,11 +216,15 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused)
 	run->result = res;
 
 	ret = kverbs_ping_parse(cmd, run);
+	if (!ret)
+		ret = kverbs_ping_pin_log(run, &cmd->log);
 	if (!ret && cmd->role == KVERBS_ROLE_SERVER)
 		ret = kverbs_ping_server(run);
 	else if (!ret)
 		ret = kverbs_ping_client(run);
 	kverbs_test_report(res, &run->common, ret);
+	kverbs_ubuf_unpin(&run->log_seq);
+	kverbs_ubuf_unpin(&run->log);
 	kfree(run);
 	return ret;
 }

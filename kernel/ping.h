@@ -36,9 +36,10 @@ struct kverbs_ping_info {
  * @flags: KVERBS_PING_F_*
  * @count: iterations, 0 for no limit
  * @msg_size: client: bytes per ping; server: the largest it accepts
- * @log_buf: user buffer for each iteration's payload, or NULL
- * @log_seq: user counter of stored iterations
- * @log_slots: slots in @log_buf
+ * @log: the caller's buffer for each iteration's payload, pinned; or
+ *	unused (@log_slots 0)
+ * @log_seq: the caller's counter of stored iterations, pinned
+ * @log_slots: slots in @log, 0 for no log
  * @log_slot_size: bytes per slot
  * @log_seq_val: what @log_seq holds
  * @result: the results that go back to userspace
@@ -50,8 +51,8 @@ struct kverbs_ping_run {
 	u32 flags;
 	u32 count;
 	u32 msg_size;
-	void __user *log_buf;
-	u64 __user *log_seq;
+	struct kverbs_ubuf log;
+	struct kverbs_ubuf log_seq;
 	u32 log_slots;
 	u32 log_slot_size;
 	u64 log_seq_val;
@@ -65,7 +66,7 @@ int kverbs_ping_server(struct kverbs_ping_run *run);
 
 void kverbs_ping_fill(void *buf, u32 len, u64 iter);
 bool kverbs_ping_check(const void *buf, u32 len, u64 iter, u32 *offset);
-int kverbs_ping_log(struct kverbs_ping_run *run, const void *data, u32 len);
+void kverbs_ping_log(struct kverbs_ping_run *run, const void *data, u32 len);
 void kverbs_ping_account(struct kverbs_ping_run *run, u64 start_ns, u32 len);
 
 #endif /* _KVERBS_PING_H */

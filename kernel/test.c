@@ -9,6 +9,44 @@
  */
 #include "kverbs.h"
 
+#include <linux/in.h>
+#include <linux/in6.h>
+
+/**
+ * kverbs_sockaddr_check - check an address from userspace
+ * @ss: a sockaddr_in or sockaddr_in6 in its storage
+ * @need_port: whether the port must be set (else it must be 0)
+ *
+ * Returns 0, or -EINVAL for another family, a port that is or is not
+ * there against @need_port, or non-zero bytes past the address.
+ */
+int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
+			  bool need_port)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	size_t len;
+
+	switch (ss->ss_family) {
+	case AF_INET:
+		len = sizeof(*sin);
+		if (need_port != !!sin->sin_port)
+			return -EINVAL;
+		break;
+	case AF_INET6:
+		len = sizeof(*sin6);
+		if (need_port != !!sin6->sin6_port)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* What lies past the address must be zero, for a later use. */
+	if (memchr_inv((const u8 *)ss + len, 0, sizeof(*ss) - len))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * kverbs_test_parse - check and take a test's addresses and time limit
  * @t: the test
@@ -119,7 +157,7 @@ struct kverbs_listener *kverbs_test_listen(struct kverbs_test *t)
 {
 	struct kverbs_listener *lsn;
 
-	lsn = kverbs_listener_create((struct sockaddr *)&t->addr, false);
+	lsn = kverbs_listener_create((struct sockaddr *)&t->addr, false, t->timeout_ns);
 	if (IS_ERR(lsn))
 		kverbs_test_failed(t, PTR_ERR(lsn), KVERBS_STEP_LISTEN);
 	return lsn;

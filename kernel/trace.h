@@ -85,22 +85,28 @@
 		{ KVERBS_STEP_LOCAL_INV, "LOCAL_INV" },			\
 		{ KVERBS_STEP_ATOMIC, "ATOMIC" })
 
+/*
+ * @cid numbers kverbs' endpoints and listeners in the order they were
+ * made (a connection request's event carries its listener's): no kernel
+ * address goes into the trace.
+ */
 TRACE_EVENT(kverbs_cm_event,
-	TP_PROTO(const struct rdma_cm_id *id, const struct rdma_cm_event *event),
-	TP_ARGS(id, event),
+	TP_PROTO(u32 cid, const struct rdma_cm_id *id,
+		 const struct rdma_cm_event *event),
+	TP_ARGS(cid, id, event),
 	TP_STRUCT__entry(
-		__field(const void *, id)
+		__field(u32, cid)
 		__field(u32, qp_num)
 		__field(unsigned int, event)
 		__field(int, status)
 	),
 	TP_fast_assign(
-		__entry->id = id;
+		__entry->cid = cid;
 		__entry->qp_num = id->qp ? id->qp->qp_num : 0;
 		__entry->event = event->event;
 		__entry->status = event->status;
 	),
-	TP_printk("cm_id=%p qp=%u %s status=%d", __entry->id, __entry->qp_num,
+	TP_printk("cid=%u qp=%u %s status=%d", __entry->cid, __entry->qp_num,
 		  kverbs_show_cm_event(__entry->event), __entry->status)
 );
 

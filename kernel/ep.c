@@ -1,33 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Connection management: rdma_cm IDs and the PD, CQ and QP under them.
+ * The endpoint: one reliable connection, the rdma_cm ID under it and the
+ * PD, CQ and QP it carries, from creation to the last flushed work request.
  *
  * A client endpoint goes IDLE -> ADDR_RESOLVED -> ROUTE_RESOLVED ->
  * CONNECTED -> DISCONNECTED; a server endpoint starts in CONNECT_REQUEST,
- * queued on its listener until the server takes it.  The test's thread
- * drives every transition and sleeps on ep->wait in between; the rdma_cm
- * event handler, the completion handlers and device removal only record
- * what happened and wake it.  The first failure is kept in ep->fail and
- * reported to userspace; later failures are usually its consequences
- * (flushed work requests after a disconnect, say) and are not recorded.
+ * queued on its listener (listener.c) until the server takes it.  The
+ * test's thread drives every transition and sleeps on ep->wait in
+ * between; the rdma_cm event handler (cm_event.c), the completion
+ * handlers and device removal only record what happened and wake it.
+ * The first failure is kept in ep->fail and reported to userspace; later
+ * failures are usually its consequences (flushed work requests after a
+ * disconnect, say) and are not recorded.
+ *
+ * Owner and release: the test that created the endpoint, or took it from
+ * a listener, owns it, in its ioctl's thread; nobody else frees it.  Its
+ * teardown is one ladder, in this order:
+ *
+ *  kverbs_ep_quiesce()  drain the QP (bounded), destroy it and free the
+ *                       CQ: from here on no completion handler runs and
+ *                       the device touches none of the test's memory
+ *  (the test)           free its buffers, MRs and messages
+ *  kverbs_ep_destroy()  PD, rdma_cm ID, and last the device attachment
+ *
+ * Device removal and a port going down only record a failure through
+ * ->user.abort and wake the owner, which then runs the same ladder;
+ * nothing is queued that could outlive the endpoint.
  */
-#include "kverbs.h"
+#include "cm.h"
 #include "trace.h"
 
 #include <linux/delay.h>
-#include <linux/in.h>
-#include <linux/in6.h>
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 
-/* Connection requests a listener queues while its server is busy. */
-#define KVERBS_LISTEN_BACKLOG	8
+/*
+ * How long a drain may take.  A device flushes its queues within
+ * microseconds; this bound is for one that does not, so that no teardown
+ * can hang a process that SIGKILL cannot end.  The wait is not cut short
+ * by a signal: the drain is what makes the teardown safe.
+ */
+#define KVERBS_DRAIN_TIMEOUT	(5 * HZ)
 
-static int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
+static atomic_t kverbs_cid = ATOMIC_INIT(0);
+
+u32 kverbs_cid_next(void)
+{
+	return atomic_inc_return(&kverbs_cid);
+}
 
 /**
  * kverbs_ep_wait_timeout - a step's time limit in jiffies for kverbs_ep_wait()
@@ -41,49 +65,6 @@ long kverbs_ep_wait_timeout(u64 timeout_ns)
 		return MAX_SCHEDULE_TIMEOUT;
 	j = nsecs_to_jiffies(timeout_ns);
 	return clamp_t(unsigned long, j, 1, MAX_SCHEDULE_TIMEOUT - 1);
-}
-
-/**
- * kverbs_sockaddr_check - check an address from userspace
- * @ss: a sockaddr_in or sockaddr_in6 in its storage
- * @need_port: whether the port must be set (else it must be 0)
- *
- * Returns 0, or -EINVAL for another family, a port that is or is not
- * there against @need_port, or non-zero bytes past the address.
- */
-int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
-			  bool need_port)
-{
-	const struct sockaddr_in *sin = (const void *)ss;
-	const struct sockaddr_in6 *sin6 = (const void *)ss;
-	size_t len;
-
-	switch (ss->ss_family) {
-	case AF_INET:
-		len = sizeof(*sin);
-		if (need_port != !!sin->sin_port)
-			return -EINVAL;
-		break;
-	case AF_INET6:
-		len = sizeof(*sin6);
-		if (need_port != !!sin6->sin6_port)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	/* What lies past the address must be zero, for a later use. */
-	if (memchr_inv((const u8 *)ss + len, 0, sizeof(*ss) - len))
-		return -EINVAL;
-	return 0;
-}
-
-/* INADDR_ANY or in6addr_any: listen on every address. */
-static bool kverbs_sockaddr_is_any(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
-	return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
 static unsigned long kverbs_ns_to_ms(u64 timeout_ns)
@@ -203,7 +184,8 @@ static bool kverbs_ep_link_down(struct kverbs_ep *ep)
 	 * routes go, and rxe's transmits fail, before the driver marks the
 	 * port down.
 	 */
-	ndev = dev_get_by_index(&init_net, ep->id->route.addr.dev_addr.bound_dev_if);
+	ndev = dev_get_by_index(ep->id->route.addr.dev_addr.net,
+				ep->id->route.addr.dev_addr.bound_dev_if);
 	if (ndev) {
 		down = !netif_running(ndev) || !netif_carrier_ok(ndev);
 		dev_put(ndev);
@@ -249,10 +231,15 @@ int kverbs_ep_reset_cause(struct kverbs_ep *ep)
 	return fail.error;
 }
 
-/* Record a failure that an rdma_cm event reported. */
-static void kverbs_ep_cm_failed(struct kverbs_ep *ep,
-				const struct rdma_cm_event *event, int error,
-				enum kverbs_step step)
+/**
+ * kverbs_ep_cm_failed - record a failure that an rdma_cm event reported
+ * @ep: the endpoint
+ * @event: the event, whose type and status go into the report
+ * @error: negative errno
+ * @step: what the test was doing, KVERBS_STEP_NONE if unknown here
+ */
+void kverbs_ep_cm_failed(struct kverbs_ep *ep, const struct rdma_cm_event *event,
+			 int error, enum kverbs_step step)
 {
 	unsigned long flags;
 
@@ -282,7 +269,12 @@ void kverbs_ep_fail_info(struct kverbs_ep *ep, struct kverbs_fail *fail)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
-static void kverbs_ep_set_state(struct kverbs_ep *ep, enum kverbs_ep_state state)
+/**
+ * kverbs_ep_set_state - note where the connection stands, and wake the test
+ * @ep: the endpoint
+ * @state: its new state
+ */
+void kverbs_ep_set_state(struct kverbs_ep *ep, enum kverbs_ep_state state)
 {
 	unsigned long flags;
 
@@ -305,14 +297,21 @@ static void kverbs_ep_abort(struct kverbs_dev_user *user, int error)
 	kverbs_ep_failed(ep, error, KVERBS_STEP_NONE);
 }
 
-static struct kverbs_ep *kverbs_ep_alloc(void)
+/**
+ * kverbs_ep_alloc - a new endpoint with no rdma_cm ID yet
+ *
+ * Charged to the caller's memory cgroup, as everything a test allocates.
+ * Returns the endpoint or NULL.
+ */
+struct kverbs_ep *kverbs_ep_alloc(void)
 {
 	struct kverbs_ep *ep;
 
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 	if (!ep)
 		return NULL;
 	ep->kind = KVERBS_CM_EP;
+	ep->cid = kverbs_cid_next();
 	ep->user.abort = kverbs_ep_abort;
 	init_waitqueue_head(&ep->wait);
 	spin_lock_init(&ep->lock);
@@ -322,6 +321,10 @@ static struct kverbs_ep *kverbs_ep_alloc(void)
 
 /**
  * kverbs_ep_create - create a client endpoint with its rdma_cm ID
+ *
+ * The ID lives in the caller's network namespace, as ucma creates the
+ * IDs of a process: its addresses and routes are the only ones the
+ * connection can use.  Process context.
  *
  * Returns the endpoint or an ERR_PTR.
  */
@@ -333,8 +336,8 @@ struct kverbs_ep *kverbs_ep_create(void)
 	ep = kverbs_ep_alloc();
 	if (!ep)
 		return ERR_PTR(-ENOMEM);
-	id = rdma_create_id(&init_net, kverbs_cm_handler, &ep->kind,
-			    RDMA_PS_TCP, IB_QPT_RC);
+	id = rdma_create_id(current->nsproxy->net_ns, kverbs_cm_handler,
+			    &ep->kind, RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id)) {
 		kfree(ep);
 		return ERR_CAST(id);
@@ -607,9 +610,13 @@ void kverbs_ep_reject(struct kverbs_ep *ep)
 	kverbs_ep_reject_data(ep, NULL, 0);
 }
 
-/* Keep what the peer said in a request or a reject; the event's copy goes. */
-static void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
-					const struct rdma_cm_event *event)
+/**
+ * kverbs_ep_keep_private_data - keep what the peer said in a request or reject
+ * @ep: the endpoint
+ * @event: the event, whose copy of the private data goes when it returns
+ */
+void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
+				 const struct rdma_cm_event *event)
 {
 	u8 len = min_t(u8, event->param.conn.private_data_len,
 		       KVERBS_EP_PRIVATE_DATA_MAX);
@@ -625,11 +632,58 @@ static void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
 }
 
 /**
+ * kverbs_post_send - post a chain of send work requests
+ * @ep: the connected endpoint
+ * @wr: the first work request
+ * @step: what the chain does, for the failure report
+ *
+ * Every send work request of kverbs is posted here: SENDs, RDMA READs
+ * and WRITEs, atomics, registrations and invalidations, each traced.
+ * Returns 0 or the recorded failure.
+ */
+int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
+		     enum kverbs_step step)
+{
+	struct ib_qp *qp = ep->id->qp;
+	const struct ib_send_wr *w;
+	int ret;
+
+	for (w = wr; w; w = w->next)
+		trace_kverbs_post_send(qp, w);
+	ep->drained = false;
+	ret = ib_post_send(qp, wr, NULL);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, step);
+	return 0;
+}
+
+/**
+ * kverbs_post_recv - post one receive work request
+ * @ep: the endpoint, connected or about to be
+ * @wr: the work request, with one scatter/gather entry
+ *
+ * Every receive of kverbs is posted here, and traced.  Returns 0 or the
+ * failure, recorded as KVERBS_STEP_RECV.
+ */
+int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr)
+{
+	struct ib_qp *qp = ep->id->qp;
+	int ret;
+
+	trace_kverbs_post_recv(qp, wr->num_sge ? wr->sg_list[0].length : 0);
+	ep->drained = false;
+	ret = ib_post_recv(qp, wr, NULL);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	return 0;
+}
+
+/**
  * kverbs_ep_disconnect - start tearing down the connection, if there is one
  * @ep: the endpoint
  *
  * Does not wait for the peer: the QP moves to the error state and
- * kverbs_ep_destroy() drains it.
+ * kverbs_ep_quiesce() drains it.
  */
 void kverbs_ep_disconnect(struct kverbs_ep *ep)
 {
@@ -637,59 +691,73 @@ void kverbs_ep_disconnect(struct kverbs_ep *ep)
 		rdma_disconnect(ep->id);
 }
 
-/* A work request that marks the end of a queue being drained. */
-struct kverbs_drain_marker {
-	struct ib_cqe cqe;
-	bool done;
-};
-
 static void kverbs_drain_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_drain_marker *m = container_of(wc->wr_cqe,
 						     struct kverbs_drain_marker, cqe);
+	struct kverbs_ep *ep = cq->cq_context;
 
-	m->done = true;
+	kverbs_set_done(&m->done);
+	wake_up(&ep->wait);
+}
+
+static bool kverbs_ep_drain_done(struct kverbs_ep *ep)
+{
+	return kverbs_is_done(&ep->drain_sq.done) &&
+	       kverbs_is_done(&ep->drain_rq.done);
 }
 
 /*
- * ib_drain_qp() for a CQ that we poll ourselves (IB_POLL_DIRECT): it
- * waits HZ / 10 before each poll of such a CQ, which made every perf
- * test's teardown 200 ms longer.  The same method, polling at once: in
- * the error state the QP flushes what is queued and then a marker posted
- * to each queue, in order.  Only for devices that flush work requests
- * posted in the error state, as ib_drain_qp() itself assumes of devices
- * without their own drain methods.
+ * The method of ib_drain_qp(), with a bound: in the error state the QP
+ * flushes what is queued and then a marker posted to each queue, in
+ * order, so once both markers completed every work request has.  The
+ * markers live in the endpoint, not on this stack: if the device is
+ * late, its completion still finds them, up to kverbs_ep_quiesce()
+ * freeing the CQ.  A CQ that we poll ourselves (IB_POLL_DIRECT) is
+ * polled at once, where ib_drain_qp() would sleep 100 ms before each
+ * poll.  Only for devices that flush work requests posted in the error
+ * state, as ib_drain_qp() itself assumes of devices without drain
+ * methods of their own.
  *
- * Returns false if the caller should use ib_drain_qp() instead.
+ * Returns true once both markers completed, false if the QP could not
+ * be moved or the markers posted, or the device did not flush them in
+ * time.
  */
-static bool kverbs_ep_drain_direct(struct kverbs_ep *ep)
+static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 {
 	struct ib_qp *qp = ep->id->qp;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct kverbs_drain_marker sm = { .cqe.done = kverbs_drain_marker_done };
-	struct kverbs_drain_marker rm = { .cqe.done = kverbs_drain_marker_done };
 	struct ib_rdma_wr swr = {
 		.wr = {
-			.wr_cqe = &sm.cqe,
+			.wr_cqe = &ep->drain_sq.cqe,
 			.opcode = IB_WR_RDMA_WRITE,
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
-	struct ib_recv_wr rwr = { .wr_cqe = &rm.cqe };
+	struct ib_recv_wr rwr = { .wr_cqe = &ep->drain_rq.cqe };
+	unsigned long deadline = jiffies + KVERBS_DRAIN_TIMEOUT;
 
-	if (ep->cq->poll_ctx != IB_POLL_DIRECT || qp->srq ||
-	    qp->device->ops.drain_sq || qp->device->ops.drain_rq)
-		return false;
+	ep->drain_sq.cqe.done = kverbs_drain_marker_done;
+	ep->drain_rq.cqe.done = kverbs_drain_marker_done;
+	ep->drain_sq.done = false;
+	ep->drain_rq.done = false;
 	if (ib_modify_qp(qp, &attr, IB_QP_STATE))
 		return false;
+	/* There is room for both (kverbs_ep_create_qp()). */
 	if (ib_post_send(qp, &swr.wr, NULL))
 		return false;
-	/* There is room for it (kverbs_ep_create_qp()): a failure is a bug. */
-	if (WARN_ON_ONCE(ib_post_recv(qp, &rwr, NULL)))
-		rm.done = true;
-	/* As ib_drain_qp(), unbounded: the device must flush its queues. */
-	while (!sm.done || !rm.done) {
-		/* The flush runs in the device's own context (rxe, siw). */
+	if (ib_post_recv(qp, &rwr, NULL))
+		return false;
+
+	if (ep->cq->poll_ctx != IB_POLL_DIRECT) {
+		wait_event_timeout(ep->wait, kverbs_ep_drain_done(ep),
+				   KVERBS_DRAIN_TIMEOUT);
+		return kverbs_ep_drain_done(ep);
+	}
+	/* The flush runs in the device's own context (rxe, siw). */
+	while (!kverbs_ep_drain_done(ep)) {
+		if (time_after(jiffies, deadline))
+			return false;
 		if (!ib_process_cq_direct(ep->cq, -1))
 			usleep_range(20, 100);
 	}
@@ -700,35 +768,70 @@ static bool kverbs_ep_drain_direct(struct kverbs_ep *ep)
  * kverbs_ep_drain - flush every outstanding work request
  * @ep: the endpoint
  *
- * After this no completion handler runs for the endpoint, so the buffers
- * its work requests used can be freed.  Idempotent.
+ * Disconnects, then waits until the device has flushed both queues, for
+ * at most KVERBS_DRAIN_TIMEOUT, signal or not.  After a drain that
+ * completed, no completion handler runs until the next post.  A test
+ * may drain in the middle of a wait, to take in what completed before a
+ * failure; its teardown uses kverbs_ep_quiesce().  Idempotent.
  */
 void kverbs_ep_drain(struct kverbs_ep *ep)
 {
+	struct ib_qp *qp;
+
 	if (!ep->id || !ep->id->qp || ep->drained)
 		return;
+	qp = ep->id->qp;
 	kverbs_ep_disconnect(ep);
-	if (!kverbs_ep_drain_direct(ep))
-		ib_drain_qp(ep->id->qp);
-	ep->drained = true;
+	/* A device's own drain methods are its promise to finish. */
+	if (qp->device->ops.drain_sq || qp->device->ops.drain_rq) {
+		ib_drain_qp(qp);
+		ep->drained = true;
+		return;
+	}
+	ep->drained = kverbs_ep_drain_markers(ep);
+	if (!ep->drained)
+		ibdev_warn_ratelimited(qp->device,
+				       "qp %u was not flushed within %u s; destroying it\n",
+				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
+}
+
+/**
+ * kverbs_ep_quiesce - end all activity of the device on the endpoint
+ * @ep: the endpoint, possibly half built
+ *
+ * Drains the QP (kverbs_ep_drain()), then destroys it and frees the CQ.
+ * Once this returns, no completion handler runs and the device touches
+ * none of the memory the test's work requests named, even if the drain
+ * did not finish: destroying the QP is the device's last word on it, and
+ * freeing the CQ stops its handlers.  Only then may the test free its
+ * buffers.  An rdma_rw context must be destroyed before, while the QP
+ * exists.  Idempotent.
+ */
+void kverbs_ep_quiesce(struct kverbs_ep *ep)
+{
+	if (ep->id && ep->id->qp) {
+		kverbs_ep_drain(ep);
+		rdma_destroy_qp(ep->id);
+	}
+	if (ep->cq) {
+		ib_free_cq(ep->cq);
+		ep->cq = NULL;
+	}
 }
 
 /**
  * kverbs_ep_destroy - release an endpoint and everything under it
  * @ep: the endpoint, possibly half built, or NULL
  *
- * The test must have drained it and freed its MRs first if it had any.
+ * The test must have freed its MRs and DMA mappings first, after
+ * kverbs_ep_quiesce(); this quiesces again for the endpoints that never
+ * had any.
  */
 void kverbs_ep_destroy(struct kverbs_ep *ep)
 {
 	if (!ep)
 		return;
-	if (ep->id && ep->id->qp) {
-		kverbs_ep_drain(ep);
-		rdma_destroy_qp(ep->id);
-	}
-	if (ep->cq)
-		ib_free_cq(ep->cq);
+	kverbs_ep_quiesce(ep);
 	if (ep->pd)
 		ib_dealloc_pd(ep->pd);
 	if (ep->id)
@@ -738,13 +841,19 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	kfree(ep);
 }
 
-/*
+/**
+ * kverbs_ep_drop_pending - let rdma_cm destroy a request that died queued
+ * @ep: a server endpoint
+ * @error: why it died
+ *
  * A request still queued on its listener is nobody's yet.  When it dies
  * there (the client gave up, the device went away) hand it back to
- * rdma_cm to destroy, so that nothing waits for the server to notice.
+ * rdma_cm to destroy, so that nothing waits for the server to notice;
+ * the server, or the listener, frees the memory.
+ *
  * Returns true if the handler must return non-zero for that.
  */
-static bool kverbs_ep_drop_pending(struct kverbs_ep *ep, int error)
+bool kverbs_ep_drop_pending(struct kverbs_ep *ep, int error)
 {
 	unsigned long flags;
 	bool drop = false;
@@ -758,346 +867,4 @@ static bool kverbs_ep_drop_pending(struct kverbs_ep *ep, int error)
 	}
 	spin_unlock_irqrestore(&ep->lock, flags);
 	return drop;
-}
-
-static int kverbs_ep_cm_event(struct kverbs_ep *ep, struct rdma_cm_event *event)
-{
-	switch (event->event) {
-	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		kverbs_ep_set_state(ep, KVERBS_EP_ADDR_RESOLVED);
-		break;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		kverbs_ep_set_state(ep, KVERBS_EP_ROUTE_RESOLVED);
-		break;
-	case RDMA_CM_EVENT_ESTABLISHED:
-		kverbs_ep_set_state(ep, KVERBS_EP_CONNECTED);
-		break;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-		kverbs_ep_cm_failed(ep, event, event->status ?: -EHOSTUNREACH,
-				    KVERBS_STEP_RESOLVE_ADDR);
-		break;
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-		kverbs_ep_cm_failed(ep, event, event->status ?: -EHOSTUNREACH,
-				    KVERBS_STEP_RESOLVE_ROUTE);
-		break;
-	case RDMA_CM_EVENT_REJECTED:
-		if (kverbs_ep_drop_pending(ep, -ECONNABORTED))
-			return 1;
-		/* event->status is an IB CM reject reason or an iWARP errno. */
-		kverbs_ep_keep_private_data(ep, event);
-		kverbs_ep_cm_failed(ep, event, -ECONNREFUSED, KVERBS_STEP_NONE);
-		break;
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-		if (kverbs_ep_drop_pending(ep, -ECONNABORTED))
-			return 1;
-		kverbs_ep_cm_failed(ep, event,
-				    event->status < 0 ? event->status : -EHOSTUNREACH,
-				    KVERBS_STEP_NONE);
-		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-		if (kverbs_ep_drop_pending(ep, -ECONNRESET))
-			return 1;
-		kverbs_ep_set_state(ep, KVERBS_EP_DISCONNECTED);
-		kverbs_ep_cm_failed(ep, event, -ECONNRESET, KVERBS_STEP_NONE);
-		break;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		if (kverbs_ep_drop_pending(ep, -ENODEV))
-			return 1;
-		/* The test destroys the ID itself; rdma_cm waits for that. */
-		kverbs_ep_cm_failed(ep, event, -ENODEV, KVERBS_STEP_NONE);
-		break;
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-		kverbs_ep_cm_failed(ep, event, -ENETRESET, KVERBS_STEP_NONE);
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* The device of a listener bound to one address is going away. */
-static void kverbs_listener_abort(struct kverbs_dev_user *user, int error)
-{
-	struct kverbs_listener *lsn = container_of(user, struct kverbs_listener, user);
-	unsigned long flags;
-	bool release;
-
-	/*
-	 * A server's own listener is destroyed by the server, which the
-	 * wake-up ends.  A file's may have no server waiting on it, and
-	 * the device's removal waits for it: let go of the device now (not
-	 * here: we may be in the ID's handler, or under kverbs_dev_lock).
-	 * But not while kverbs_listener_create() is still at work on the
-	 * ID: it sees @error once it is done, and lets go itself.
-	 */
-	spin_lock_irqsave(&lsn->lock, flags);
-	if (!lsn->error)
-		lsn->error = error;
-	release = lsn->shared && lsn->live;
-	spin_unlock_irqrestore(&lsn->lock, flags);
-	wake_up(&lsn->wait);
-	if (release)
-		schedule_work(&lsn->release);
-}
-
-static int kverbs_listener_request(struct kverbs_listener *lsn,
-				   struct rdma_cm_id *id,
-				   struct rdma_cm_event *event)
-{
-	struct kverbs_ep *ep;
-	unsigned long flags;
-	bool queued = false;
-
-	ep = kverbs_ep_alloc();
-	if (ep) {
-		ep->id = id;
-		ep->state = KVERBS_EP_CONNECT_REQUEST;
-		ep->responder_resources = event->param.conn.responder_resources;
-		ep->initiator_depth = event->param.conn.initiator_depth;
-		kverbs_ep_keep_private_data(ep, event);
-
-		spin_lock_irqsave(&lsn->lock, flags);
-		if (!lsn->error && lsn->npending < KVERBS_LISTEN_BACKLOG) {
-			ep->listener = lsn;
-			id->context = &ep->kind;
-			list_add_tail(&ep->pending, &lsn->pending);
-			lsn->npending++;
-			queued = true;
-		}
-		spin_unlock_irqrestore(&lsn->lock, flags);
-	}
-	if (!queued) {
-		kfree(ep);
-		/* Non-zero tells rdma_cm to destroy the new ID. */
-		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-		return -ECONNREFUSED;
-	}
-	wake_up(&lsn->wait);
-	return 0;
-}
-
-static int kverbs_listener_event(struct kverbs_listener *lsn,
-				 struct rdma_cm_id *id,
-				 struct rdma_cm_event *event)
-{
-	switch (event->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return kverbs_listener_request(lsn, id, event);
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		kverbs_listener_abort(&lsn->user, -ENODEV);
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-static int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
-{
-	enum kverbs_cm_kind *kind = id->context;
-
-	trace_kverbs_cm_event(id, event);
-	/* A new connection's ID starts with its listener's context. */
-	if (*kind == KVERBS_CM_LISTENER)
-		return kverbs_listener_event(container_of(kind, struct kverbs_listener,
-							  kind), id, event);
-	return kverbs_ep_cm_event(container_of(kind, struct kverbs_ep, kind), event);
-}
-
-/*
- * Take the first queued request off the listener, or return NULL if none
- * is queued.  A request that died while queued comes back with ->id NULL:
- * rdma_cm destroyed its ID and only the memory is left to free.
- */
-static struct kverbs_ep *kverbs_listener_pop(struct kverbs_listener *lsn)
-{
-	struct kverbs_ep *ep = NULL;
-	unsigned long flags;
-
-	spin_lock_irqsave(&lsn->lock, flags);
-	if (!list_empty(&lsn->pending)) {
-		ep = list_first_entry(&lsn->pending, struct kverbs_ep, pending);
-		list_del_init(&ep->pending);
-		lsn->npending--;
-	}
-	spin_unlock_irqrestore(&lsn->lock, flags);
-	if (!ep)
-		return NULL;
-
-	/* From here on the request's events no longer drop it. */
-	spin_lock_irqsave(&ep->lock, flags);
-	ep->listener = NULL;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	return ep;
-}
-
-/*
- * Stop listening: destroy the ID, reject what is still queued, and let go
- * of the device.  Called once the listener failed, or to destroy it; the
- * second call does nothing (the work and kverbs_listener_destroy() do not
- * run at once: the latter cancels the former first).
- */
-static void kverbs_listener_release(struct kverbs_listener *lsn)
-{
-	struct kverbs_ep *ep;
-
-	if (!lsn->id)
-		return;
-	/* After this no request can be queued any more. */
-	rdma_destroy_id(lsn->id);
-	lsn->id = NULL;
-	while ((ep = kverbs_listener_pop(lsn))) {
-		if (ep->id)
-			kverbs_ep_reject(ep);
-		kverbs_ep_destroy(ep);
-	}
-	kverbs_dev_detach(&lsn->user);
-}
-
-static void kverbs_listener_release_work(struct work_struct *work)
-{
-	kverbs_listener_release(container_of(work, struct kverbs_listener, release));
-}
-
-/**
- * kverbs_listener_create - bind to @addr and listen
- * @addr: local address and port; the address may be a wildcard
- * @shared: for a file (KVERBS_IOC_LISTEN), any number of servers taking
- *	their clients from it; else for one server
- *
- * Returns the listener or an ERR_PTR: -EADDRINUSE when the port is taken,
- * -EADDRNOTAVAIL when @addr is not a local address.
- */
-struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
-					       bool shared)
-{
-	struct kverbs_listener *lsn;
-	unsigned long flags;
-	int ret;
-
-	lsn = kzalloc(sizeof(*lsn), GFP_KERNEL);
-	if (!lsn)
-		return ERR_PTR(-ENOMEM);
-	lsn->kind = KVERBS_CM_LISTENER;
-	lsn->user.abort = kverbs_listener_abort;
-	lsn->shared = shared;
-	INIT_WORK(&lsn->release, kverbs_listener_release_work);
-	init_waitqueue_head(&lsn->wait);
-	spin_lock_init(&lsn->lock);
-	INIT_LIST_HEAD(&lsn->pending);
-
-	lsn->id = rdma_create_id(&init_net, kverbs_cm_handler, &lsn->kind,
-				 RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(lsn->id)) {
-		ret = PTR_ERR(lsn->id);
-		lsn->id = NULL;
-		goto out_free;
-	}
-	/*
-	 * An IPv6 wildcard takes IPv4 clients too, whatever
-	 * net.ipv6.bindv6only says: '::' is how the tools listen on
-	 * every address of either family.
-	 */
-	if (addr->sa_family == AF_INET6 && kverbs_sockaddr_is_any(addr)) {
-		ret = rdma_set_afonly(lsn->id, 0);
-		if (ret)
-			goto out_release;
-	}
-	ret = rdma_bind_addr(lsn->id, addr);
-	/*
-	 * rdma_cm says -EADDRNOTAVAIL when a wildcard's port is taken; but
-	 * a wildcard is always available, only its port can be in use.
-	 */
-	if (ret == -EADDRNOTAVAIL && kverbs_sockaddr_is_any(addr))
-		ret = -EADDRINUSE;
-	if (ret)
-		goto out_release;
-	/* Bound to one device's address: removal of that device ends it. */
-	if (lsn->id->device) {
-		ret = kverbs_dev_attach(&lsn->user, lsn->id->device, 0);
-		if (ret)
-			goto out_release;
-	}
-	ret = rdma_listen(lsn->id, KVERBS_LISTEN_BACKLOG);
-	if (ret)
-		goto out_release;
-	/* A removal that came meanwhile left the listener to us. */
-	spin_lock_irqsave(&lsn->lock, flags);
-	ret = lsn->error;
-	lsn->live = !ret;
-	spin_unlock_irqrestore(&lsn->lock, flags);
-	if (ret)
-		goto out_release;
-	return lsn;
-
-out_release:
-	/* The ID before the device: detaching lets the device go. */
-	kverbs_listener_release(lsn);
-out_free:
-	kfree(lsn);
-	return ERR_PTR(ret);
-}
-
-static bool kverbs_listener_ready(struct kverbs_listener *lsn, int *error)
-{
-	unsigned long flags;
-	bool ready;
-
-	spin_lock_irqsave(&lsn->lock, flags);
-	*error = lsn->error;
-	ready = lsn->error || !list_empty(&lsn->pending);
-	spin_unlock_irqrestore(&lsn->lock, flags);
-	return ready;
-}
-
-/**
- * kverbs_listener_accept - wait for the next connection request
- * @lsn: the listener
- *
- * Waits without a time limit, until a client connects or a signal
- * arrives.  Returns the new connection's endpoint, attached to its device
- * but not yet accepted, or an ERR_PTR: -EINTR on a signal, -ENODEV when
- * the listener's device went away.  If the endpoint cannot be attached it
- * comes back rejected and failed, for the caller to count and destroy.
- */
-struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
-{
-	struct kverbs_ep *ep;
-	int ret, error;
-
-	for (;;) {
-		if (wait_event_interruptible(lsn->wait,
-					     kverbs_listener_ready(lsn, &error)))
-			return ERR_PTR(-EINTR);
-		if (error)
-			return ERR_PTR(error);
-		ep = kverbs_listener_pop(lsn);
-		if (!ep)
-			continue;
-		if (!ep->id) {
-			kfree(ep);
-			continue;
-		}
-		ret = kverbs_dev_attach(&ep->user, kverbs_ep_device(ep),
-					kverbs_ep_port(ep));
-		if (ret) {
-			kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
-			kverbs_ep_reject(ep);
-		}
-		return ep;
-	}
-}
-
-/**
- * kverbs_listener_destroy - stop listening and reject what is still queued
- * @lsn: the listener, or NULL
- */
-void kverbs_listener_destroy(struct kverbs_listener *lsn)
-{
-	if (!lsn)
-		return;
-	cancel_work_sync(&lsn->release);
-	kverbs_listener_release(lsn);
-	kfree(lsn);
 }

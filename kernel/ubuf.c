@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User memory that a test writes while it runs: the ping's payload log
+ * and a latency test's samples.
+ *
+ * A test holds a device from its address resolution to its teardown, and
+ * the device's removal waits for it.  A copy_to_user() in that time could
+ * wait without bound on the page it writes: a page registered with
+ * userfaultfd that nobody serves, a FUSE file whose daemon is stuck.  So
+ * the caller's pages are pinned before anything else, while the test
+ * holds nothing, and written through a kernel mapping while it runs: no
+ * fault, no wait.  The pin counts against max_pinned_mb like the test's
+ * own buffers.
+ */
+#include "kverbs.h"
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+/**
+ * kverbs_ubuf_pin - pin @len bytes of user memory at @uaddr for writing
+ * @ub: zeroed by the caller
+ * @uaddr: the user address
+ * @len: bytes, at least 1
+ *
+ * May fault the pages in, and so sleep as long as that takes; a fatal
+ * signal ends it.  Call it before the test holds any device.
+ *
+ * Returns 0 with @ub->kaddr mapping the range, -EFAULT when a page of it
+ * cannot be written, -ENOBUFS past max_pinned_mb, or -ENOMEM.
+ * kverbs_ubuf_unpin() releases it, also after a failure.
+ */
+int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
+{
+	unsigned long start = uaddr & PAGE_MASK;
+	unsigned int npages;
+	int pinned, ret;
+
+	if (!len || uaddr + len < uaddr)
+		return -EFAULT;
+	npages = DIV_ROUND_UP((uaddr & ~PAGE_MASK) + len, PAGE_SIZE);
+	ret = kverbs_pin_account(npages);
+	if (ret)
+		return ret;
+	ub->accounted = npages;
+	ub->pages = kvcalloc(npages, sizeof(*ub->pages), GFP_KERNEL_ACCOUNT);
+	if (!ub->pages)
+		return -ENOMEM;
+	pinned = pin_user_pages_fast(start, npages, FOLL_WRITE | FOLL_LONGTERM,
+				     ub->pages);
+	if (pinned > 0)
+		ub->npages = pinned;
+	/* Fewer pages than asked: the range has a hole, or a read-only page. */
+	if (pinned != npages)
+		return pinned == -ENOMEM ? -ENOMEM : -EFAULT;
+	ub->vaddr = vmap(ub->pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!ub->vaddr)
+		return -ENOMEM;
+	ub->kaddr = ub->vaddr + (uaddr & ~PAGE_MASK);
+	ub->len = len;
+	return 0;
+}
+
+/**
+ * kverbs_ubuf_written - make what was written through @ub's mapping
+ *	visible at the caller's addresses
+ * @ub: a pinned range
+ * @p: the first byte written, within @ub->kaddr
+ * @len: bytes written
+ *
+ * Nothing on x86; on CPUs with virtually indexed caches the kernel's
+ * alias must be written back before the user's mapping reads the page.
+ */
+void kverbs_ubuf_written(struct kverbs_ubuf *ub, void *p, size_t len)
+{
+	flush_kernel_vmap_range(p, len);
+}
+
+/**
+ * kverbs_ubuf_unpin - let go of a pinned range
+ * @ub: the range, possibly half pinned; zeroed on return
+ *
+ * The pages are marked dirty: the test wrote them.
+ */
+void kverbs_ubuf_unpin(struct kverbs_ubuf *ub)
+{
+	if (ub->vaddr)
+		vunmap(ub->vaddr);
+	if (ub->npages)
+		unpin_user_pages_dirty_lock(ub->pages, ub->npages, true);
+	kvfree(ub->pages);
+	kverbs_pin_unaccount(ub->accounted);
+	memset(ub, 0, sizeof(*ub));
+}
