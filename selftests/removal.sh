@@ -147,7 +147,98 @@ test_link_del_idle_listener() {
 	kv_rxe_readd || fail "cannot add $KV_DEV back"
 }
 
+# Is a thread of PID asleep on a userfaultfd page?
+kv_in_userfault() {
+	local t w
+	for t in /proc/"$1"/task/*; do
+		read -r w 2>/dev/null < "$t/wchan"
+		[ "$w" = handle_userfault ] && return 0
+		grep -q handle_userfault "$t/stack" 2>/dev/null && return 0
+	done
+	return 1
+}
+
+# A test whose output (the ping's payload log, read_lat's samples) is in
+# a userfaultfd page that nobody serves: its device's removal must not
+# wait for that page.  kverbs pins such memory before it holds a device,
+# so the test waits on the page holding nothing; a module that wrote it
+# during the test waited there with the device held, and so did the
+# removal, for as long as the page went unserved.  Served after the
+# removal, the test goes on and fails for want of a device.
+# unserved_output_at_removal MODE PORT SERVER_CMD...
+unserved_output_at_removal() {
+	local mode=$1 port=$2 pid spid rc
+	shift 2
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	"$@" > "$KV_TMP/us.json" 2> "$KV_TMP/us.err" &
+	spid=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" ||
+		fail "server not listening: $(cat "$KV_TMP/us.err")" || return
+	mkfifo "$KV_TMP/stall.in"
+	"$(dirname "$KVERBS")/stall" "$mode" "$KV_ADDR" "$port" < "$KV_TMP/stall.in" \
+		> "$KV_TMP/stall.out" 2>&1 &
+	pid=$!
+	exec {ctl}> "$KV_TMP/stall.in"
+	wait_for 20 kv_in_userfault $pid ||
+		fail "the test never waited on its page: $(cat "$KV_TMP/stall.out")" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV"
+	rc=$?
+	echo serve >&$ctl
+	exec {ctl}>&-
+	wait_for 30 kv_ended $pid || { kv_stack $pid; fail "the test did not end once served"; } ||
+		return
+	[ $rc = 0 ] || fail "rdma link del failed or hung ($rc) while a test waited on its page" ||
+		return
+	wait_for 10 kv_ended $spid || fail "server alive after the removal" || return
+	grep -q '^result ret=-1 ' "$KV_TMP/stall.out" ||
+		fail "the test did not fail without its device: $(cat "$KV_TMP/stall.out")" || return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair $((port + 1)) -C 5
+}
+
+test_link_del_with_ping_log_unserved() {
+	unserved_output_at_removal ping 17610 "$KVERBS" ping -s -a "$KV_ADDR" -p 17610 --json
+}
+
+test_link_del_with_samples_unserved() {
+	unserved_output_at_removal read_lat 17612 "$KVERBS" serve -p 17612 --json "$KV_ADDR"
+}
+
+# Files that listen on the device's address, closed while the device is
+# being removed: the removal's abort and the file's release of the
+# listener race, and neither may touch it once the other freed it (the
+# debug lane's KASAN watches).  Every round must end with the device
+# gone, the listeners' processes ended, and the device back.
+test_close_listeners_during_removal() {
+	local round i pids rc rounds=${KV_CLOSE_ROUNDS:-12}
+	for ((round = 0; round < rounds; round++)); do
+		kv_rxe_readd || fail "round $round: cannot add $KV_DEV back" || return
+		pids=()
+		for i in 0 1 2 3; do
+			"$KVERBS" serve -p $((17620 + i)) -j 2 "$KV_ADDR" > /dev/null 2>&1 &
+			pids+=($!)
+		done
+		for i in 0 1 2 3; do
+			wait_for 10 kv_listening "$KV_ADDR" $((17620 + i)) ||
+				fail "round $round: serve $i not listening" || return
+		done
+		timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" &
+		kill -9 "${pids[@]}"
+		wait $!
+		rc=$?
+		[ $rc = 0 ] || fail "round $round: rdma link del failed or hung ($rc)" || return
+		for i in 0 1 2 3; do
+			wait_for 10 kv_ended "${pids[$i]}" ||
+				{ kv_stack "${pids[$i]}"; fail "round $round: serve $i did not end"; } ||
+				return
+		done
+	done
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair 17624 -C 5
+}
+
 ktap_main test_link_del_during_ping test_device_usable_after_readd \
 	test_link_del_during_write_bw test_write_bw_after_readd \
 	test_link_del_under_serve test_link_del_idle_listener \
-	test_link_del_during_write_bw_events
+	test_link_del_during_write_bw_events test_link_del_with_ping_log_unserved \
+	test_link_del_with_samples_unserved test_close_listeners_during_removal

@@ -23,7 +23,7 @@ done
 [ -f "$module" ] || module=$top/kernel/kverbs.ko
 module=$(realpath "$module")
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping perf serve interop errors concurrent limits faults removal perm security fuzz failnth)
+[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping perf serve interop errors concurrent limits faults removal netns perm security fuzz failnth)
 
 # KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
 KV_TYPE=${KV_TYPE:-rxe}

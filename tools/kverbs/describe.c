@@ -223,7 +223,7 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 	switch (res->failed_step) {
 	case KVERBS_STEP_RESOLVE_ADDR:
 		if (err == ENODEV || err == EADDRNOTAVAIL)
-			return snprintf(buf, len, "cannot resolve %s: no RDMA device serves that route or source address (%s)",
+			return snprintf(buf, len, "cannot resolve %s: no RDMA device of this network namespace serves that route or source address (%s)",
 					peer, strerror(err));
 		if (err == ETIMEDOUT)
 			return snprintf(buf, len, "cannot resolve %s: no answer within the timeout",
@@ -236,7 +236,8 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 		if (err == EADDRINUSE)
 			return snprintf(buf, len, "cannot listen on %s: already in use", peer);
 		if (err == EADDRNOTAVAIL || err == ENODEV)
-			return snprintf(buf, len, "cannot listen on %s: not an address of an RDMA device", peer);
+			return snprintf(buf, len, "cannot listen on %s: not an address of an RDMA device in this network namespace",
+					peer);
 		if (err == EINTR)
 			return snprintf(buf, len, "interrupted while waiting for a client on %s", peer);
 		return snprintf(buf, len, "listening on %s failed: %s", peer, strerror(err));

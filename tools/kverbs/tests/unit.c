@@ -678,11 +678,11 @@ KV_TEST(describe_no_device)
 	/* No RDMA device for the route: rdma_resolve_addr() says ENODEV. */
 	cmd.result.failed_step = KVERBS_STEP_RESOLVE_ADDR;
 	KV_EXPECT_STREQ(kv_describe(ENODEV, &cmd, PEER),
-			"cannot resolve " PEER ": no RDMA device serves that route or source address (No such device)");
+			"cannot resolve " PEER ": no RDMA device of this network namespace serves that route or source address (No such device)");
 
 	cmd = kv_ping_of(KVERBS_ROLE_SERVER, KVERBS_STEP_LISTEN, 0);
 	KV_EXPECT_STREQ(kv_describe(ENODEV, &cmd, "192.0.2.1:7174"),
-			"cannot listen on 192.0.2.1:7174: not an address of an RDMA device");
+			"cannot listen on 192.0.2.1:7174: not an address of an RDMA device in this network namespace");
 }
 
 KV_TEST(describe_server_and_setup)
