@@ -167,13 +167,14 @@ kv_in_userfault() {
 # removal, the test goes on and fails for want of a device.
 # unserved_output_at_removal MODE PORT SERVER_CMD...
 unserved_output_at_removal() {
-	local mode=$1 port=$2 pid spid rc
+	local mode=$1 port=$2 pid spid dpid rc ctl
 	shift 2
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
 	"$@" > "$KV_TMP/us.json" 2> "$KV_TMP/us.err" &
 	spid=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$port" ||
 		fail "server not listening: $(cat "$KV_TMP/us.err")" || return
+	rm -f "$KV_TMP/stall.in"
 	mkfifo "$KV_TMP/stall.in"
 	"$(dirname "$KVERBS")/stall" "$mode" "$KV_ADDR" "$port" < "$KV_TMP/stall.in" \
 		> "$KV_TMP/stall.out" 2>&1 &
@@ -181,11 +182,21 @@ unserved_output_at_removal() {
 	exec {ctl}> "$KV_TMP/stall.in"
 	wait_for 20 kv_in_userfault $pid ||
 		fail "the test never waited on its page: $(cat "$KV_TMP/stall.out")" || return
-	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV"
-	rc=$?
+	# In the background: a removal that waits for the page cannot be
+	# killed, and the page is served only after this verdict.
+	rdma link del "$KV_DEV" &
+	dpid=$!
+	if wait_for 20 kv_ended $dpid; then
+		wait $dpid
+		rc=$?
+	else
+		rc=hung
+	fi
 	echo serve >&$ctl
 	exec {ctl}>&-
 	wait_for 30 kv_ended $pid || { kv_stack $pid; fail "the test did not end once served"; } ||
+		return
+	wait_for 30 kv_ended $dpid || fail "rdma link del still running after the page was served" ||
 		return
 	[ $rc = 0 ] || fail "rdma link del failed or hung ($rc) while a test waited on its page" ||
 		return
