@@ -87,7 +87,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF |
 			KVERBS_FEATURE_PERF_LAT | KVERBS_FEATURE_PERF_PINGPONG |
 			KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_REVERSE |
-			KVERBS_FEATURE_PERF_EVENTS;
+			KVERBS_FEATURE_PERF_EVENTS | KVERBS_FEATURE_PING_LISTENER;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -137,7 +137,7 @@ static int kverbs_test_exec(struct kverbs_ucmd *ucmd,
 static int kverbs_ping_run(void *cmd, int refused,
 			   struct kverbs_listener *lsn)
 {
-	return kverbs_ping_cmd(cmd, refused);
+	return kverbs_ping_cmd(cmd, refused, lsn);
 }
 
 static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)

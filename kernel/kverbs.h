@@ -500,7 +500,8 @@ do {									\
  * ping.c, perf.c: the commands.  @refused is the error a test was refused
  * with before it began (a limit on sessions), else 0.
  */
-int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused);
+int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
+		    struct kverbs_listener *lsn);
 int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 		    struct kverbs_listener *lsn);
 

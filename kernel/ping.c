@@ -148,20 +148,28 @@ void kverbs_ping_account(struct kverbs_ping_run *run, u64 start_ns, u32 len)
 	res->elapsed_ns = now - run->first_ns;
 }
 
-static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *run)
+static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_listener *lsn,
+			     struct kverbs_ping_run *run)
 {
 	const struct kverbs_ping_log *log = &cmd->log;
 	bool server = cmd->role == KVERBS_ROLE_SERVER;
 	int ret;
 
-	if (cmd->flags & ~(KVERBS_PING_F_VALIDATE | KVERBS_PING_F_PERSISTENT))
+	if (cmd->flags & ~(KVERBS_PING_F_VALIDATE | KVERBS_PING_F_PERSISTENT |
+			   KVERBS_PING_F_LISTENER))
 		return -EINVAL;
 	if (cmd->__reserved0)
 		return -EINVAL;
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
-	if (!server && (cmd->flags & KVERBS_PING_F_PERSISTENT))
+	if (!server && (cmd->flags & (KVERBS_PING_F_PERSISTENT | KVERBS_PING_F_LISTENER)))
 		return -EINVAL;
+	/* As accept(2) on a socket that does not listen. */
+	if (cmd->flags & KVERBS_PING_F_LISTENER) {
+		if (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr)))
+			return -EINVAL;
+		run->lsn = lsn;
+	}
 	if (cmd->msg_size && cmd->msg_size < KVERBS_PING_MIN_SIZE)
 		return -EINVAL;
 	if (!cmd->msg_size && !server)
@@ -170,7 +178,7 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *ru
 		return -EMSGSIZE;
 
 	ret = kverbs_test_parse(&run->common, server, cmd->timeout_ns,
-				&cmd->addr, &cmd->src_addr);
+				run->lsn ? NULL : &cmd->addr, &cmd->src_addr);
 	if (ret)
 		return ret;
 
@@ -196,11 +204,13 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_ping_run *ru
  * kverbs_ping_cmd - KVERBS_IOC_PING
  * @cmd: the caller's arguments; @cmd->result is filled in, also on failure
  * @refused: the error the ping was refused with before it began, or 0
+ * @lsn: the file's listener (KVERBS_IOC_LISTEN), or NULL if it has none
  *
  * Returns 0 when the ping completed, else a negative errno as
  * include/uapi/kverbs.h lists them.
  */
-int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused)
+int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
+		    struct kverbs_listener *lsn)
 {
 	struct kverbs_ping_result *res = &cmd->result;
 	struct kverbs_ping_run *run;
@@ -215,7 +225,7 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused)
 	}
 	run->result = res;
 
-	ret = kverbs_ping_parse(cmd, run);
+	ret = kverbs_ping_parse(cmd, lsn, run);
 	if (!ret)
 		ret = kverbs_ping_pin_log(run, &cmd->log);
 	if (!ret && cmd->role == KVERBS_ROLE_SERVER)

@@ -42,6 +42,8 @@ struct kverbs_ping_info {
  * @log_slots: slots in @log, 0 for no log
  * @log_slot_size: bytes per slot
  * @log_seq_val: what @log_seq holds
+ * @lsn: a server's listener, the file's (KVERBS_PING_F_LISTENER), or NULL
+ *	for one of its own
  * @result: the results that go back to userspace
  * @first_ns: when the first iteration started
  * @total_ns: sum of all iteration times
@@ -56,6 +58,7 @@ struct kverbs_ping_run {
 	u32 log_slots;
 	u32 log_slot_size;
 	u64 log_seq_val;
+	struct kverbs_listener *lsn;
 	struct kverbs_ping_result *result;
 	u64 first_ns;
 	u64 total_ns;

@@ -341,7 +341,8 @@ out_report:
  * @run: the ping
  *
  * Serves one client, or with KVERBS_PING_F_PERSISTENT one after another
- * until a signal.  Returns 0 when the (last) client's session succeeded,
+ * until a signal; from its own listener, or the file's with
+ * KVERBS_PING_F_LISTENER, which other servers may share.  Returns 0 when the (last) client's session succeeded,
  * -EINTR when a signal ended it, or the failure that ended it.
  */
 int kverbs_ping_server(struct kverbs_ping_run *run)
@@ -350,7 +351,8 @@ int kverbs_ping_server(struct kverbs_ping_run *run)
 	struct kverbs_ep *ep;
 	int ret;
 
-	lsn = kverbs_test_listen(&run->common);
+	/* The file's listener outlives us; our own does not. */
+	lsn = run->lsn ?: kverbs_test_listen(&run->common);
 	if (IS_ERR(lsn))
 		return PTR_ERR(lsn);
 
@@ -367,6 +369,7 @@ int kverbs_ping_server(struct kverbs_ping_run *run)
 		if (!(run->flags & KVERBS_PING_F_PERSISTENT) || ret == -EINTR)
 			break;
 	}
-	kverbs_listener_destroy(lsn);
+	if (lsn != run->lsn)
+		kverbs_listener_destroy(lsn);
 	return ret;
 }

@@ -59,6 +59,7 @@ enum {
  *	take their clients from it with KVERBS_PERF_F_LISTENER
  * @KVERBS_FEATURE_PERF_REVERSE: KVERBS_IOC_PERF takes KVERBS_PERF_F_REVERSE
  * @KVERBS_FEATURE_PERF_EVENTS: KVERBS_IOC_PERF takes KVERBS_PERF_F_EVENTS
+ * @KVERBS_FEATURE_PING_LISTENER: KVERBS_IOC_PING takes KVERBS_PING_F_LISTENER
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -70,6 +71,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_LISTEN = 1 << 6,
 	KVERBS_FEATURE_PERF_REVERSE = 1 << 7,
 	KVERBS_FEATURE_PERF_EVENTS = 1 << 8,
+	KVERBS_FEATURE_PING_LISTENER = 1 << 9,
 };
 
 /**
@@ -314,10 +316,17 @@ enum kverbs_role {
  *	pattern for its iteration (client: the echo; server: the data read)
  * @KVERBS_PING_F_PERSISTENT: server only: after a client leaves, serve
  *	the next one, until a signal ends the call
+ * @KVERBS_PING_F_LISTENER: server only: take the client from the file's
+ *	listener (KVERBS_IOC_LISTEN) instead of listening on &kverbs_ping.addr,
+ *	which must then be all zero.  Any number of such calls may wait on
+ *	one listener at once, in as many threads; each serves the next
+ *	client that connects, which is how a persistent server serves
+ *	several clients at once, as rping -P does.
  */
 enum kverbs_ping_flags {
 	KVERBS_PING_F_VALIDATE = 1 << 0,
 	KVERBS_PING_F_PERSISTENT = 1 << 1,
+	KVERBS_PING_F_LISTENER = 1 << 2,
 };
 
 /*
@@ -467,7 +476,7 @@ struct kverbs_ping_log {
  *	A server waits for clients without limit.  At most one hour.
  * @addr: client: the server's address and port; server: the address and
  *	port to listen on, the address may be a wildcard; all zero with
- *	KVERBS_PERF_F_LISTENER.  A sockaddr_in
+ *	KVERBS_PING_F_LISTENER.  A sockaddr_in
  *	or sockaddr_in6, bytes past it zero.
  * @src_addr: client: local address to use (port 0), or all zero to let
  *	routing choose; server: must be all zero
