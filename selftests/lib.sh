@@ -358,10 +358,19 @@ kv_kill_leftovers() {
 }
 
 ktap_main() {
-	local n=0 failed=0 t out rc dmesg_start start carrier
+	local n=0 failed=0 t out rc dmesg_start start carrier unknown=()
 	# KV_ONLY="name ...": run only these tests (names without test_).
+	# A name that is no test of this suite is a failure of its own: a
+	# typo must not pass by running nothing.
 	if [ -n "${KV_ONLY:-}" ]; then
-		local want=() t2
+		local want=() t2 found
+		for t2 in $KV_ONLY; do
+			found=0
+			for t in "$@"; do
+				[ "${t#test_}" = "$t2" ] && found=1
+			done
+			[ $found = 1 ] || unknown+=("$t2")
+		done
 		for t in "$@"; do
 			for t2 in $KV_ONLY; do
 				[ "${t#test_}" = "$t2" ] && want+=("$t")
@@ -372,7 +381,13 @@ ktap_main() {
 	dmesg_start=$(dmesg | wc -l)
 	kv_helpers_start
 	echo "KTAP version 1"
-	echo "1..$(($# + 1))"
+	echo "1..$(($# + ${#unknown[@]} + 1))"
+	for t in "${unknown[@]}"; do
+		n=$((n + 1))
+		failed=1
+		echo "# KV_ONLY names $t, which is no test case of ${0##*/}"
+		echo "not ok $n $t"
+	done
 	for t in "$@"; do
 		n=$((n + 1))
 		rm -f "$KV_TMP/skip"
