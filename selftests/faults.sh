@@ -4,6 +4,10 @@
 # Faults under load: the link going down under a ping and under a
 # bandwidth test, an attempt to unload the module while a test runs, many
 # sessions of both kinds at once.
+#
+# What a test breaks here (the link, the device, the module) lib.sh's
+# kv_rxe_restore repairs after it, whichever way it returned: a test
+# that fails half-way cannot fail the ones after it.
 . "$(dirname "$0")/lib.sh"
 
 # The netdev under rxe goes down mid-ping: the connection ends at once

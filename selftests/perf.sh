@@ -685,6 +685,7 @@ test_client_killed() {
 	pid=$!
 	kv_sleep 2
 	kill -9 $pid
+	wait_for 10 kv_ended $pid || fail "client alive 10 s after SIGKILL: $(kv_stack $pid)" || return
 	wait $pid 2>/dev/null
 	kv_wait srv 30
 	[ $? = 1 ] || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
