@@ -565,19 +565,28 @@ test_size_above_server_limit() {
 		'd["error"]["step"] == "hello"' 'd["error"]["reject_value"] == 4096'
 }
 
-# perf_refused SERVER_TEST CLIENT_TEST: a server runs only its own test.
+# perf_refused SERVER_TEST CLIENT_TEST NUMBER: a server runs only its
+# own test.  Both ends say so: the client that it was refused, the
+# server which test it refused (NUMBER, the uAPI's for CLIENT_TEST) and
+# that it does not run it (EOPNOTSUPP), and both exit 1.
 perf_refused() {
 	port=$((port + 1))
 	perf_server only "$1" || return 1
 	perf_client other "$2" -n 10
 	[ $? = 1 ] || fail "client should fail: $(cat "$KV_TMP/other.json")" || return
 	kv_wait only 20
-	json_check "$KV_TMP/other.json" 'd["error"]["reject_reason"] == "test not served"'
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/only.err" "$KV_TMP/only.json")" || return
+	json_check "$KV_TMP/other.json" 'd["error"]["reject_reason"] == "test not served"' \
+		"d['error']['reject_value'] == $3" -- \
+		"$KV_TMP/only.json" 'd["status"] == "failed"' 'd["error"]["name"] == "EOPNOTSUPP"' \
+		'd["error"]["step"] == "hello"' 'd["error"]["reject_reason"] == "test not served"' \
+		"d['error']['reject_value'] == $3" \
+		"'test not served (test $3)' in d['error']['message']"
 }
 
-test_other_test_refused()	{ perf_refused read_bw write_bw; }
+test_other_test_refused()	{ perf_refused read_bw write_bw 1; }
 # The two ping-pongs are told apart too.
-test_pingpong_other_refused()	{ perf_refused write_lat send_lat; }
+test_pingpong_other_refused()	{ perf_refused write_lat send_lat 8; }
 
 # perf_bad_hello NAME OPTS EXPECT ERRNO: selftests/perf_hello sends a
 # hello the server must refuse; both must say why.
