@@ -144,6 +144,71 @@ kv_listening() {
 	return 1
 }
 
+# kv_connected PORT...: how many kverbs cm_ids are connected, from or to
+# one of these ports (a session has two: its client's and its server's).
+# One process (rdma), the matching in the shell.
+kv_connected() {
+	local line port n=0
+
+	while IFS= read -r line; do
+		[[ $line == *" state CONNECT "* ]] || continue
+		[[ $line == *" comm kverbs "* || $line == *" comm [kverbs] "* ]] || continue
+		for port; do
+			if [[ "$line " == *":$port "* ]]; then
+				n=$((n + 1))
+				break
+			fi
+		done
+	done < <(rdma res show cm_id 2>/dev/null)
+	echo $n
+}
+
+# kv_overlap COUNT "PID..." PORT...: the sessions on these ports run at
+# once: at one moment COUNT of their cm_ids are connected (kv_connected)
+# while the clients PID... run.  Fails if a client ends first, or if
+# that never happens within 300 s (a hang guard, not a measure): then
+# they ran one after another, or some never connected.  For sessions
+# that do not end by themselves; no clock decides.
+kv_overlap() {
+	local want=$1 pids=$2 seen most=0 start=$SECONDS
+	shift 2
+	while ((SECONDS - start < 300 * KV_TIME_SCALE)); do
+		seen=$(kv_connected "$@")
+		((seen > most)) && most=$seen
+		((seen >= want)) && return 0
+		# shellcheck disable=SC2086
+		if ! kv_alive $pids; then
+			echo "a client ended before $want ends of the sessions were connected at once (at most $most were)"
+			return 1
+		fi
+		kv_sleep 0.1
+	done
+	echo "never $want ends of the sessions connected at once in $((SECONDS - start)) s (at most $most)"
+	return 1
+}
+
+# kv_interrupted_pair NAME PID SERVER: after SIGINT, the validated ping
+# client NAME (PID) ends with what it did, and its server SERVER, which
+# saw it leave cleanly, served as many iterations: the one in flight may
+# have counted on the server's side only.
+kv_interrupted_pair() {
+	local rc
+	wait_for 30 kv_ended "$2" || fail "$1 alive 30 s after SIGINT: $(kv_stack "$2")" || return
+	wait "$2"
+	rc=$?
+	[ $rc = 130 ] || fail "$1 exited $rc after SIGINT, expected 130: $(cat "$KV_TMP/$1.err")" || return
+	kv_wait "$3" 30 || fail "server $3: $(cat "$KV_TMP/$3.err" "$KV_TMP/$3.json")" || return
+	json_check "$KV_TMP/$1.json" 'd["status"] == "interrupted"' 'd["iterations"] > 0' \
+		'd["error"]["name"] == "EINTR"' 'd["bytes_read"] == d["iterations"] * d["size"]' \
+		-- "$KV_TMP/$3.json" 'd["status"] == "ok"' 'd["clients"] == 1' \
+		'd["clients_failed"] == 0' || return
+	kv_python "$KV_TMP/$1.json" "$KV_TMP/$3.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p))["iterations"] for p in sys.argv[1:])
+assert c <= s <= c + 1, f"client {c} iterations, server {s}"
+PY
+}
+
 # kv_server NAME PORT [ping options]: start a server on $KV_ADDR in the
 # background, with --json output in $KV_TMP/NAME.json and stderr in
 # $KV_TMP/NAME.err, and wait until it listens.  Sets kv_pid_NAME.
