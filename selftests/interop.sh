@@ -55,6 +55,15 @@ test_rping_server_kclient_64()		{ rping_server_kclient 64 10; }
 test_rping_server_kclient_26()		{ rping_server_kclient 26 100; }
 test_rping_server_kclient_65535()	{ rping_server_kclient 65535 10; }
 
+# data_lines PREFIX FILE: how many lines of FILE are PREFIX and some data.
+data_lines() {
+	local line n=0
+	while IFS= read -r line; do
+		[[ $line == "$1"?* ]] && n=$((n + 1))
+	done < "$2"
+	echo $n
+}
+
 # Byte compatibility, seen from rping: the lines rping -c -v prints are the
 # same whether the server is rping or kverbs, and so are the lines of the
 # server side, whether it serves rping or kverbs.
@@ -76,6 +85,16 @@ test_verbose_lines_match_rping() {
 		fail "rping to kverbs failed" || return
 	kv_wait ks 30 >/dev/null || return 1
 
+	# Two empty outputs compare equal: first, each side printed a line
+	# with data for each of the 5 pings.
+	local f prefix
+	for f in ref-c rk-c ref-s kv-s; do
+		prefix="ping data: "
+		[ "${f#*-}" = s ] && prefix="server ping data: "
+		[ "$(data_lines "$prefix" "$KV_TMP/$f.out")" = 5 ] ||
+			fail "$f.out has $(data_lines "$prefix" "$KV_TMP/$f.out") lines '$prefix...', expected 5:" \
+				"$(cat "$KV_TMP/$f.out")" || return
+	done
 	diff -u <(grep '^ping data:' "$KV_TMP/ref-c.out") <(grep '^ping data:' "$KV_TMP/rk-c.out") ||
 		fail "rping -c prints different data against kverbs" || return
 	diff -u <(grep '^server ping data:' "$KV_TMP/ref-s.out") \

@@ -144,6 +144,71 @@ kv_listening() {
 	return 1
 }
 
+# kv_connected PORT...: how many kverbs cm_ids are connected, from or to
+# one of these ports (a session has two: its client's and its server's).
+# One process (rdma), the matching in the shell.
+kv_connected() {
+	local line port n=0
+
+	while IFS= read -r line; do
+		[[ $line == *" state CONNECT "* ]] || continue
+		[[ $line == *" comm kverbs "* || $line == *" comm [kverbs] "* ]] || continue
+		for port; do
+			if [[ "$line " == *":$port "* ]]; then
+				n=$((n + 1))
+				break
+			fi
+		done
+	done < <(rdma res show cm_id 2>/dev/null)
+	echo $n
+}
+
+# kv_overlap COUNT "PID..." PORT...: the sessions on these ports run at
+# once: at one moment COUNT of their cm_ids are connected (kv_connected)
+# while the clients PID... run.  Fails if a client ends first, or if
+# that never happens within 300 s (a hang guard, not a measure): then
+# they ran one after another, or some never connected.  For sessions
+# that do not end by themselves; no clock decides.
+kv_overlap() {
+	local want=$1 pids=$2 seen most=0 start=$SECONDS
+	shift 2
+	while ((SECONDS - start < 300 * KV_TIME_SCALE)); do
+		seen=$(kv_connected "$@")
+		((seen > most)) && most=$seen
+		((seen >= want)) && return 0
+		# shellcheck disable=SC2086
+		if ! kv_alive $pids; then
+			echo "a client ended before $want ends of the sessions were connected at once (at most $most were)"
+			return 1
+		fi
+		kv_sleep 0.1
+	done
+	echo "never $want ends of the sessions connected at once in $((SECONDS - start)) s (at most $most)"
+	return 1
+}
+
+# kv_interrupted_pair NAME PID SERVER: after SIGINT, the validated ping
+# client NAME (PID) ends with what it did, and its server SERVER, which
+# saw it leave cleanly, served as many iterations: the one in flight may
+# have counted on the server's side only.
+kv_interrupted_pair() {
+	local rc
+	wait_for 30 kv_ended "$2" || fail "$1 alive 30 s after SIGINT: $(kv_stack "$2")" || return
+	wait "$2"
+	rc=$?
+	[ $rc = 130 ] || fail "$1 exited $rc after SIGINT, expected 130: $(cat "$KV_TMP/$1.err")" || return
+	kv_wait "$3" 30 || fail "server $3: $(cat "$KV_TMP/$3.err" "$KV_TMP/$3.json")" || return
+	json_check "$KV_TMP/$1.json" 'd["status"] == "interrupted"' 'd["iterations"] > 0' \
+		'd["error"]["name"] == "EINTR"' 'd["bytes_read"] == d["iterations"] * d["size"]' \
+		-- "$KV_TMP/$3.json" 'd["status"] == "ok"' 'd["clients"] == 1' \
+		'd["clients_failed"] == 0' || return
+	kv_python "$KV_TMP/$1.json" "$KV_TMP/$3.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p))["iterations"] for p in sys.argv[1:])
+assert c <= s <= c + 1, f"client {c} iterations, server {s}"
+PY
+}
+
 # kv_server NAME PORT [ping options]: start a server on $KV_ADDR in the
 # background, with --json output in $KV_TMP/NAME.json and stderr in
 # $KV_TMP/NAME.err, and wait until it listens.  Sets kv_pid_NAME.
@@ -173,11 +238,17 @@ kv_client() {
 
 # kv_wait NAME SECONDS: wait for background process NAME, at most SECONDS;
 # returns its exit code, or 124 after killing it if it took too long.
+# One that SIGKILL does not end either is left, with where it is stuck.
 kv_wait() {
 	local pid
 	pid=$(eval echo "\$kv_pid_$1")
 	if ! wait_for "$2" kv_ended "$pid"; then
 		kill -9 "$pid" 2>/dev/null
+		if ! wait_for 10 kv_ended "$pid"; then
+			echo "$1 (pid $pid) still running after $2 s and SIGKILL:"
+			kv_stack "$pid"
+			return 124
+		fi
 		wait "$pid" 2>/dev/null
 		echo "$1 (pid $pid) still running after $2 s: killed"
 		return 124
@@ -297,33 +368,63 @@ kv_dev_active() {
 	[ "$state" = "4: ACTIVE" ]
 }
 
-# Bring up $KV_DEV again after a test removed it.
+# Bring up $KV_DEV again after a test removed it.  (kv_rxe_restore does
+# it after every test; a test calls it to prove the device comes back.)
 kv_rxe_readd() {
 	[ -e "/sys/class/infiniband/$KV_DEV" ] ||
 		rdma link add "$KV_DEV" type "$KV_TYPE" netdev kv0
 	wait_for 10 kv_dev_active
 }
 
-# kv_rxe_restore RC CARRIER_CHANGES: after each test, with its exit code
-# and the carrier's count before it: the link up and $KV_DEV usable,
-# whatever the test did.  A link flap leaves rxe's GSI QP in the error
-# state (see faults.sh), and a failing test may not get to clean up; the
-# next must not inherit that.  Only then is the QP looked at: 'rdma' is a
-# process, and on the debug lane's kernel a dear one.
-kv_rxe_restore() {
-	local flags=0 carrier=
+# kv_has_addr6: does kv0 still have $KV_ADDR6?  A link that went down
+# lost it (keep_addr_on_down is off).  /proc/net/if_inet6 holds it as 32
+# hex digits, which is what fd00:209::1 is spelled as here.
+kv_has_addr6() {
+	local addr rest
 
-	read -r flags 2>/dev/null < /sys/class/net/kv0/flags
+	while read -r addr rest; do
+		[[ $addr == fd000209000000000000000000000001 && $rest == *" kv0" ]] && return 0
+	done < /proc/net/if_inet6
+	return 1
+}
+
+# kv_rxe_restore RC CARRIER_CHANGES: after each test, with its exit code
+# and the carrier's count before it, whatever the test did and wherever
+# it returned: the module loaded, both ends of the veth up, kv0's IPv6
+# address back, and $KV_DEV there and usable.  A link flap leaves rxe's
+# GSI QP in the error state (see faults.sh), and a failing test may not
+# get to clean up; the next must not inherit that.  Only then is the QP
+# looked at: 'rdma' is a process, and on the debug lane's kernel a dear
+# one.  Says what it repaired; returns non-zero if it could not.
+kv_rxe_restore() {
+	local flags=0 carrier= nd
+
+	if [ -n "${KV_MODULE:-}" ] && [ ! -d /sys/module/kverbs ]; then
+		echo "kverbs was not loaded: loading it again"
+		insmod "$KV_MODULE" || return 1
+	fi
+	for nd in kv0 kv1; do
+		flags=0
+		read -r flags 2>/dev/null < "/sys/class/net/$nd/flags"
+		# IFF_UP
+		if ! (( flags & 1 )); then
+			echo "$nd was down: bringing it up"
+			ip link set "$nd" up || return 1
+		fi
+	done
+	if [ "${KV_ADDR6:-}" = fd00:209::1 ] && ! kv_has_addr6; then
+		echo "kv0 lost $KV_ADDR6: adding it again"
+		ip -6 addr add "$KV_ADDR6/64" dev kv0 nodad || return 1
+	fi
 	read -r carrier 2>/dev/null < /sys/class/net/kv0/carrier_changes
-	# IFF_UP
-	(( flags & 1 )) || ip link set kv0 up 2>/dev/null
 	if [ "$KV_TYPE" = rxe ] &&
 	   { [ "$1" != 0 ] || [ "$2" != "$carrier" ]; } &&
 	   rdma res show qp 2>/dev/null | grep -q "link $KV_DEV/.* type GSI state ERR"; then
-		echo "# $KV_DEV's GSI QP is in the error state: re-creating $KV_DEV"
+		echo "$KV_DEV's GSI QP is in the error state: re-creating $KV_DEV"
 		rdma link del "$KV_DEV"
 	fi
-	kv_rxe_readd >/dev/null || echo "# cannot bring $KV_DEV back"
+	[ -e "/sys/class/infiniband/$KV_DEV" ] || echo "$KV_DEV was gone: adding it again"
+	kv_rxe_readd >/dev/null || { echo "cannot bring $KV_DEV back"; return 1; }
 }
 
 # kv_leftovers: the pids of what a test may have left running: this run's
@@ -344,7 +445,7 @@ kv_leftovers() {
 
 # Kill what a test left running, and wait until it is gone.
 kv_kill_leftovers() {
-	local pids i
+	local pids pid i
 
 	for ((i = 0; i < 100 * KV_TIME_SCALE; i++)); do
 		pids=$(kv_leftovers)
@@ -353,15 +454,28 @@ kv_kill_leftovers() {
 		kill -9 $pids 2>/dev/null
 		kv_sleep 0.1
 	done
-	echo "# still running after SIGKILL: $pids"
+	echo "still running after SIGKILL: $pids"
+	for pid in $pids; do
+		echo "pid $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)"
+		kv_stack "$pid"
+	done
 	return 1
 }
 
 ktap_main() {
-	local n=0 failed=0 t out rc dmesg_start start carrier
+	local n=0 failed=0 t out rc dmesg_start start carrier unknown=() cleanup crc
 	# KV_ONLY="name ...": run only these tests (names without test_).
+	# A name that is no test of this suite is a failure of its own: a
+	# typo must not pass by running nothing.
 	if [ -n "${KV_ONLY:-}" ]; then
-		local want=() t2
+		local want=() t2 found
+		for t2 in $KV_ONLY; do
+			found=0
+			for t in "$@"; do
+				[ "${t#test_}" = "$t2" ] && found=1
+			done
+			[ $found = 1 ] || unknown+=("$t2")
+		done
 		for t in "$@"; do
 			for t2 in $KV_ONLY; do
 				[ "${t#test_}" = "$t2" ] && want+=("$t")
@@ -372,7 +486,13 @@ ktap_main() {
 	dmesg_start=$(dmesg | wc -l)
 	kv_helpers_start
 	echo "KTAP version 1"
-	echo "1..$(($# + 1))"
+	echo "1..$(($# + ${#unknown[@]} + 1))"
+	for t in "${unknown[@]}"; do
+		n=$((n + 1))
+		failed=1
+		echo "# KV_ONLY names $t, which is no test case of ${0##*/}"
+		echo "not ok $n $t"
+	done
 	for t in "$@"; do
 		n=$((n + 1))
 		rm -f "$KV_TMP/skip"
@@ -386,6 +506,20 @@ ktap_main() {
 		rc=$?
 		# Where the time goes, for the slow ones.
 		[ $((SECONDS - start)) -lt 10 ] || echo "# ${t#test_}: $((SECONDS - start)) s"
+		# Nothing a test started may outlive it.  It ran in a subshell,
+		# so its background processes are not our jobs: find them.
+		# Then what it broke is repaired, on every path it took: the
+		# next test must not fail for it.  A test after which that
+		# cannot be done fails, so that the cascade starts at it.
+		cleanup=$( { kv_kill_leftovers; crc=$?
+			    kv_rxe_restore "$rc" "$carrier" && exit $crc; } 2>&1 )
+		crc=$?
+		[ -z "$cleanup" ] || echo "$cleanup" | sed 's/^/# after the test: /'
+		if [ $crc != 0 ]; then
+			rc=1
+			rm -f "$KV_TMP/skip"
+			out+=$'\n'"what it left could not be cleaned up (above)"
+		fi
 		if [ -f "$KV_TMP/skip" ]; then
 			echo "ok $n ${t#test_} # SKIP $(cat "$KV_TMP/skip")"
 		elif [ $rc = 0 ]; then
@@ -395,10 +529,6 @@ ktap_main() {
 			echo "$out" | sed 's/^/# /'
 			echo "not ok $n ${t#test_}"
 		fi
-		# Nothing a test started may outlive it.  It ran in a subshell,
-		# so its background processes are not our jobs: find them.
-		kv_kill_leftovers
-		kv_rxe_restore "$rc" "$carrier"
 	done
 	kv_helpers_stop
 	n=$((n + 1))

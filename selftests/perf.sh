@@ -135,24 +135,13 @@ test_send_lat_4096_validate()	{ perf_lat send_lat 200 -s 4096 --validate; }
 # A control message's length: the server must still tell data from control.
 test_send_lat_48_validate()	{ perf_lat send_lat 200 -s 48 --validate; }
 
-# atomic_check TEST OPTS...: on siw, which has no atomic operations, the
-# client must say so; elsewhere every fetched value and every word's
-# final count is checked.
+# atomic_check TEST OPTS...: every fetched value and every word's final
+# count is checked.  siw has no atomic operations: there the test skips,
+# and atomic_refused_on_siw checks that kverbs says so.
 atomic_check() {
 	local test=$1
 	shift
-	if [ "$KV_TYPE" = siw ]; then
-		port=$((port + 1))
-		perf_server srv "$test" || return 1
-		perf_client cli "$test" -n 10 "$@"
-		[ $? = 1 ] || fail "client should fail: $(cat "$KV_TMP/cli.json")" || return
-		# It never connected: the server still waits for a client.
-		kill -INT "$kv_pid_srv"
-		kv_wait srv 10 >/dev/null
-		json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "EOPNOTSUPP"' \
-			'd["error"]["step"] == "setup"'
-		return
-	fi
+	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
 	if [ "$test" = atomic_lat ]; then
 		perf_lat "$test" 1000 --validate "$@" || return 1
 	else
@@ -160,6 +149,28 @@ atomic_check() {
 	fi
 	json_check "$KV_TMP/cli.json" 'd["size"] == 8' \
 		"d['atomic_type'] == '$([ "$*" = "-A CMP_AND_SWAP" ] && echo CMP_AND_SWAP || echo FETCH_AND_ADD)'"
+}
+
+# On a device without atomic operations each atomic test is refused at
+# setup, before it connects, saying why: the server still waits for a
+# client.  (On rxe the atomic tests run.)
+test_atomic_refused_on_siw() {
+	local test
+	[ "$KV_TYPE" = siw ] || skip "$KV_TYPE has atomic operations: the atomic tests run"
+	for test in atomic_lat atomic_bw; do
+		port=$((port + 1))
+		perf_server srv "$test" || return 1
+		perf_client cli "$test" -n 10
+		[ $? = 1 ] || fail "$test client should fail: $(cat "$KV_TMP/cli.json")" || return
+		json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' \
+			'd["error"]["name"] == "EOPNOTSUPP"' 'd["error"]["step"] == "setup"' \
+			'"does not support atomic operations" in d["error"]["message"]' || return
+		kv_listening 0.0.0.0 "$port" || fail "the $test server stopped listening" || return
+		kill -INT "$kv_pid_srv"
+		kv_wait srv 10 > "$KV_TMP/wait.out"
+		[ $? != 124 ] ||
+			fail "the $test server did not end after SIGINT: $(cat "$KV_TMP/wait.out")" || return
+	done
 }
 
 test_atomic_lat_fetch_add()	{ atomic_check atomic_lat; }
@@ -292,7 +303,7 @@ test_read_bw_bidir_validate()	{ perf_bidir read_bw 65536 200; }
 test_send_bw_bidir_validate()	{ perf_bidir send_bw 1024 1000; }
 
 test_atomic_bw_bidir_validate() {
-	[ "$KV_TYPE" = siw ] && { skip "siw has no atomic operations"; return; }
+	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
 	perf_bidir atomic_bw 8 2000
 }
 
@@ -565,19 +576,28 @@ test_size_above_server_limit() {
 		'd["error"]["step"] == "hello"' 'd["error"]["reject_value"] == 4096'
 }
 
-# perf_refused SERVER_TEST CLIENT_TEST: a server runs only its own test.
+# perf_refused SERVER_TEST CLIENT_TEST NUMBER: a server runs only its
+# own test.  Both ends say so: the client that it was refused, the
+# server which test it refused (NUMBER, the uAPI's for CLIENT_TEST) and
+# that it does not run it (EOPNOTSUPP), and both exit 1.
 perf_refused() {
 	port=$((port + 1))
 	perf_server only "$1" || return 1
 	perf_client other "$2" -n 10
 	[ $? = 1 ] || fail "client should fail: $(cat "$KV_TMP/other.json")" || return
 	kv_wait only 20
-	json_check "$KV_TMP/other.json" 'd["error"]["reject_reason"] == "test not served"'
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/only.err" "$KV_TMP/only.json")" || return
+	json_check "$KV_TMP/other.json" 'd["error"]["reject_reason"] == "test not served"' \
+		"d['error']['reject_value'] == $3" -- \
+		"$KV_TMP/only.json" 'd["status"] == "failed"' 'd["error"]["name"] == "EOPNOTSUPP"' \
+		'd["error"]["step"] == "hello"' 'd["error"]["reject_reason"] == "test not served"' \
+		"d['error']['reject_value'] == $3" \
+		"'test not served (test $3)' in d['error']['message']"
 }
 
-test_other_test_refused()	{ perf_refused read_bw write_bw; }
+test_other_test_refused()	{ perf_refused read_bw write_bw 1; }
 # The two ping-pongs are told apart too.
-test_pingpong_other_refused()	{ perf_refused write_lat send_lat; }
+test_pingpong_other_refused()	{ perf_refused write_lat send_lat 8; }
 
 # perf_bad_hello NAME OPTS EXPECT ERRNO: selftests/perf_hello sends a
 # hello the server must refuse; both must say why.
@@ -685,6 +705,7 @@ test_client_killed() {
 	pid=$!
 	kv_sleep 2
 	kill -9 $pid
+	wait_for 10 kv_ended $pid || fail "client alive 10 s after SIGKILL: $(kv_stack $pid)" || return
 	wait $pid 2>/dev/null
 	kv_wait srv 30
 	[ $? = 1 ] || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
@@ -697,7 +718,8 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
 	test_send_bw_48_validate test_read_lat_2_validate test_read_lat_64K_validate \
 	test_atomic_lat_fetch_add test_atomic_lat_cmp_swap \
-	test_atomic_bw_fetch_add test_atomic_bw_cmp_swap test_read_lat_duration \
+	test_atomic_bw_fetch_add test_atomic_bw_cmp_swap test_atomic_refused_on_siw \
+	test_read_lat_duration \
 	test_lat_text_output \
 	test_write_lat_2_validate test_write_lat_4096_validate \
 	test_send_lat_2_validate test_send_lat_4096_validate test_send_lat_48_validate \

@@ -4,6 +4,10 @@
 # Removing the RDMA device under a running ping and a running bandwidth
 # test: both ends return promptly with a clear error, the removal itself
 # completes, and the device can be added back and used at once.
+#
+# A test that fails before it adds the device back leaves that to
+# lib.sh's kv_rxe_restore, which runs after every test whichever way it
+# returned: one failure cannot fail the tests after it.
 . "$(dirname "$0")/lib.sh"
 
 test_link_del_during_ping() {
