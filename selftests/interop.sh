@@ -128,8 +128,48 @@ assert not kernel, f"kernel addresses advertised: {kernel}"
 PY
 }
 
+# A persistent server serves its clients at once, as rping -P does: a
+# client that runs until interrupted does not keep rping's and kverbs'
+# clients waiting.  They complete while it runs (it is alive after them,
+# and its session is still connected), and all three are in the
+# server's report.  A server that took one client after another would
+# have left the two others to their connect timeouts.
+test_persistent_server_serves_at_once() {
+	local lpid rc
+	need_rping
+	port=$((port + 1))
+	kv_server srv "$port" -P -V || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 0 -V --json \
+		> "$KV_TMP/long.json" 2> "$KV_TMP/long.err" &
+	lpid=$!
+	# Its connection is up: the server's end and the client's.
+	kv_overlap 2 "$lpid" "$port" || return
+	timeout $((60 * KV_TIME_SCALE)) rping -c -a "$KV_ADDR" -p "$port" -C 10 -S 64 -V \
+		> "$KV_TMP/rping.out" 2> "$KV_TMP/rping.err" ||
+		fail "rping -c exited $? while a kverbs client ran: $(cat "$KV_TMP/rping.err")" || return
+	kv_client cli "$port" -C 10 -V ||
+		fail "kverbs client exited $? while another ran: $(cat "$KV_TMP/cli.err")" || return
+	kv_alive "$lpid" || fail "the long client ended: $(cat "$KV_TMP/long.json")" || return
+	[ "$(kv_connected "$port")" -ge 2 ] || fail "the long client's session is not connected" ||
+		return
+	kill -INT "$lpid"
+	wait_for 30 kv_ended "$lpid" || fail "long client alive 30 s after SIGINT" || return
+	wait "$lpid"
+	rc=$?
+	[ $rc = 0 ] || fail "long client exited $rc: $(cat "$KV_TMP/long.err")" || return
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 30
+	rc=$?
+	[ $rc = 0 ] || fail "server exited $rc: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["iterations"] == 10' -- \
+		"$KV_TMP/long.json" 'd["iterations"] > 0' -- \
+		"$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["clients"] == 3' \
+		'd["clients_failed"] == 0' 'd["iterations"] >= 20'
+}
+
 ktap_main test_kserver_rping_client_64 test_kserver_rping_client_26 \
 	test_kserver_rping_client_65535 test_rping_server_kclient_64 \
 	test_rping_server_kclient_26 test_rping_server_kclient_65535 \
 	test_verbose_lines_match_rping \
-	test_advertisements_fresh_keys_no_kernel_addresses
+	test_advertisements_fresh_keys_no_kernel_addresses \
+	test_persistent_server_serves_at_once

@@ -1615,6 +1615,39 @@ KV_TEST(perf_listener_flag)
 	close(fd);
 }
 
+/*
+ * KVERBS_PING_F_LISTENER, as KVERBS_PERF_F_LISTENER: a server's only, on
+ * a file that listens, with no address of its own.
+ */
+KV_TEST(ping_listener_flag)
+{
+	struct kverbs_listen l;
+	struct kverbs_ping p;
+	int fd = kv_listen_fd();
+
+	/* Not listening: as accept(2) on a socket that does not listen. */
+	kv_ping_base(&p, 0);
+	p.role = KVERBS_ROLE_SERVER;
+	p.count = 0;
+	p.flags = KVERBS_PING_F_LISTENER;
+	memset(&p.addr, 0, sizeof(p.addr));
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PING, &p), EINVAL);
+
+	kv_listen_base(&l, KV_PORT_LISTEN);
+	KV_ASSERT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	/* An address of its own besides. */
+	kv_ping_base(&p, KV_PORT_LISTEN);
+	p.role = KVERBS_ROLE_SERVER;
+	p.count = 0;
+	p.flags = KVERBS_PING_F_LISTENER;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PING, &p), EINVAL);
+	/* A client. */
+	kv_ping_base(&p, KV_PORT_LISTEN);
+	p.flags = KVERBS_PING_F_LISTENER;
+	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PING, &p), EINVAL);
+	close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* KVERBS_IOC_PING over the guest's device                              */
 /* ------------------------------------------------------------------ */

@@ -66,6 +66,14 @@ int kv_open_for(uint64_t features, const char *what)
 	return fd;
 }
 
+/* What the module on @fd can do (&enum kverbs_feature), 0 if it does not say. */
+uint64_t kv_features(int fd)
+{
+	struct kverbs_info info = { .size = sizeof(info) };
+
+	return kv_ioctl(fd, KVERBS_IOC_INFO, &info) ? 0 : info.features;
+}
+
 /* As kv_open_for(), for what every kverbs module can do. */
 int kv_open(void)
 {

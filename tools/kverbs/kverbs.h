@@ -28,6 +28,7 @@ extern const char *kv_prog;
 /* dev.c: talking to the module */
 int kv_open(void);
 int kv_open_for(uint64_t features, const char *what);
+uint64_t kv_features(int fd);
 int kv_ioctl(int fd, unsigned long cmd, void *arg);
 void kv_catch_signals(void);
 

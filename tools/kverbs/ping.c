@@ -5,6 +5,13 @@
  * The options are rping's.  The whole ping is one KVERBS_IOC_PING call;
  * with -v the kernel also stores each iteration's payload in a ring in
  * our memory, which a second thread prints while the call runs.
+ *
+ * A persistent server (-P) serves its clients at once, as rping -P does:
+ * it listens once (KVERBS_IOC_LISTEN) and -j threads each run a server
+ * call with KVERBS_PING_F_LISTENER, one client per call, again and
+ * again; what they report is summed up at the end.  Each session runs in
+ * its own ioctl, so it keeps its own kernel context and counts against
+ * the module's limits as a session of its own.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +34,8 @@
 #define KV_LOG_SERVER_SLOT	65536
 /* With --json the payloads go into the document; keep it bounded. */
 #define KV_LOG_JSON_MAX		10000
+/* Clients a persistent server serves at once by default, as kverbs serve. */
+#define KV_PING_JOBS		8
 
 struct kv_ping_opts {
 	int role;
@@ -37,6 +46,7 @@ struct kv_ping_opts {
 	uint32_t size;
 	bool size_set;
 	bool persistent;
+	uint32_t jobs;
 	bool verbose;
 	bool validate;
 	bool debug;
@@ -80,14 +90,18 @@ static void ping_usage(FILE *f)
 		"  -S, --size SIZE       client: bytes per ping (default 64, at least %u;\n"
 		"                        k and M suffixes); server: the largest accepted\n"
 		"                        (default: the module's max_msg_size)\n"
-		"  -P, --persistent      server: keep serving clients until interrupted\n"
+		"  -P, --persistent      server: keep serving clients until interrupted,\n"
+		"                        several at once, as rping -P does\n"
+		"  -j, --jobs N          with -P: clients served at once (default %u, at\n"
+		"                        most %u)\n"
 		"  -v, --verbose         print the ping data, as rping does\n"
 		"  -V, --validate        check every byte received against the pattern\n"
 		"  -d, --debug           print everything the kernel reported\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
 		"      --json            one JSON document instead of text\n"
 		"  -h, --help            this help\n",
-		kv_prog, kv_prog, KVERBS_PING_DEFAULT_PORT, KVERBS_PING_MIN_SIZE);
+		kv_prog, kv_prog, KVERBS_PING_DEFAULT_PORT, KVERBS_PING_MIN_SIZE,
+		KV_PING_JOBS, KV_THREADS_MAX);
 }
 
 static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
@@ -102,6 +116,7 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		{ "count", required_argument, NULL, 'C' },
 		{ "size", required_argument, NULL, 'S' },
 		{ "persistent", no_argument, NULL, 'P' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "validate", no_argument, NULL, 'V' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -110,7 +125,7 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":sca:I:p:C:S:PvVdh";
+	static const char optstring[] = ":sca:I:p:C:S:Pj:vVdh";
 	char buf[8];
 	int opt;
 
@@ -156,6 +171,14 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		case 'P':
 			o->persistent = true;
 			break;
+		case 'j':
+			if (kv_parse_u32(optarg, &o->jobs) || !o->jobs ||
+			    o->jobs > KV_THREADS_MAX) {
+				kv_usage_error("ping", "invalid jobs '%s' (1 to %u)", optarg,
+					       KV_THREADS_MAX);
+				return -1;
+			}
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -192,6 +215,12 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		kv_usage_error("ping", "say -s (server) or -c (client)");
 		return -1;
 	}
+	if (o->jobs && !o->persistent) {
+		kv_usage_error("ping", "-j is for a persistent server (-s -P)");
+		return -1;
+	}
+	if (!o->jobs)
+		o->jobs = KV_PING_JOBS;
 	if (o->role == KVERBS_ROLE_CLIENT) {
 		if (!o->addr) {
 			kv_usage_error("ping", "the client needs the server's address: -a ADDR");
@@ -275,8 +304,9 @@ static void *kv_log_thread(void *arg)
 	return NULL;
 }
 
+/* A ring of at most @max_bytes, which the kernel pins while the call runs. */
 static int kv_log_start(struct kv_log *l, const struct kv_ping_opts *o,
-			struct kverbs_ping *cmd)
+			struct kverbs_ping *cmd, uint64_t max_bytes)
 {
 	sigset_t all, old;
 	int ret;
@@ -288,7 +318,7 @@ static int kv_log_start(struct kv_log *l, const struct kv_ping_opts *o,
 	if (l->server && l->slot_size > KV_LOG_SERVER_SLOT)
 		l->slot_size = KV_LOG_SERVER_SLOT;
 	l->slots = KV_LOG_SLOTS;
-	while (l->slots > 2 && (uint64_t)l->slots * l->slot_size > KV_LOG_MAX_BYTES)
+	while (l->slots > 2 && (uint64_t)l->slots * l->slot_size > max_bytes)
 		l->slots /= 2;
 	l->buf = calloc(l->slots, l->slot_size);
 	if (l->json)
@@ -327,6 +357,187 @@ static void kv_log_free(struct kv_log *l)
 		free(l->lines[i]);
 	free(l->lines);
 	free(l->buf);
+}
+
+/**
+ * struct kv_pserve - a persistent server's threads and what they report
+ * @fd: /dev/kverbs, listening
+ * @o: the options
+ * @tmpl: the call each thread makes, with KVERBS_PING_F_LISTENER
+ * @lock: protects what follows
+ * @sum: every session's numbers added up; the failure fields are those
+ *	of the last client that failed, or of the call that stopped them all
+ * @iter_ns: the sum of every iteration's time, for the mean
+ * @first_ns: when the earliest session's first iteration began
+ *	(CLOCK_MONOTONIC), 0 before any
+ * @last_ns: when the latest session ended
+ * @lines: --json -v: the payloads of every session, for the document
+ * @stop: a signal came, or a call failed for every call after it
+ * @fatal: the errno of that call, 0 if a signal stopped them
+ */
+struct kv_pserve {
+	int fd;
+	const struct kv_ping_opts *o;
+	const struct kverbs_ping *tmpl;
+	pthread_mutex_t lock;
+	struct kverbs_ping_result sum;
+	uint64_t iter_ns;
+	uint64_t first_ns;
+	uint64_t last_ns;
+	struct kv_log *lines;
+	int stop;
+	int fatal;
+};
+
+static uint64_t kv_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static void kv_ping_copy_failure(struct kverbs_ping_result *to,
+				 const struct kverbs_ping_result *from)
+{
+	to->valid = from->valid;
+	to->failed_step = from->failed_step;
+	to->wc_status = from->wc_status;
+	to->vendor_err = from->vendor_err;
+	to->cm_event = from->cm_event;
+	to->cm_status = from->cm_status;
+	to->mismatch_offset = from->mismatch_offset;
+	to->error = from->error;
+}
+
+/* Add one session's report to the server's. */
+static void kv_pserve_add(struct kv_pserve *ps, const struct kverbs_ping_result *r,
+			  struct kv_log *log)
+{
+	struct kverbs_ping_result *s = &ps->sum;
+	uint64_t now = kv_mono_ns();
+	size_t i;
+
+	pthread_mutex_lock(&ps->lock);
+	if (r->iterations) {
+		if (!s->iterations || r->iter_ns_min < s->iter_ns_min)
+			s->iter_ns_min = r->iter_ns_min;
+		if (r->iter_ns_max > s->iter_ns_max)
+			s->iter_ns_max = r->iter_ns_max;
+		ps->iter_ns += r->iter_ns_avg * r->iterations;
+		if (!ps->first_ns || now - r->elapsed_ns < ps->first_ns)
+			ps->first_ns = now - r->elapsed_ns;
+		ps->last_ns = now;
+	}
+	s->iterations += r->iterations;
+	s->bytes_read += r->bytes_read;
+	s->bytes_written += r->bytes_written;
+	s->clients += r->clients;
+	s->clients_failed += r->clients_failed;
+	s->iter_ns_avg = s->iterations ? ps->iter_ns / s->iterations : 0;
+	s->elapsed_ns = ps->last_ns - ps->first_ns;
+	if (r->clients_failed)
+		kv_ping_copy_failure(s, r);
+	if (log && ps->lines) {
+		for (i = 0; i < log->nlines; i++) {
+			if (ps->lines->nlines < KV_LOG_JSON_MAX) {
+				ps->lines->lines[ps->lines->nlines++] = log->lines[i];
+			} else {
+				free(log->lines[i]);
+				ps->lines->dropped++;
+			}
+		}
+		ps->lines->dropped += log->dropped;
+		log->nlines = 0;
+	}
+	pthread_mutex_unlock(&ps->lock);
+}
+
+/* One thread: serve one client after another, until told to stop. */
+static void *kv_pserve_worker(void *arg)
+{
+	struct kv_pserve *ps = arg;
+	const struct kv_ping_opts *o = ps->o;
+	uint64_t ring = KV_LOG_MAX_BYTES / o->jobs;
+	struct kverbs_ping cmd;
+	struct kv_log log;
+	int err;
+
+	while (!__atomic_load_n(&ps->stop, __ATOMIC_ACQUIRE)) {
+		cmd = *ps->tmpl;
+		if (o->verbose && kv_log_start(&log, o, &cmd, ring)) {
+			kv_log_free(&log);
+			err = ENOMEM;
+			memset(&cmd.result, 0, sizeof(cmd.result));
+			cmd.result.error = -err;
+			cmd.result.failed_step = KVERBS_STEP_SETUP;
+		} else {
+			err = -kv_ioctl(ps->fd, KVERBS_IOC_PING, &cmd);
+			if (o->verbose) {
+				kv_log_stop(&log);
+				kv_pserve_add(ps, &cmd.result, &log);
+				kv_log_free(&log);
+			} else {
+				kv_pserve_add(ps, &cmd.result, NULL);
+			}
+		}
+		if (err == EINTR)
+			break;
+		/*
+		 * A call that got no client (bad arguments, no memory, a
+		 * listener whose device went away) fails every call after it
+		 * the same way: stop them all and say why.
+		 */
+		if (err && !cmd.result.clients) {
+			pthread_mutex_lock(&ps->lock);
+			if (!ps->fatal) {
+				ps->fatal = err;
+				kv_ping_copy_failure(&ps->sum, &cmd.result);
+			}
+			pthread_mutex_unlock(&ps->lock);
+			__atomic_store_n(&ps->stop, 1, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * -s -P: listen once, serve -j clients at a time until a signal.  Fills
+ * @cmd->result with what every session did, @lines with their payloads
+ * for --json -v, and returns the errno to report as the call's: EINTR
+ * after a signal, else what stopped the server (a failure to listen is
+ * reported as the server's own would be, at KVERBS_STEP_LISTEN).
+ */
+static int kv_ping_serve_many(int fd, const struct kv_ping_opts *o,
+			      struct kverbs_ping *cmd, struct kv_log *lines)
+{
+	struct kverbs_listen listen = { .size = sizeof(listen) };
+	struct kv_pserve ps = { .fd = fd, .o = o, .lines = lines };
+	struct kverbs_ping tmpl = *cmd;
+	void *args[KV_THREADS_MAX];
+	uint32_t i;
+	int ret;
+
+	memcpy(&listen.addr, &cmd->addr, sizeof(listen.addr));
+	ret = -kv_ioctl(fd, KVERBS_IOC_LISTEN, &listen);
+	if (ret) {
+		cmd->result.error = -ret;
+		cmd->result.failed_step = KVERBS_STEP_LISTEN;
+		return ret;
+	}
+	tmpl.flags = (tmpl.flags & ~KVERBS_PING_F_PERSISTENT) | KVERBS_PING_F_LISTENER;
+	memset(&tmpl.addr, 0, sizeof(tmpl.addr));
+	ps.tmpl = &tmpl;
+	pthread_mutex_init(&ps.lock, NULL);
+	for (i = 0; i < o->jobs; i++)
+		args[i] = &ps;
+	ret = kv_threads_run(o->jobs, kv_pserve_worker, args, &ps.stop);
+	pthread_mutex_destroy(&ps.lock);
+	cmd->result = ps.sum;
+	if (ret < 0)
+		return -ret;
+	return ps.fatal ? ps.fatal : EINTR;
 }
 
 static double kv_ms(uint64_t ns)
@@ -511,23 +722,39 @@ int kv_cmd_ping(int argc, char **argv)
 	if (fd < 0)
 		return KV_EXIT_ENV;
 
-	if (o.verbose) {
-		ret = kv_log_start(&log, &o, &cmd);
-		if (ret) {
-			fprintf(stderr, "%s ping: cannot set up -v: %s\n", kv_prog,
-				strerror(-ret));
-			kv_log_free(&log);
-			close(fd);
-			return KV_EXIT_FAILED;
+	/* A module without KVERBS_PING_F_LISTENER serves one after another. */
+	if (o.persistent && kv_features(fd) & KVERBS_FEATURE_PING_LISTENER) {
+		memset(&log, 0, sizeof(log));
+		log.json = o.json;
+		if (o.json && o.verbose) {
+			log.lines = calloc(KV_LOG_JSON_MAX, sizeof(*log.lines));
+			if (!log.lines) {
+				fprintf(stderr, "%s ping: out of memory\n", kv_prog);
+				close(fd);
+				return KV_EXIT_FAILED;
+			}
+			have_log = true;
 		}
-		have_log = true;
+		err = kv_ping_serve_many(fd, &o, &cmd, have_log ? &log : NULL);
+		close(fd);
+	} else {
+		if (o.verbose) {
+			ret = kv_log_start(&log, &o, &cmd, KV_LOG_MAX_BYTES);
+			if (ret) {
+				fprintf(stderr, "%s ping: cannot set up -v: %s\n", kv_prog,
+					strerror(-ret));
+				kv_log_free(&log);
+				close(fd);
+				return KV_EXIT_FAILED;
+			}
+			have_log = true;
+		}
+		kv_catch_signals();
+		err = -kv_ioctl(fd, KVERBS_IOC_PING, &cmd);
+		close(fd);
+		if (have_log)
+			kv_log_stop(&log);
 	}
-
-	kv_catch_signals();
-	err = -kv_ioctl(fd, KVERBS_IOC_PING, &cmd);
-	close(fd);
-	if (have_log)
-		kv_log_stop(&log);
 
 	code = kv_ping_outcome(&o, &cmd, err, &status);
 	/* What the failure fields describe: a persistent server's last failed client. */
