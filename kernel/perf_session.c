@@ -21,6 +21,7 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 
 /*
  * A server's ceilings: how long a client may keep it busy, and how many
@@ -368,6 +369,56 @@ static void kverbs_perf_server_reject(struct kverbs_perf_run *run,
 	kverbs_ep_reject_data(ep, &rej, sizeof(rej));
 }
 
+/*
+ * The server's own bound on a session, whatever its client does.
+ *
+ * The hello check keeps what the client asks for under the ceilings,
+ * but that does not bound the session: a responder learns the end only
+ * from its requester's DONE, and a peer that never sends it while it
+ * keeps sending PROGRESS, SEND_BW data or ping-pong messages would keep
+ * it busy for ever; every wait is bounded by the step timeout, the
+ * number of waits is not.  A server's requester (KVERBS_PERF_F_REVERSE)
+ * stops at the end of its duration, but in iterations mode a client's
+ * slow side can stretch any count.  So a timer ends the session one step
+ * timeout past the duration ceiling, in either mode, the way device
+ * removal aborts a test: it records the endpoint's failure, which every
+ * wait checks at each poll, and wakes it.  Checks in the requester's and
+ * responder's loops would do it too, but in more places (the ping-pong
+ * loop answers messages without returning to its caller), and each
+ * future loop would need its own.  The step timeout on top gives a
+ * client that asked for the whole ceiling time to set up and to report.
+ */
+struct kverbs_perf_limit {
+	struct timer_list timer;
+	struct kverbs_ep *ep;
+};
+
+static void kverbs_perf_limit_expired(struct timer_list *t)
+{
+	struct kverbs_perf_limit *lim = container_of(t, struct kverbs_perf_limit,
+						     timer);
+
+	/* The step stays whatever the test was doing; -ETIME says why. */
+	kverbs_ep_failed(lim->ep, -ETIME, KVERBS_STEP_NONE);
+}
+
+static int kverbs_perf_server_run(struct kverbs_perf_run *run,
+				  struct kverbs_perf_end *end,
+				  struct kverbs_ep *ep)
+{
+	struct kverbs_perf_limit lim = { .ep = ep };
+	/* At most a day and an hour: no overflow. */
+	u64 limit_ns = kverbs_perf_server_max_duration(run) + run->common.timeout_ns;
+	int ret;
+
+	timer_setup_on_stack(&lim.timer, kverbs_perf_limit_expired, 0);
+	mod_timer(&lim.timer, jiffies + nsecs_to_jiffies(limit_ns));
+	ret = kverbs_perf_end_run(end);
+	timer_delete_sync(&lim.timer);
+	destroy_timer_on_stack(&lim.timer);
+	return ret;
+}
+
 /* Serve one client from its request to its end, and release it. */
 static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 				      struct kverbs_ep *ep)
@@ -398,7 +449,7 @@ static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 	}
 	ret = kverbs_ep_accept(ep, run->common.timeout_ns);
 	if (!ret)
-		ret = kverbs_perf_end_run(&end);
+		ret = kverbs_perf_server_run(run, &end, ep);
 out:
 	if (ret)
 		kverbs_test_fail(&run->common, ep, ret);

@@ -763,8 +763,9 @@ struct kverbs_perf_result {
  *	full, in duration mode too.  Must be 0 for other tests and servers.
  * @samples_max: entries in @samples, 0 if none
  * @__reserved: must be 0
- * @max_duration_ns: server: the longest duration a client may ask for;
- *	0 for
+ * @max_duration_ns: server: the longest duration a client may ask for,
+ *	and how long any of its sessions may run, in either mode: a session
+ *	still running one step timeout past it is ended with -ETIME.  0 for
  *	the module's perf_max_duration_s; above it -EINVAL: a server may
  *	lower the module's ceiling, not raise it.  Client: must be 0.
  * @max_iterations: server: the most iterations a client may ask for; 0
