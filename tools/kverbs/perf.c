@@ -643,6 +643,11 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 		snprintf(buf, len, "cannot store the latency samples: %s", strerror(err));
 		return;
 	}
+	/* Only a server's session has a time limit of its own. */
+	if (err == ETIME && o->role == KVERBS_ROLE_SERVER) {
+		snprintf(buf, len, "ended the session: it ran one step timeout past this server's maximum duration (--max-duration, or the module's perf_max_duration_s)");
+		return;
+	}
 	/* Not fast registration, as a ping's words would have it: siw has no atomics. */
 	if (atomic && err == EOPNOTSUPP) {
 		if (r->ibdev[0])

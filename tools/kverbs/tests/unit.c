@@ -494,6 +494,8 @@ KV_TEST(other_names)
 
 	KV_EXPECT_STREQ(kv_errno_name(ECONNREFUSED), "ECONNREFUSED");
 	KV_EXPECT_STREQ(kv_errno_name(EBADMSG), "EBADMSG");
+	KV_EXPECT_STREQ(kv_errno_name(ERANGE), "ERANGE");
+	KV_EXPECT_STREQ(kv_errno_name(ETIME), "ETIME");
 	KV_EXPECT_STREQ(kv_errno_name(0), "unknown");
 	KV_EXPECT_STREQ(kv_errno_name(-EINVAL), "unknown");
 
