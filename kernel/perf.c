@@ -401,10 +401,19 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
-		if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS) ||
+		if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS |
+				   KVERBS_PERF_F_NO_REVERSE) ||
 		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
 		    cmd->samples_max)
+			return -EINVAL;
+		/*
+		 * The module's ceilings are the admin's: a server may lower
+		 * them, not raise them.  Refused rather than clamped, so that
+		 * a server is never told it allows more than it does.
+		 */
+		if (cmd->max_duration_ns > kverbs_perf_max_duration_ns() ||
+		    cmd->max_iterations > kverbs_perf_max_iterations())
 			return -EINVAL;
 		/* As accept(2) on a socket that does not listen. */
 		if (cmd->flags & KVERBS_PERF_F_LISTENER &&
@@ -412,6 +421,9 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 			return -EINVAL;
 	} else {
 		if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS))
+			return -EINVAL;
+		/* The ceilings are the server's. */
+		if (cmd->max_duration_ns || cmd->max_iterations)
 			return -EINVAL;
 		/* The client sees each answer by polling its memory. */
 		if ((cmd->flags & KVERBS_PERF_F_EVENTS) &&
@@ -460,6 +472,10 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	run->iterations = cmd->iterations;
 	run->duration_ns = cmd->duration_ns;
 	run->samples_max = cmd->samples_max;
+	run->max_duration_ns = cmd->max_duration_ns;
+	run->max_iterations = cmd->max_iterations;
+	run->no_reverse = cmd->flags & KVERBS_PERF_F_NO_REVERSE;
+	run->flags &= ~KVERBS_PERF_F_NO_REVERSE;
 	return 0;
 }
 

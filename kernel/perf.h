@@ -174,6 +174,12 @@ static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
  *	for one of its own
  * @events: wait for completions by interrupt, not by busy polling
  *	(KVERBS_PERF_F_EVENTS)
+ * @max_duration_ns: server: its ceiling on a session's duration, 0 for
+ *	the module's perf_max_duration_s
+ * @max_iterations: server: its ceiling on the iterations asked for, 0 for
+ *	the module's perf_max_iterations
+ * @no_reverse: server: refuse KVERBS_PERF_F_REVERSE
+ *	(KVERBS_PERF_F_NO_REVERSE)
  * @result: the results that go back to userspace
  */
 struct kverbs_perf_run {
@@ -188,8 +194,15 @@ struct kverbs_perf_run {
 	u32 samples_max;
 	struct kverbs_listener *lsn;
 	bool events;
+	u64 max_duration_ns;
+	u64 max_iterations;
+	bool no_reverse;
 	struct kverbs_perf_result *result;
 };
+
+/* A server's ceilings, perf_session.c. */
+u64 kverbs_perf_max_duration_ns(void);
+u64 kverbs_perf_max_iterations(void);
 
 /* The flags a client may set, and a server accept in a hello. */
 #define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP | \

@@ -18,7 +18,111 @@
  */
 #include "perf.h"
 
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
+
+/*
+ * A server's ceilings: how long a client may keep it busy, and how many
+ * iterations it may ask for, whatever the hello says.  The uAPI's own
+ * limit, a day (KVERBS_PERF_MAX_DURATION_NS), is what a test may run at
+ * all; these are what a server runs for a peer it does not know.  A
+ * server's call may lower them (&kverbs_perf.max_duration_ns,
+ * .max_iterations), not raise them.
+ *
+ * Ten minutes covers any benchmark run anyone makes by hand (perftest's
+ * -D is seconds to minutes) while a stranger's hello can hold a busy-
+ * polling CPU for no longer.
+ */
+static int kverbs_perf_max_duration_s_set(const char *val,
+					  const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1,
+				     div_u64(KVERBS_PERF_MAX_DURATION_NS, NSEC_PER_SEC));
+}
+
+static const struct kernel_param_ops kverbs_perf_max_duration_s_ops = {
+	.set = kverbs_perf_max_duration_s_set,
+	.get = param_get_uint,
+};
+
+static unsigned int kverbs_perf_max_duration_s = 600;
+module_param_cb(perf_max_duration_s, &kverbs_perf_max_duration_s_ops,
+		&kverbs_perf_max_duration_s, 0644);
+MODULE_PARM_DESC(perf_max_duration_s,
+		 "longest perf session a server runs for a client, in s, 1 to 86400 (default 600)");
+
+/*
+ * Ten million iterations are 2000 times perftest's default of 5000: a
+ * few seconds of small messages on hardware, tens of seconds on rxe, and
+ * at the 4 MiB max_msg_size 40 TiB, which the duration ceiling still
+ * cuts short.  Longer runs are what duration mode is for.  Any value
+ * from 1 up.
+ */
+static int kverbs_perf_max_iterations_set(const char *val,
+					  const struct kernel_param *kp)
+{
+	u64 v;
+	int ret;
+
+	ret = kstrtoull(val, 0, &v);
+	if (ret)
+		return ret;
+	if (!v)
+		return -EINVAL;
+	WRITE_ONCE(*(u64 *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops kverbs_perf_max_iterations_ops = {
+	.set = kverbs_perf_max_iterations_set,
+	.get = param_get_ullong,
+};
+
+static u64 kverbs_perf_max_iters = 10000000;
+module_param_cb(perf_max_iterations, &kverbs_perf_max_iterations_ops,
+		&kverbs_perf_max_iters, 0644);
+MODULE_PARM_DESC(perf_max_iterations,
+		 "most iterations a perf server runs for a client, from 1 (default 10000000)");
+
+/**
+ * kverbs_perf_max_duration_ns - the module's ceiling on a session's duration
+ *
+ * Returns perf_max_duration_s in ns, at most KVERBS_PERF_MAX_DURATION_NS.
+ */
+u64 kverbs_perf_max_duration_ns(void)
+{
+	return (u64)READ_ONCE(kverbs_perf_max_duration_s) * NSEC_PER_SEC;
+}
+
+/**
+ * kverbs_perf_max_iterations - the module's ceiling on iterations
+ *
+ * Returns perf_max_iterations, at least 1.
+ */
+u64 kverbs_perf_max_iterations(void)
+{
+	return READ_ONCE(kverbs_perf_max_iters);
+}
+
+/*
+ * A server's ceilings as they stand now: its own, unless the admin has
+ * lowered the module's below them since the call began.
+ */
+static u64 kverbs_perf_server_max_duration(const struct kverbs_perf_run *run)
+{
+	u64 module = kverbs_perf_max_duration_ns();
+
+	return run->max_duration_ns ? min(run->max_duration_ns, module) : module;
+}
+
+static u64 kverbs_perf_server_max_iterations(const struct kverbs_perf_run *run)
+{
+	u64 module = kverbs_perf_max_iterations();
+
+	return run->max_iterations ? min(run->max_iterations, module) : module;
+}
 
 /* What this side of the connection does in the data path. */
 struct kverbs_perf_end {
@@ -151,6 +255,7 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 {
 	struct kverbs_perf_hello hello = {}, *h = &hello;
 	u32 test, flags, msg_size, tx_depth;
+	u64 iterations, duration_ns, ceiling;
 	unsigned long irqflags;
 	u8 len;
 	u16 version;
@@ -203,16 +308,41 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 		*value = KVERBS_PERF_MAX_DEPTH;
 		return KVERBS_PERF_REJECT_DEPTH;
 	}
-	if (!h->iterations == !h->duration_ns ||
-	    le64_to_cpu(h->duration_ns) > KVERBS_PERF_MAX_DURATION_NS)
+	iterations = le64_to_cpu(h->iterations);
+	duration_ns = le64_to_cpu(h->duration_ns);
+	if (!iterations == !duration_ns ||
+	    duration_ns > KVERBS_PERF_MAX_DURATION_NS)
 		return KVERBS_PERF_REJECT_ITERS;
+
+	/*
+	 * The server's ceilings.  The hello is well-formed; these are the
+	 * server's choice, not the client's mistake: not -EINVAL, so that a
+	 * server's report tells a policy refusal from a broken peer.
+	 */
+	if ((flags & KVERBS_PERF_F_REVERSE) && run->no_reverse) {
+		/* As for a test the server does not run. */
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_REVERSE;
+	}
+	ceiling = kverbs_perf_server_max_duration(run);
+	if (duration_ns > ceiling) {
+		*value = div_u64(ceiling, NSEC_PER_SEC);
+		*error = -ERANGE;
+		return KVERBS_PERF_REJECT_DURATION;
+	}
+	ceiling = kverbs_perf_server_max_iterations(run);
+	if (iterations > ceiling) {
+		*value = min_t(u64, ceiling, U32_MAX);
+		*error = -ERANGE;
+		return KVERBS_PERF_REJECT_ITERATIONS;
+	}
 
 	run->test = test;
 	run->flags = flags;
 	run->msg_size = msg_size;
 	run->tx_depth = tx_depth;
-	run->iterations = le64_to_cpu(h->iterations);
-	run->duration_ns = le64_to_cpu(h->duration_ns);
+	run->iterations = iterations;
+	run->duration_ns = duration_ns;
 	run->result->test = test;
 	run->result->flags = flags;
 	run->result->msg_size = msg_size;
@@ -237,6 +367,56 @@ static void kverbs_perf_server_reject(struct kverbs_perf_run *run,
 	run->result->reject_value = value;
 	run->result->reject_version = KVERBS_PERF_VERSION;
 	kverbs_ep_reject_data(ep, &rej, sizeof(rej));
+}
+
+/*
+ * The server's own bound on a session, whatever its client does.
+ *
+ * The hello check keeps what the client asks for under the ceilings,
+ * but that does not bound the session: a responder learns the end only
+ * from its requester's DONE, and a peer that never sends it while it
+ * keeps sending PROGRESS, SEND_BW data or ping-pong messages would keep
+ * it busy for ever; every wait is bounded by the step timeout, the
+ * number of waits is not.  A server's requester (KVERBS_PERF_F_REVERSE)
+ * stops at the end of its duration, but in iterations mode a client's
+ * slow side can stretch any count.  So a timer ends the session one step
+ * timeout past the duration ceiling, in either mode, the way device
+ * removal aborts a test: it records the endpoint's failure, which every
+ * wait checks at each poll, and wakes it.  Checks in the requester's and
+ * responder's loops would do it too, but in more places (the ping-pong
+ * loop answers messages without returning to its caller), and each
+ * future loop would need its own.  The step timeout on top gives a
+ * client that asked for the whole ceiling time to set up and to report.
+ */
+struct kverbs_perf_limit {
+	struct timer_list timer;
+	struct kverbs_ep *ep;
+};
+
+static void kverbs_perf_limit_expired(struct timer_list *t)
+{
+	struct kverbs_perf_limit *lim = container_of(t, struct kverbs_perf_limit,
+						     timer);
+
+	/* The step stays whatever the test was doing; -ETIME says why. */
+	kverbs_ep_failed(lim->ep, -ETIME, KVERBS_STEP_NONE);
+}
+
+static int kverbs_perf_server_run(struct kverbs_perf_run *run,
+				  struct kverbs_perf_end *end,
+				  struct kverbs_ep *ep)
+{
+	struct kverbs_perf_limit lim = { .ep = ep };
+	/* At most a day and an hour: no overflow. */
+	u64 limit_ns = kverbs_perf_server_max_duration(run) + run->common.timeout_ns;
+	int ret;
+
+	timer_setup_on_stack(&lim.timer, kverbs_perf_limit_expired, 0);
+	mod_timer(&lim.timer, jiffies + nsecs_to_jiffies(limit_ns));
+	ret = kverbs_perf_end_run(end);
+	timer_delete_sync(&lim.timer);
+	destroy_timer_on_stack(&lim.timer);
+	return ret;
 }
 
 /* Serve one client from its request to its end, and release it. */
@@ -269,7 +449,7 @@ static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 	}
 	ret = kverbs_ep_accept(ep, run->common.timeout_ns);
 	if (!ret)
-		ret = kverbs_perf_end_run(&end);
+		ret = kverbs_perf_server_run(run, &end, ep);
 out:
 	if (ret)
 		kverbs_test_fail(&run->common, ep, ret);

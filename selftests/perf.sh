@@ -634,6 +634,127 @@ test_hello_missing() {
 	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 3" EPROTO
 }
 
+# ---- a server's ceilings: forged hellos over them, and one just at them ----
+
+# ceiling_refused NAME SERVER_OPTS HELLO_OPTS EXPECT ERRNO MESSAGE: a
+# write_bw server with SERVER_OPTS refuses perf_hello's HELLO_OPTS with
+# the reason EXPECT ("rejected: reason R value V version 3"), and its
+# report gives ERRNO and MESSAGE.
+ceiling_refused() {
+	local out
+	port=$((port + 1))
+	# Word splitting of the options is intended.
+	# shellcheck disable=SC2086
+	perf_server "$1" write_bw $2 || return 1
+	# shellcheck disable=SC2086
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" $3)
+	[ $? = 0 ] || fail "perf_hello: $out" || return
+	[ "$out" = "$4" ] || fail "perf_hello: '$out', expected '$4'" || return
+	kv_wait "$1" 20
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/$1.json")" || return
+	json_check "$KV_TMP/$1.json" "d['error']['name'] == '$5'" 'd["error"]["step"] == "hello"' \
+		"d['error']['message'] == \"refused the client's request: $6\""
+}
+
+# ceiling_served NAME SERVER_OPTS HELLO_OPTS: the control, a hello at the
+# ceiling that the same server serves; perf_hello -d plays it to DONE.
+ceiling_served() {
+	local out
+	port=$((port + 1))
+	# shellcheck disable=SC2086
+	perf_server "$1" write_bw $2 || return 1
+	# shellcheck disable=SC2086
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" $3 -d 10,1000000)
+	[ $? = 0 ] && [ "$out" = "done sent" ] || fail "perf_hello: '$out'" || return
+	kv_wait "$1" 20 || fail "server exited $?: $(cat "$KV_TMP/$1.json" "$KV_TMP/$1.err")" || return
+	json_check "$KV_TMP/$1.json" 'd["status"] == "ok"' 'd["iterations"] == 10'
+}
+
+# Duration: a second over the server's ceiling is refused, with the
+# ceiling in seconds; the ceiling itself is served.
+test_hello_over_max_duration() {
+	ceiling_refused dur "--max-duration 5" "-T 6" "rejected: reason 9 value 5 version 3" \
+		ERANGE "duration above the server's ceiling (at most 5 s)" || return
+	json_check "$KV_TMP/dur.json" \
+		'd["error"]["reject_reason"] == "duration above the server'"'"'s ceiling"' \
+		'd["error"]["reject_value"] == 5'
+}
+test_hello_at_max_duration() {
+	ceiling_served durok "--max-duration 5" "-T 5" || return
+	json_check "$KV_TMP/durok.json" 'd["duration_ns"] == 5000000000'
+}
+
+# Iterations: the server's own ceiling, and the module's (10,000,000 by
+# default) for the 2^64 - 1 that the hello's field can carry.
+test_hello_over_max_iters() {
+	ceiling_refused its "--max-iters 1000" "-n 1001" "rejected: reason 10 value 1000 version 3" \
+		ERANGE "iterations above the server's ceiling (at most 1000)"
+}
+test_hello_at_max_iters() {
+	ceiling_served itsok "--max-iters 1000" "-n 1000" || return
+	json_check "$KV_TMP/itsok.json" 'd["count"] == 1000'
+}
+test_hello_over_module_max_iters() {
+	local max
+	max=$(cat /sys/module/kverbs/parameters/perf_max_iterations)
+	ceiling_refused itsmod "" "-n 18446744073709551615" \
+		"rejected: reason 10 value $max version 3" ERANGE \
+		"iterations above the server's ceiling (at most $max)"
+}
+
+# The reverse direction, to a server that does not run it; the same
+# hello is accepted by a server that does, and the forward direction is
+# still served by the one that does not.
+test_hello_reverse_refused() {
+	ceiling_refused rev "--no-reverse" "-b" "rejected: reason 11 value 0 version 3" \
+		EOPNOTSUPP "reverse direction not served (this server runs with --no-reverse)"
+}
+test_hello_reverse_accepted_without_no_reverse() {
+	local out
+	port=$((port + 1))
+	perf_server revok write_bw || return 1
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -b)
+	[ $? = 1 ] && [ "$out" = "accepted" ] || fail "perf_hello: '$out'" || return
+	# perf_hello hangs up at once; the server ends as it may.
+	kv_wait revok 30
+	json_check "$KV_TMP/revok.json" 'd["error"] is None or d["error"]["step"] != "hello"'
+}
+test_hello_forward_served_with_no_reverse()	{ ceiling_served fwd "--no-reverse" "-n 10"; }
+
+# A peer that does not stop: the hello asked for a second, the ceiling
+# is a second, and perf_hello keeps sending PROGRESS for far longer.  The
+# server ends the session one step timeout past the ceiling, with ETIME;
+# the control is the same peer stopping before that.
+session_limit_server() {
+	port=$((port + 1))
+	perf_server "$1" write_bw --max-duration 1 --timeout $((2 * KV_TIME_SCALE))
+}
+test_session_cut_at_max_duration() {
+	local out rc
+	session_limit_server cut || return 1
+	out=$(timeout $((60 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" \
+		-T 1 -k $((40 * KV_TIME_SCALE)) -d 10,1000000)
+	rc=$?
+	kv_wait cut 20
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/cut.json" "$KV_TMP/cut.err")" || return
+	[ $rc = 3 ] || fail "perf_hello exited $rc: '$out'" || return
+	# The ceiling and one step timeout, not the peer's 40 s.
+	out=${out#cut off after }
+	[ "${out% s}" -le $((3 * KV_TIME_SCALE + 2)) ] ||
+		fail "perf_hello cut off after $out, expected within $((3 * KV_TIME_SCALE)) s" || return
+	json_check "$KV_TMP/cut.json" 'd["error"]["name"] == "ETIME"' \
+		'"past this server'"'"'s maximum duration" in d["error"]["message"]'
+}
+test_session_within_max_duration() {
+	local out
+	session_limit_server within || return 1
+	out=$(timeout $((60 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" \
+		-T 1 -k 1 -d 10,1000000)
+	[ $? = 0 ] && [ "$out" = "done sent" ] || fail "perf_hello: '$out'" || return
+	kv_wait within 20 || fail "server exited $?: $(cat "$KV_TMP/within.json")" || return
+	json_check "$KV_TMP/within.json" 'd["status"] == "ok"'
+}
+
 # perf_done NAME OPTS: selftests/perf_hello -d plays a write_bw requester
 # as far as START, the server's ADV and a DONE with the numbers in OPTS;
 # the server's exit code is left in $rc.  A DONE is input from the
@@ -739,5 +860,9 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_client_sigint_events \
 	test_write_bw_ipv6_validate \
 	test_hello_unknown_version test_hello_reserved_set test_hello_bad_magic \
-	test_hello_missing test_done_believed test_done_more_than_asked \
+	test_hello_missing test_hello_over_max_duration test_hello_at_max_duration \
+	test_hello_over_max_iters test_hello_at_max_iters test_hello_over_module_max_iters \
+	test_hello_reverse_refused test_hello_reverse_accepted_without_no_reverse \
+	test_hello_forward_served_with_no_reverse test_session_cut_at_max_duration \
+	test_session_within_max_duration test_done_believed test_done_more_than_asked \
 	test_done_rate_overflows test_client_sigint test_client_killed

@@ -5,27 +5,36 @@
  * happened.
  *
  *	perf_hello -a ADDR -p PORT [-V VERSION] [-m MAGIC] [-r] [-l LEN]
- *	perf_hello -a ADDR -p PORT [-D] -d OPS,NS
+ *		   [-n ITERS | -D | -T SEC] [-b]
+ *	perf_hello -a ADDR -p PORT [-n ITERS | -D | -T SEC] [-k SEC] -d OPS,NS
  *
  * The hello is a valid write_bw request of version 3, 10 messages of 64
  * bytes, except for what the options change: -V its version, -m its
- * magic, -r a reserved byte set, -l its length, -D duration mode (one
- * second) instead of 10 messages.  Prints "rejected: reason R value V
- * version S" and exits 0 when the server rejected it with a kverbs perf
- * reason, 1 when it accepted it, 2 on any other outcome.
+ * magic, -r a reserved byte set, -l its length, -n ITERS messages
+ * instead of 10 (any 64-bit number), -D duration mode (one second)
+ * instead, -T duration mode of SEC seconds, -b the reverse direction
+ * (KVERBS_PERF_F_REVERSE).  Prints "rejected: reason R value V version
+ * S" and exits 0 when the server rejected it with a kverbs perf reason,
+ * 1 when it accepted it, 2 on any other outcome.
  *
  * With -d the connection must be accepted: perf_hello then plays the
  * requester as far as the protocol goes without data (START, the
  * server's ADV), sends DONE saying OPS messages took NS nanoseconds,
  * prints "done sent" and exits 0 once the server has it (2 otherwise).
- * What the server makes of it is in the server's report.
+ * What the server makes of it is in the server's report.  With -k it
+ * first keeps the server busy for SEC seconds, a PROGRESS every 100 ms,
+ * as a peer that does not stop when it said it would; if the server
+ * ends the connection meanwhile, it prints "cut off after N s" (whole
+ * seconds) and exits 3.
  */
 #include <endian.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
@@ -51,7 +60,9 @@ struct kv_msg {
 	uint32_t slots, stride;
 };
 
-enum { KV_MSG_ADV = 1, KV_MSG_DONE = 5, KV_MSG_START = 6 };
+enum { KV_MSG_ADV = 1, KV_MSG_PROGRESS = 4, KV_MSG_DONE = 5, KV_MSG_START = 6 };
+
+#define KV_F_REVERSE	(1 << 3)
 
 /* Send @m and wait until the server's side has it. */
 static int kv_send(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *mr)
@@ -66,16 +77,78 @@ static int kv_send(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *mr)
 	return 0;
 }
 
+static double kv_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Whether the server ended the connection: a DISCONNECTED event on the
+ * ID's own channel (a synchronous ID has one), waiting at most @ms.  A
+ * SEND to a server that is gone may never complete (its retries can
+ * outlast the test), so that is not what tells.
+ */
+static int kv_disconnected(struct rdma_cm_id *id, int ms)
+{
+	struct pollfd pfd = { .fd = id->channel->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int disc;
+
+	if (poll(&pfd, 1, ms) != 1 || rdma_get_cm_event(id->channel, &ev))
+		return 0;
+	disc = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+	rdma_ack_cm_event(ev);
+	return disc;
+}
+
+/*
+ * A PROGRESS every 100 ms for @secs seconds, each waited for by polling
+ * the CQ.  Returns 0, or 1 after printing when the server ended the
+ * connection first (or a SEND failed, which says as much).
+ */
+static int kv_keep_busy(struct rdma_cm_id *id, struct kv_msg *send,
+			struct ibv_mr *mr, double secs)
+{
+	double start = kv_now(), sent;
+	struct ibv_wc wc;
+	int n;
+
+	while (kv_now() - start < secs) {
+		memset(send, 0, sizeof(*send));
+		send->type = htole32(KV_MSG_PROGRESS);
+		if (rdma_post_send(id, NULL, send, sizeof(*send), mr, IBV_SEND_SIGNALED))
+			goto cut;
+		while (!(n = ibv_poll_cq(id->send_cq, 1, &wc)))
+			if (kv_disconnected(id, 1))
+				goto cut;
+		if (n < 0 || wc.status != IBV_WC_SUCCESS)
+			goto cut;
+		sent = kv_now();
+		while (kv_now() - sent < 0.1)
+			if (kv_disconnected(id, 100))
+				goto cut;
+	}
+	return 0;
+cut:
+	printf("cut off after %d s\n", (int)(kv_now() - start));
+	return 1;
+}
+
 /*
  * The requester's side of a test that moves no data: START, then the
- * server's ADV, then DONE with the numbers given.  @recv was posted
- * before the connection was made.
+ * server's ADV, PROGRESS for @busy seconds, then DONE with the numbers
+ * given.  @recv was posted before the connection was made.  Returns 0,
+ * -1 on failure, 1 when the server cut it off while it kept busy.
  */
 static int kv_fake_done(struct rdma_cm_id *id, struct kv_msg *msgs,
-			struct ibv_mr *mr, uint64_t ops, uint64_t ns)
+			struct ibv_mr *mr, uint64_t ops, uint64_t ns, double busy)
 {
 	struct kv_msg *send = &msgs[0], *recv = &msgs[1];
 	struct ibv_wc wc;
+	int ret;
 
 	memset(send, 0, sizeof(*send));
 	send->type = htole32(KV_MSG_START);
@@ -86,6 +159,9 @@ static int kv_fake_done(struct rdma_cm_id *id, struct kv_msg *msgs,
 		fprintf(stderr, "no ADV from the server\n");
 		return -1;
 	}
+	ret = busy > 0 ? kv_keep_busy(id, send, mr, busy) : 0;
+	if (ret)
+		return ret;
 	memset(send, 0, sizeof(*send));
 	send->type = htole32(KV_MSG_DONE);
 	send->a = htole64(ops);
@@ -114,11 +190,12 @@ int main(int argc, char **argv)
 	const struct kv_reject *rej;
 	struct kv_msg msgs[2];
 	unsigned long long ops = 0, ns = 0;
+	double busy = 0;
 	struct ibv_mr *mr = NULL;
 	struct rdma_cm_id *id;
-	int opt, len = sizeof(h), done = 0;
+	int opt, len = sizeof(h), done = 0, ret;
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -130,6 +207,20 @@ int main(int argc, char **argv)
 			h.iterations = 0;
 			h.duration_ns = htole64(1000000000);
 			break;
+		case 'n':
+			h.iterations = htole64(strtoull(optarg, NULL, 0));
+			h.duration_ns = 0;
+			break;
+		case 'T':
+			h.iterations = 0;
+			h.duration_ns = htole64(strtoull(optarg, NULL, 0) * 1000000000ULL);
+			break;
+		case 'b':
+			h.flags = htole16(le16toh(h.flags) | KV_F_REVERSE);
+			break;
+		case 'k':
+			busy = atof(optarg);
+			break;
 		case 'd':
 			if (sscanf(optarg, "%llu,%llu", &ops, &ns) != 2)
 				return 2;
@@ -139,6 +230,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!addr || !port || len < 0 || len > (int)sizeof(h))
+		return 2;
+	/* Only the requester's part is played: not the reverse direction's. */
+	if (done && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
 	param.private_data_len = len;
 	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
@@ -160,8 +254,9 @@ int main(int argc, char **argv)
 	/* Synchronous: the failed connect leaves its event in id->event. */
 	if (!rdma_connect(id, &param)) {
 		if (done) {
-			if (kv_fake_done(id, msgs, mr, ops, ns))
-				return 2;
+			ret = kv_fake_done(id, msgs, mr, ops, ns, busy);
+			if (ret)
+				return ret > 0 ? 3 : 2;
 			printf("done sent\n");
 			return 0;
 		}

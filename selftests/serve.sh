@@ -100,6 +100,71 @@ test_unknown_version_then_served() {
 		'L[1]["status"] == "ok" and L[1]["test"] == "write_lat"'
 }
 
+# Real clients against a server's ceilings, one after another: over the
+# duration (JSON) and over the iterations (text) each refused with the
+# reason on both sides, and the control just at the ceilings served.
+test_ceilings_refuse_real_clients() {
+	serve sv 17805 -C 3 -j 1 --max-duration 10 --max-iters 1000 || return
+	client c1 17805 write_bw -s 4096 -D 20
+	kv_wait c1 60
+	[ $? = 1 ] || fail "-D 20 should be refused: $(cat "$KV_TMP/c1.err" "$KV_TMP/c1.json")" ||
+		return
+	json_check "$KV_TMP/c1.json" 'd["error"]["name"] == "ECONNREFUSED"' \
+		'd["error"]["step"] == "hello"' \
+		'd["error"]["reject_reason"] == "duration above the server'"'"'s ceiling"' \
+		'd["error"]["reject_value"] == 10' \
+		'd["error"]["message"] == "the server refused the request: duration above the server'"'"'s ceiling (at most 10 s)"' ||
+		return
+	# Text: the reason on stderr.
+	timeout -k 5 $((60 * KV_TIME_SCALE)) "$KVERBS" write_bw -p 17805 -n 2000 "$KV_ADDR" \
+		>"$KV_TMP/c2.out" 2>"$KV_TMP/c2.err"
+	[ $? = 1 ] || fail "-n 2000 should be refused: $(cat "$KV_TMP/c2.err")" || return
+	grep -qxF "kverbs write_bw: the server refused the request: iterations above the server's ceiling (at most 1000)" \
+		"$KV_TMP/c2.err" || fail "client's message: $(cat "$KV_TMP/c2.err")" || return
+	client c3 17805 write_bw -s 4096 -n 1000 --validate
+	kv_wait c3 120 || fail "-n 1000: $(cat "$KV_TMP/c3.err" "$KV_TMP/c3.json")" || return
+	kv_wait sv 30
+	[ $? = 1 ] || fail "serve should exit 1 after refused clients: $(cat "$KV_TMP/sv.err")" ||
+		return
+	check_lines "$KV_TMP/sv.json" 'len(L) == 3' \
+		'L[0]["error"]["name"] == "ERANGE" and L[0]["error"]["step"] == "hello"' \
+		'L[0]["error"]["message"] == "refused the client'"'"'s request: duration above the server'"'"'s ceiling (at most 10 s)"' \
+		'L[1]["error"]["reject_reason"] == "iterations above the server'"'"'s ceiling"' \
+		'L[1]["error"]["reject_value"] == 1000' \
+		'L[2]["status"] == "ok" and L[2]["iterations"] == 1000'
+}
+
+# -b against --no-reverse: the client's reverse half is refused and the
+# client says why; the server goes on serving.
+test_no_reverse_refuses_bidir_client() {
+	serve sv 17806 -j 2 --no-reverse || return
+	client c1 17806 write_bw -s 4096 -n 100 -b
+	kv_wait c1 60
+	[ $? = 1 ] || fail "-b should fail: $(cat "$KV_TMP/c1.err" "$KV_TMP/c1.json")" || return
+	json_check "$KV_TMP/c1.json" \
+		'd["error"]["reject_reason"] == "reverse direction not served"' \
+		'"run without -b" in d["error"]["message"]' || return
+	client c2 17806 write_bw -s 4096 -n 100
+	kv_wait c2 60 || fail "forward client: $(cat "$KV_TMP/c2.err" "$KV_TMP/c2.json")" || return
+	kill -INT "$kv_pid_sv"
+	kv_wait sv 10
+	check_lines "$KV_TMP/sv.json" \
+		'any(d["error"] and d["error"].get("reject_reason") == "reverse direction not served" and d["error"]["name"] == "EOPNOTSUPP" for d in L)' \
+		'any(d["status"] == "ok" and d["iterations"] == 100 for d in L)'
+}
+
+# A ceiling above the module's is the admin's to raise, not the server's.
+test_ceiling_above_module_refused() {
+	local out max
+	max=$(cat /sys/module/kverbs/parameters/perf_max_duration_s)
+	out=$("$KVERBS" serve -p 17807 --max-duration $((max + 1)) 2>&1)
+	[ $? = 2 ] || fail "exit code, expected 2: '$out'" || return
+	case "$out" in
+	*"is above the module's perf_max_duration_s, $max s: a server may only lower it"*) ;;
+	*) fail "message: '$out'" ;;
+	esac
+}
+
 # A signal ends it at once, waiting threads and all.
 test_sigint_while_waiting() {
 	serve sv 17803 -j 4 || return
@@ -133,4 +198,6 @@ test_usage() {
 }
 
 ktap_main test_three_clients_at_once test_unknown_version_then_served \
+	test_ceilings_refuse_real_clients test_no_reverse_refuses_bidir_client \
+	test_ceiling_above_module_refused \
 	test_sigint_while_waiting test_port_in_use test_usage

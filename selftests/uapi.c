@@ -1243,7 +1243,7 @@ KV_TEST(perf_unknown_flags)
 	struct kverbs_perf p;
 
 	kv_perf_base(&p);
-	p.flags = 1U << 5;	/* the first bit not in enum kverbs_perf_flags */
+	p.flags = 1U << 6;	/* the first bit not in enum kverbs_perf_flags */
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.flags = KVERBS_PERF_F_VALIDATE | 1U << 31;
 	KV_PERF_REJECTED(&p, EINVAL);
@@ -1378,6 +1378,59 @@ KV_TEST(perf_events_not_write_lat)
 	/* A server's own choice of events goes with no client's flag. */
 	kv_perf_server_base(&p);
 	p.flags = KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_REVERSE;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/* A perf server ceiling of the module's, a parameter. */
+static unsigned long long kv_perf_ceiling(const char *param)
+{
+	unsigned long long v;
+	char path[128];
+	FILE *f;
+	int n;
+
+	kv_dev();	/* no module, no parameters: a skip, not a failure */
+	snprintf(path, sizeof(path), "/sys/module/kverbs/parameters/%s", param);
+	f = fopen(path, "r");
+	if (!f)
+		KV_FAIL_AT(1, "%s: %s", path, strerror(errno));
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	KV_ASSERT_EQ(n, 1);
+	return v;
+}
+
+/*
+ * The ceilings are a server's: a client that sets them is refused, and
+ * a server may lower the module's ceilings, not raise them: refused,
+ * not clamped, so that it is never told it allows more than it does.
+ */
+KV_TEST(perf_ceilings)
+{
+	unsigned long long max_iters = kv_perf_ceiling("perf_max_iterations");
+	unsigned long long max_s = kv_perf_ceiling("perf_max_duration_s");
+	struct kverbs_perf p;
+
+	kv_perf_base(&p);
+	p.max_duration_ns = 1000000000;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_base(&p);
+	p.max_iterations = 10;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_base(&p);
+	p.flags = KVERBS_PERF_F_NO_REVERSE;
+	KV_PERF_REJECTED(&p, EINVAL);
+
+	kv_perf_server_base(&p);
+	p.max_duration_ns = max_s * 1000000000ULL + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.max_duration_ns = KVERBS_PERF_MAX_DURATION_NS + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	if (max_iters == UINT64_MAX)
+		kv_skip("perf_max_iterations is the largest __u64");
+	kv_perf_server_base(&p);
+	p.max_iterations = max_iters + 1;
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 

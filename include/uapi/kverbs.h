@@ -60,6 +60,10 @@ enum {
  * @KVERBS_FEATURE_PERF_REVERSE: KVERBS_IOC_PERF takes KVERBS_PERF_F_REVERSE
  * @KVERBS_FEATURE_PERF_EVENTS: KVERBS_IOC_PERF takes KVERBS_PERF_F_EVENTS
  * @KVERBS_FEATURE_PING_LISTENER: KVERBS_IOC_PING takes KVERBS_PING_F_LISTENER
+ * @KVERBS_FEATURE_PERF_CEILINGS: a perf server refuses hellos over its
+ *	ceilings (&kverbs_perf.max_duration_ns, .max_iterations, the module's
+ *	perf_max_duration_s and perf_max_iterations) and takes
+ *	KVERBS_PERF_F_NO_REVERSE
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -72,6 +76,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_REVERSE = 1 << 7,
 	KVERBS_FEATURE_PERF_EVENTS = 1 << 8,
 	KVERBS_FEATURE_PING_LISTENER = 1 << 9,
+	KVERBS_FEATURE_PERF_CEILINGS = 1 << 10,
 };
 
 /**
@@ -591,6 +596,10 @@ enum kverbs_perf_test {
  *	atomic test sleeps either way, as perftest's passive side does: it
  *	only waits for the requester's control messages.
  *	Not part of the hello, and not echoed in &kverbs_perf_result.flags.
+ * @KVERBS_PERF_F_NO_REVERSE: server only: refuse a client that asks for
+ *	KVERBS_PERF_F_REVERSE (the half of a bidirectional test in which the
+ *	server posts the work requests) with KVERBS_PERF_REJECT_REVERSE.
+ *	Feature bit: KVERBS_FEATURE_PERF_CEILINGS.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
@@ -598,6 +607,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_LISTENER = 1 << 2,
 	KVERBS_PERF_F_REVERSE = 1 << 3,
 	KVERBS_PERF_F_EVENTS = 1 << 4,
+	KVERBS_PERF_F_NO_REVERSE = 1 << 5,
 };
 
 /* perftest's defaults: its port, TX depth and iterations. */
@@ -605,7 +615,11 @@ enum kverbs_perf_flags {
 #define KVERBS_PERF_DEFAULT_DEPTH	128
 #define KVERBS_PERF_MAX_DEPTH		8192
 #define KVERBS_PERF_DEFAULT_ITERS	5000
-/* Longest duration a test may be asked to run, one day. */
+/*
+ * Longest duration a test may be asked to run, one day: the absolute
+ * limit.  A server's ceilings (&kverbs_perf.max_duration_ns, the module's
+ * perf_max_duration_s) are lower.
+ */
 #define KVERBS_PERF_MAX_DURATION_NS	(86400ULL * 1000000000ULL)
 
 /**
@@ -626,6 +640,15 @@ enum kverbs_perf_flags {
  *	or a duration above KVERBS_PERF_MAX_DURATION_NS
  * @KVERBS_PERF_REJECT_SETUP: the server could not set up for the test;
  *	@reject_value is its errno
+ * @KVERBS_PERF_REJECT_DURATION: the duration asked for is above the
+ *	server's ceiling; @reject_value is the ceiling in whole seconds,
+ *	rounded down
+ * @KVERBS_PERF_REJECT_ITERATIONS: the iterations asked for are above the
+ *	server's ceiling; @reject_value is the ceiling, U32_MAX if larger
+ * @KVERBS_PERF_REJECT_REVERSE: the server does not run the reverse
+ *	direction (KVERBS_PERF_F_NO_REVERSE)
+ *
+ * The last three came with KVERBS_FEATURE_PERF_CEILINGS.
  */
 enum kverbs_perf_reject {
 	KVERBS_PERF_REJECT_NONE = 0,
@@ -637,6 +660,9 @@ enum kverbs_perf_reject {
 	KVERBS_PERF_REJECT_DEPTH,
 	KVERBS_PERF_REJECT_ITERS,
 	KVERBS_PERF_REJECT_SETUP,
+	KVERBS_PERF_REJECT_DURATION,
+	KVERBS_PERF_REJECT_ITERATIONS,
+	KVERBS_PERF_REJECT_REVERSE,
 };
 
 /**
@@ -714,7 +740,8 @@ struct kverbs_perf_result {
  * struct kverbs_perf - KVERBS_IOC_PERF: run a perftest-style test
  * @size: sizeof(struct kverbs_perf)
  * @flags: &enum kverbs_perf_flags; a server's may only be
- *	KVERBS_PERF_F_LISTENER and KVERBS_PERF_F_EVENTS
+ *	KVERBS_PERF_F_LISTENER, KVERBS_PERF_F_EVENTS and
+ *	KVERBS_PERF_F_NO_REVERSE
  * @role: &enum kverbs_role
  * @test: client: &enum kverbs_perf_test, not KVERBS_PERF_ANY; server: the
  *	test it runs, or KVERBS_PERF_ANY for whatever the client asks
@@ -745,6 +772,14 @@ struct kverbs_perf_result {
  *	full, in duration mode too.  Must be 0 for other tests and servers.
  * @samples_max: entries in @samples, 0 if none
  * @__reserved: must be 0
+ * @max_duration_ns: server: the longest duration a client may ask for,
+ *	and how long any of its sessions may run, in either mode: a session
+ *	still running one step timeout past it is ended with -ETIME.  0 for
+ *	the module's perf_max_duration_s; above it -EINVAL: a server may
+ *	lower the module's ceiling, not raise it.  Client: must be 0.
+ * @max_iterations: server: the most iterations a client may ask for; 0
+ *	for the module's perf_max_iterations, above it -EINVAL.  Client:
+ *	must be 0.
  *
  * A server serves one client and returns.  The client's request travels
  * in the connection request as a versioned hello; a server that cannot
@@ -754,7 +789,9 @@ struct kverbs_perf_result {
  * set when the server refused the request; a server refusing a request
  * fails with -EPROTO (a hello it does not understand), -EPROTONOSUPPORT
  * (another version), -EMSGSIZE (too large a message), -EINVAL (other
- * values out of range) or -EOPNOTSUPP (another test).  A server with
+ * values out of range), -EOPNOTSUPP (another test, or the reverse
+ * direction it refuses) or -ERANGE (a duration or iterations above its
+ * ceilings).  A server with
  * KVERBS_PERF_F_LISTENER on a file that does not listen fails with
  * -EINVAL, as accept(2) does.
  */
@@ -774,6 +811,8 @@ struct kverbs_perf {
 	__aligned_u64 samples;
 	__u32 samples_max;
 	__u32 __reserved;
+	__aligned_u64 max_duration_ns;
+	__aligned_u64 max_iterations;
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)

@@ -112,6 +112,8 @@ const char *kv_errno_name(int err)
 		{ E2BIG, "E2BIG" }, { ENOTTY, "ENOTTY" }, { EBUSY, "EBUSY" },
 		{ ENFILE, "ENFILE" }, { EMFILE, "EMFILE" }, { ENOBUFS, "ENOBUFS" },
 		{ ENETDOWN, "ENETDOWN" }, { EACCES, "EACCES" },
+		/* A perf server's ceilings: a hello over them, a session past them. */
+		{ ERANGE, "ERANGE" }, { ETIME, "ETIME" },
 	};
 	size_t i;
 

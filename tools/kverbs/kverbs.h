@@ -38,6 +38,8 @@ int kv_parse_size(const char *s, uint32_t *out);
 int kv_parse_seconds(const char *s, uint64_t *ns);
 int kv_opt_port(const char *cmd, const char *arg, uint16_t *port);
 int kv_opt_timeout(const char *cmd, const char *arg, uint64_t *ns);
+int kv_opt_max_duration(const char *cmd, const char *arg, uint64_t *ns);
+int kv_opt_max_iters(const char *cmd, const char *arg, uint64_t *n);
 int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
 const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 const char *kv_bad_option(char **argv, const char *optstring, char *buf,
@@ -135,6 +137,10 @@ struct kv_perf_opts {
 	bool bidir;		/* -b: as many again, the server sending */
 	bool events;		/* -e: sleep for completions, not busy-poll */
 	unsigned int seq;	/* -a: the size's place in the run, 0 first */
+	/* A server's ceilings; 0: the module's (perf_max_duration_s, ...) */
+	uint64_t max_duration_ns;	/* --max-duration */
+	uint64_t max_iters;		/* --max-iters */
+	bool no_reverse;		/* --no-reverse: refuse -b's reverse half */
 };
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
@@ -144,6 +150,12 @@ int kv_perf_listen(int fd, const struct kv_perf_opts *o,
 		   const char *where);
 int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		const char *addr, const char *where);
+int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+			    uint64_t *features);
+int kv_perf_describe_reject(char *buf, size_t len,
+			    const struct kverbs_perf_result *r, bool server,
+			    bool atomic);
+const char *kv_perf_reject_str(uint32_t reason);
 
 /* stats.c: a latency test's samples as perftest reports them, in usec */
 struct kv_lat_stats {

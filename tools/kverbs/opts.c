@@ -112,6 +112,46 @@ int kv_opt_port(const char *cmd, const char *arg, uint16_t *port)
 }
 
 /**
+ * kv_opt_max_duration - the value of --max-duration: seconds, more than 0,
+ * at most a day (KVERBS_PERF_MAX_DURATION_NS)
+ * @cmd: the command, for the message
+ * @arg: the option's value
+ * @ns: set to it, in nanoseconds
+ *
+ * Returns 0, or -1 after a usage error was printed.
+ */
+int kv_opt_max_duration(const char *cmd, const char *arg, uint64_t *ns)
+{
+	if (kv_parse_seconds(arg, ns) || !*ns || *ns > KVERBS_PERF_MAX_DURATION_NS) {
+		kv_usage_error(cmd, "invalid maximum duration '%s' (seconds, more than 0, at most 86400)",
+			       arg);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * kv_opt_max_iters - the value of --max-iters: 1 to 2^32 - 1, as many as
+ * a client's -n can ask for
+ * @cmd: the command, for the message
+ * @arg: the option's value
+ * @n: set to it
+ *
+ * Returns 0, or -1 after a usage error was printed.
+ */
+int kv_opt_max_iters(const char *cmd, const char *arg, uint64_t *n)
+{
+	uint32_t v;
+
+	if (kv_parse_u32(arg, &v) || !v) {
+		kv_usage_error(cmd, "invalid maximum iterations '%s' (1 to %u)", arg, UINT32_MAX);
+		return -1;
+	}
+	*n = v;
+	return 0;
+}
+
+/**
  * kv_opt_timeout - the value of --timeout: seconds, more than 0, at most
  * an hour (the kernel's limit on a step)
  * @cmd: the command, for the message

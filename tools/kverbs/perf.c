@@ -113,7 +113,8 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s [-p PORT]\n"
-		"       %*s [--report_gbits] [--validate] [--json] [--timeout SEC] [ADDR]\n"
+		"       %*s [--report_gbits] [--validate] [--json] [--timeout SEC]\n"
+		"       %*s [--max-duration SEC] [--max-iters N]%s [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
@@ -122,7 +123,9 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE | -a]",
 		lat ? "" : " [-t TXDEPTH] [-q QPS] [-b]",
 		t->test == KVERBS_PERF_WRITE_LAT ? "" : " [-e]",
-		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", t->cmd);
+		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "",
+		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", lat ? "" : " [--no-reverse]",
+		t->cmd);
 	if (atomic)
 		fprintf(f,
 			"  -A, --atomic_type TYPE\n"
@@ -183,6 +186,13 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
 		"      --validate        %s\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
+		"      --max-duration SEC\n"
+		"                        server: refuse a client that asks for longer, and end\n"
+		"                        any session still running SEC and one step timeout on\n"
+		"                        (default: the module's perf_max_duration_s; at most it)\n"
+		"      --max-iters N     server: refuse a client that asks for more iterations\n"
+		"                        (default: the module's perf_max_iterations; at most it)\n"
+		"%s"
 		"      --json            one JSON document instead of text\n"
 		"  -d, --debug           print everything the kernel reported\n"
 		"  -h, --help            this help\n",
@@ -194,7 +204,10 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			   "                        what the other sent)" :
 			 "check every byte of every message against a pattern\n"
 			 "                        carrying its iteration number (the receiving side\n"
-			 "                        checks; WRITE and READ then run in rounds)");
+			 "                        checks; WRITE and READ then run in rounds)",
+		lat ? "" :
+		"      --no-reverse      server: refuse the reverse direction, the half of a\n"
+		"                        client's -b in which the server moves the data\n");
 }
 
 /**
@@ -209,7 +222,10 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
  */
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 {
-	enum { OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT };
+	enum {
+		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
+		OPT_MAX_ITERS, OPT_NO_REVERSE,
+	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "iters", required_argument, NULL, 'n' },
@@ -225,6 +241,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "validate", no_argument, NULL, OPT_VALIDATE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
+		{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
+		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -355,6 +374,21 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			if (kv_opt_timeout(cmd, optarg, &o->timeout_ns))
 				return -1;
 			break;
+		case OPT_MAX_DURATION:
+			if (kv_opt_max_duration(cmd, optarg, &o->max_duration_ns))
+				return -1;
+			break;
+		case OPT_MAX_ITERS:
+			if (kv_opt_max_iters(cmd, optarg, &o->max_iters))
+				return -1;
+			break;
+		case OPT_NO_REVERSE:
+			if (lat) {
+				kv_usage_error(cmd, "--no-reverse is for the bandwidth tests: a latency test has no reverse direction");
+				return -1;
+			}
+			o->no_reverse = true;
+			break;
 		case 'd':
 			o->debug = true;
 			break;
@@ -383,6 +417,18 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	}
 	if (o->all && o->size_set) {
 		kv_usage_error(cmd, "-a and -s exclude each other");
+		return -1;
+	}
+	if (o->role == KVERBS_ROLE_CLIENT &&
+	    (o->max_duration_ns || o->max_iters || o->no_reverse)) {
+		kv_usage_error(cmd, "%s is for the server: the client asks, the server sets ceilings",
+			       o->max_duration_ns ? "--max-duration" :
+			       o->max_iters ? "--max-iters" : "--no-reverse");
+		return -1;
+	}
+	/* A server of -b's reverse half that refuses it would serve nobody there. */
+	if (o->no_reverse && o->bidir) {
+		kv_usage_error(cmd, "--no-reverse and -b exclude each other");
 		return -1;
 	}
 	if (o->role == KVERBS_ROLE_SERVER && !o->size_set)
@@ -493,7 +539,14 @@ row:
 		printf("%s", line);
 }
 
-static const char *kv_perf_reject_str(uint32_t reason)
+/**
+ * kv_perf_reject_str - the name of a perf reject reason
+ * @reason: &enum kverbs_perf_reject
+ *
+ * Returns what --json's "reject_reason" says, "unknown" for a reason
+ * this tool does not know.
+ */
+const char *kv_perf_reject_str(uint32_t reason)
 {
 	static const char *const names[] = {
 		[KVERBS_PERF_REJECT_NONE] = "none",
@@ -505,6 +558,9 @@ static const char *kv_perf_reject_str(uint32_t reason)
 		[KVERBS_PERF_REJECT_DEPTH] = "TX depth not accepted",
 		[KVERBS_PERF_REJECT_ITERS] = "iterations or duration not accepted",
 		[KVERBS_PERF_REJECT_SETUP] = "server could not set up",
+		[KVERBS_PERF_REJECT_DURATION] = "duration above the server's ceiling",
+		[KVERBS_PERF_REJECT_ITERATIONS] = "iterations above the server's ceiling",
+		[KVERBS_PERF_REJECT_REVERSE] = "reverse direction not served",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
@@ -512,10 +568,19 @@ static const char *kv_perf_reject_str(uint32_t reason)
 
 #define KV_NO_ATOMICS	"does not support atomic operations"
 
-/* Why the hello was refused, from either end. */
-static int kv_perf_describe_reject(char *buf, size_t len,
-				   const struct kverbs_perf_result *r, bool server,
-				   bool atomic)
+/**
+ * kv_perf_describe_reject - why the hello was refused, from either end
+ * @buf: where the sentence goes
+ * @len: its room
+ * @r: the result, with the reason and its value
+ * @server: worded for the server that refused, else for its client
+ * @atomic: the test was an atomic one
+ *
+ * Returns what snprintf() returns.
+ */
+int kv_perf_describe_reject(char *buf, size_t len,
+			    const struct kverbs_perf_result *r, bool server,
+			    bool atomic)
 {
 	const char *who = server ? "refused the client's request" :
 				   "the server refused the request";
@@ -532,6 +597,15 @@ static int kv_perf_describe_reject(char *buf, size_t len,
 				who, why, r->reject_value);
 	case KVERBS_PERF_REJECT_DEPTH:
 		return snprintf(buf, len, "%s: %s (1 to %u)", who, why, r->reject_value);
+	case KVERBS_PERF_REJECT_DURATION:
+		return snprintf(buf, len, "%s: %s (at most %u s)", who, why, r->reject_value);
+	case KVERBS_PERF_REJECT_ITERATIONS:
+		return snprintf(buf, len, "%s: %s (at most %u%s)", who, why, r->reject_value,
+				r->reject_value == UINT32_MAX ? " or more" : "");
+	case KVERBS_PERF_REJECT_REVERSE:
+		return snprintf(buf, len, "%s: %s (%s --no-reverse%s)", who, why,
+				server ? "this server runs with" : "the server runs with",
+				server ? "" : ": run without -b");
 	case KVERBS_PERF_REJECT_SETUP:
 		if (atomic && r->reject_value == EOPNOTSUPP)
 			return snprintf(buf, len, "%s: %s (%s RDMA device " KV_NO_ATOMICS ")",
@@ -567,6 +641,11 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 	}
 	if (r->failed_step == KVERBS_STEP_SAMPLES) {
 		snprintf(buf, len, "cannot store the latency samples: %s", strerror(err));
+		return;
+	}
+	/* Only a server's session has a time limit of its own. */
+	if (err == ETIME && o->role == KVERBS_ROLE_SERVER) {
+		snprintf(buf, len, "ended the session: it ran one step timeout past this server's maximum duration (--max-duration, or the module's perf_max_duration_s)");
 		return;
 	}
 	/* Not fast registration, as a ping's words would have it: siw has no atomics. */
@@ -1136,6 +1215,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		features |= KVERBS_FEATURE_PERF_REVERSE;
 	if (o.events)
 		features |= KVERBS_FEATURE_PERF_EVENTS;
+	if (o.role == KVERBS_ROLE_SERVER && kv_perf_server_ceilings(&o, &cmd, &features))
+		return KV_EXIT_USAGE;
 	fd = kv_open_for(features, o.cmd);
 	if (fd < 0)
 		return KV_EXIT_ENV;
@@ -1155,6 +1236,59 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		code = kv_perf_one(fd, &o, &cmd, addr, where);
 	close(fd);
 	return code;
+}
+
+/* The module's ceiling named @param, or 0 if it cannot be read. */
+static uint64_t kv_perf_module_ceiling(const char *param)
+{
+	unsigned long long v = 0;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/kverbs/parameters/%s", param);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/**
+ * kv_perf_server_ceilings - a server's ceilings into its ioctl argument
+ * @o: the command line
+ * @cmd: the argument, a server's
+ * @features: the module features the command needs, added to
+ *
+ * A ceiling above the module's is refused by the module with EINVAL;
+ * it is said here in words, when the module's can be read.
+ * Returns 0, or -1 after a usage error was printed.
+ */
+int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+			    uint64_t *features)
+{
+	uint64_t max_s = kv_perf_module_ceiling("perf_max_duration_s");
+	uint64_t max_iters = kv_perf_module_ceiling("perf_max_iterations");
+
+	if (!o->max_duration_ns && !o->max_iters && !o->no_reverse)
+		return 0;
+	if (max_s && o->max_duration_ns > max_s * 1000000000ULL) {
+		kv_usage_error(o->cmd, "--max-duration %.9g is above the module's perf_max_duration_s, %" PRIu64 " s: a server may only lower it",
+			       o->max_duration_ns / 1e9, max_s);
+		return -1;
+	}
+	if (max_iters && o->max_iters > max_iters) {
+		kv_usage_error(o->cmd, "--max-iters %" PRIu64 " is above the module's perf_max_iterations, %" PRIu64 ": a server may only lower it",
+			       o->max_iters, max_iters);
+		return -1;
+	}
+	cmd->max_duration_ns = o->max_duration_ns;
+	cmd->max_iterations = o->max_iters;
+	if (o->no_reverse)
+		cmd->flags |= KVERBS_PERF_F_NO_REVERSE;
+	*features |= KVERBS_FEATURE_PERF_CEILINGS;
+	return 0;
 }
 
 /*

@@ -27,6 +27,7 @@
 struct kv_serve {
 	int fd;
 	struct kv_perf_opts o;
+	struct kverbs_perf tmpl;	/* what every call asks but its result */
 	char addr[128];
 	char where[160];
 	uint32_t count;		/* sessions to serve, 0 until a signal */
@@ -40,6 +41,7 @@ static void serve_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [-e] [--timeout SEC]\n"
+		"       %*s [--max-duration SEC] [--max-iters N] [--no-reverse]\n"
 		"       %*s [--report_gbits] [--json] [-d] [ADDR]\n"
 		"\n"
 		"Serve every perf test (write_bw, read_bw, send_bw, read_lat, atomic_lat,\n"
@@ -56,6 +58,14 @@ static void serve_usage(FILE *f)
 		"                        busy polling (not for write_lat, which polls memory;\n"
 		"                        WRITE, READ and atomic tests sleep either way)\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
+		"      --max-duration SEC\n"
+		"                        refuse a client that asks for longer, and end any\n"
+		"                        session still running SEC and one step timeout on\n"
+		"                        (default: the module's perf_max_duration_s; at most it)\n"
+		"      --max-iters N     refuse a client that asks for more iterations\n"
+		"                        (default: the module's perf_max_iterations; at most it)\n"
+		"      --no-reverse      refuse the reverse direction, the half of a client's -b\n"
+		"                        in which the server moves the data\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s\n"
 		"      --json            one JSON document per client, one per line\n"
 		"  -d, --debug           print everything the kernel reported\n"
@@ -63,7 +73,8 @@ static void serve_usage(FILE *f)
 		"\n"
 		"Exit status: 0 when the COUNT clients were served and every test passed,\n"
 		"1 when one failed, 130 when a signal ended it.\n",
-		kv_prog, (int)strlen(kv_prog), "", KVERBS_PERF_DEFAULT_PORT,
+		kv_prog, (int)strlen(kv_prog), "", (int)strlen(kv_prog), "",
+		KVERBS_PERF_DEFAULT_PORT,
 		KV_SERVE_JOBS, KV_SERVE_MAX_JOBS);
 }
 
@@ -71,7 +82,10 @@ static void serve_usage(FILE *f)
 static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 			  uint32_t *jobs)
 {
-	enum { OPT_GBITS = 256, OPT_JSON, OPT_TIMEOUT };
+	enum {
+		OPT_GBITS = 256, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION, OPT_MAX_ITERS,
+		OPT_NO_REVERSE,
+	};
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "size", required_argument, NULL, 's' },
@@ -79,6 +93,9 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		{ "count", required_argument, NULL, 'C' },
 		{ "events", no_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
+		{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
+		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "debug", no_argument, NULL, 'd' },
@@ -130,6 +147,17 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 			if (kv_opt_timeout(o->cmd, optarg, &o->timeout_ns))
 				return -1;
 			break;
+		case OPT_MAX_DURATION:
+			if (kv_opt_max_duration(o->cmd, optarg, &o->max_duration_ns))
+				return -1;
+			break;
+		case OPT_MAX_ITERS:
+			if (kv_opt_max_iters(o->cmd, optarg, &o->max_iters))
+				return -1;
+			break;
+		case OPT_NO_REVERSE:
+			o->no_reverse = true;
+			break;
 		case OPT_GBITS:
 			o->gbits = true;
 			break;
@@ -173,14 +201,7 @@ static void *kv_serve_worker(void *arg)
 	while (!__atomic_load_n(&sv->stop, __ATOMIC_ACQUIRE)) {
 		if (sv->count && __atomic_fetch_add(&sv->taken, 1, __ATOMIC_RELAXED) >= sv->count)
 			break;
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.size = sizeof(cmd);
-		cmd.role = KVERBS_ROLE_SERVER;
-		cmd.test = KVERBS_PERF_ANY;
-		cmd.flags = KVERBS_PERF_F_LISTENER |
-			    (sv->o.events ? KVERBS_PERF_F_EVENTS : 0);
-		cmd.msg_size = sv->o.size;
-		cmd.timeout_ns = sv->o.timeout_ns;
+		cmd = sv->tmpl;
 		code = kv_perf_run(sv->fd, &sv->o, &cmd, sv->addr, sv->where);
 		if (code == KV_EXIT_INTERRUPTED)
 			break;
@@ -215,15 +236,26 @@ static int kv_serve_listen(struct kv_serve *sv)
 int kv_cmd_serve(int argc, char **argv)
 {
 	struct kv_serve sv = { .fd = -1 };
+	struct kverbs_perf *cmd = &sv.tmpl;
 	void *args[KV_THREADS_MAX];
+	uint64_t features;
 	uint32_t jobs, i;
 	int ret, code;
 
 	ret = kv_serve_parse(argc, argv, &sv, &jobs);
 	if (ret)
 		return ret > 0 ? KV_EXIT_OK : KV_EXIT_USAGE;
-	sv.fd = kv_open_for(KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_PINGPONG |
-			    (sv.o.events ? KVERBS_FEATURE_PERF_EVENTS : 0), "serve");
+	cmd->size = sizeof(*cmd);
+	cmd->role = KVERBS_ROLE_SERVER;
+	cmd->test = KVERBS_PERF_ANY;
+	cmd->flags = KVERBS_PERF_F_LISTENER | (sv.o.events ? KVERBS_PERF_F_EVENTS : 0);
+	cmd->msg_size = sv.o.size;
+	cmd->timeout_ns = sv.o.timeout_ns;
+	features = KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_PINGPONG |
+		   (sv.o.events ? KVERBS_FEATURE_PERF_EVENTS : 0);
+	if (kv_perf_server_ceilings(&sv.o, cmd, &features))
+		return KV_EXIT_USAGE;
+	sv.fd = kv_open_for(features, "serve");
 	if (sv.fd < 0)
 		return KV_EXIT_ENV;
 	code = kv_serve_listen(&sv);

@@ -231,6 +231,32 @@ kv_usage_error pingpong_depth_not_1 send_lat "invalid TX depth '4': a latency te
 kv_usage_error atomic_type_on_write_lat write_lat "-A is for the atomic tests" \
 	-- write_lat -A FETCH_AND_ADD 1.2.3.4
 
+# ---- a server's ceilings ----
+
+kv_case serve_help_ceilings 0 "out=--max-duration SEC" "out=--max-iters N" out=--no-reverse \
+	out=perf_max_duration_s out=perf_max_iterations err-empty -- serve --help
+kv_case write_bw_help_ceilings 0 "out=--max-duration SEC" "out=--max-iters N" \
+	out=--no-reverse err-empty -- write_bw --help
+# A latency test has no reverse direction to refuse.
+kv_case read_lat_help_no_no_reverse 0 "out=--max-duration SEC" -- read_lat --help
+kv_usage_error ceiling_on_client write_bw "--max-duration is for the server" \
+	-- write_bw --max-duration 10 1.2.3.4
+kv_usage_error no_reverse_on_client send_bw "--no-reverse is for the server" \
+	-- send_bw --no-reverse 1.2.3.4
+kv_usage_error no_reverse_with_bidir write_bw "--no-reverse and -b exclude each other" \
+	-- write_bw --no-reverse -b
+kv_usage_error no_reverse_on_latency write_lat "--no-reverse is for the bandwidth tests" \
+	-- write_lat --no-reverse
+kv_usage_error serve_max_duration_zero serve \
+	"invalid maximum duration '0' (seconds, more than 0, at most 86400)" \
+	-- serve --max-duration 0
+kv_usage_error serve_max_duration_over_a_day serve "invalid maximum duration '90000'" \
+	-- serve --max-duration 90000
+kv_usage_error serve_max_iters_zero serve "invalid maximum iterations '0' (1 to 4294967295)" \
+	-- serve --max-iters 0
+kv_usage_error serve_max_iters_not_a_number serve "invalid maximum iterations 'lots'" \
+	-- serve --max-iters lots
+
 # ---- without the module: exit 3 and what to do about it ----
 
 without_module=(
@@ -246,6 +272,8 @@ without_module=(
 	atomic_bw_server_without_module "atomic_bw --json"
 	write_lat_client_without_module "write_lat -s 4096 --validate 127.0.0.1"
 	send_lat_server_without_module "send_lat --json"
+	serve_ceilings_without_module "serve --max-duration 10 --max-iters 1000 --no-reverse"
+	write_bw_server_ceilings_without_module "write_bw --max-duration 1.5 --no-reverse"
 )
 for ((i = 0; i < ${#without_module[@]}; i += 2)); do
 	name=${without_module[i]}

@@ -494,6 +494,8 @@ KV_TEST(other_names)
 
 	KV_EXPECT_STREQ(kv_errno_name(ECONNREFUSED), "ECONNREFUSED");
 	KV_EXPECT_STREQ(kv_errno_name(EBADMSG), "EBADMSG");
+	KV_EXPECT_STREQ(kv_errno_name(ERANGE), "ERANGE");
+	KV_EXPECT_STREQ(kv_errno_name(ETIME), "ETIME");
 	KV_EXPECT_STREQ(kv_errno_name(0), "unknown");
 	KV_EXPECT_STREQ(kv_errno_name(-EINVAL), "unknown");
 
@@ -950,6 +952,28 @@ KV_TEST(perf_parse_accepts)
 	KV_EXPECT_EQ(o.qps, 4);
 	KV_EXPECT_TRUE(o.all);
 	KV_EXPECT_EQ(o.role, KV_SERVER);
+
+	/* A server's ceilings; none unless given, so the module's apply. */
+	KV_EXPECT_EQ(o.max_duration_ns, 0);
+	KV_EXPECT_EQ(o.max_iters, 0);
+	KV_EXPECT_TRUE(!o.no_reverse);
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_WRITE_BW, "write_bw",
+					(const char *const[]){ "--max-duration", "1.5",
+							       "--max-iters=1000",
+							       "--no-reverse", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_EQ(o.role, KV_SERVER);
+	KV_EXPECT_EQ(o.max_duration_ns, 1500000000ULL);
+	KV_EXPECT_EQ(o.max_iters, 1000);
+	KV_EXPECT_TRUE(o.no_reverse);
+	/* The uAPI's own limits are the options' too. */
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_READ_LAT, "read_lat",
+					(const char *const[]){ "--max-duration", "86400",
+							       "--max-iters", "4294967295",
+							       NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_EQ(o.max_duration_ns, KVERBS_PERF_MAX_DURATION_NS);
+	KV_EXPECT_EQ(o.max_iters, 4294967295ULL);
 }
 
 KV_TEST(perf_parse_rejects)
@@ -996,6 +1020,29 @@ KV_TEST(perf_parse_rejects)
 		{ KVERBS_PERF_WRITE_BW, "write_bw", { "-q", "0", "1.2.3.4" },
 		  "invalid number of QPs '0' (1 to 32)" },
 		{ KVERBS_PERF_SEND_BW, "send_bw", { "-q", "33" }, "invalid number of QPs '33' (1 to 32)" },
+		/* Ceilings: a server's, within the uAPI's limits. */
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "--max-duration", "10", "1.2.3.4" },
+		  "kverbs write_bw: --max-duration is for the server" },
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "--max-iters", "10", "1.2.3.4" },
+		  "kverbs write_bw: --max-iters is for the server" },
+		{ KVERBS_PERF_SEND_BW, "send_bw", { "--no-reverse", "1.2.3.4" },
+		  "kverbs send_bw: --no-reverse is for the server" },
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "--max-duration", "0" },
+		  "invalid maximum duration '0' (seconds, more than 0, at most 86400)" },
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "--max-duration", "86401" },
+		  "invalid maximum duration '86401'" },
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "--max-duration", "-1" },
+		  "invalid maximum duration '-1'" },
+		{ KVERBS_PERF_READ_BW, "read_bw", { "--max-iters", "0" },
+		  "invalid maximum iterations '0' (1 to 4294967295)" },
+		{ KVERBS_PERF_READ_BW, "read_bw", { "--max-iters", "4294967296" },
+		  "invalid maximum iterations '4294967296'" },
+		{ KVERBS_PERF_READ_BW, "read_bw", { "--max-iters" },
+		  "option '--max-iters' needs a value" },
+		{ KVERBS_PERF_WRITE_BW, "write_bw", { "--no-reverse", "-b" },
+		  "kverbs write_bw: --no-reverse and -b exclude each other" },
+		{ KVERBS_PERF_SEND_LAT, "send_lat", { "--no-reverse" },
+		  "kverbs send_lat: --no-reverse is for the bandwidth tests" },
 	};
 	struct kv_perf_opts o;
 	char err[512];
@@ -1009,6 +1056,49 @@ KV_TEST(perf_parse_rejects)
 			KV_FAIL_AT(0, "case %zu (%s): returned %d, expected -1", i, bad[i].cmd, ret);
 		KV_EXPECT_CONTAINS(err, bad[i].msg);
 	}
+}
+
+/* ---- a perf server's refusals, as both ends print them ---- */
+
+KV_TEST(perf_reject_names)
+{
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_DURATION),
+			"duration above the server's ceiling");
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_ITERATIONS),
+			"iterations above the server's ceiling");
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_REVERSE),
+			"reverse direction not served");
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_REVERSE + 1), "unknown");
+}
+
+KV_TEST(perf_reject_ceilings_described)
+{
+	struct kverbs_perf_result r = {
+		.reject_reason = KVERBS_PERF_REJECT_DURATION,
+		.reject_value = 10,
+	};
+	char buf[256];
+
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: duration above the server's ceiling (at most 10 s)");
+	kv_perf_describe_reject(buf, sizeof(buf), &r, true, false);
+	KV_EXPECT_STREQ(buf, "refused the client's request: duration above the server's ceiling (at most 10 s)");
+
+	r.reject_reason = KVERBS_PERF_REJECT_ITERATIONS;
+	r.reject_value = 1000;
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: iterations above the server's ceiling (at most 1000)");
+	/* The value saturates at 32 bits: the ceiling may be higher still. */
+	r.reject_value = UINT32_MAX;
+	kv_perf_describe_reject(buf, sizeof(buf), &r, true, false);
+	KV_EXPECT_STREQ(buf, "refused the client's request: iterations above the server's ceiling (at most 4294967295 or more)");
+
+	r.reject_reason = KVERBS_PERF_REJECT_REVERSE;
+	r.reject_value = 0;
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: reverse direction not served (the server runs with --no-reverse: run without -b)");
+	kv_perf_describe_reject(buf, sizeof(buf), &r, true, false);
+	KV_EXPECT_STREQ(buf, "refused the client's request: reverse direction not served (this server runs with --no-reverse)");
 }
 
 /* ---- the JSON writer ---- */
