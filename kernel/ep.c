@@ -791,7 +791,7 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	ep->drained = kverbs_ep_drain_markers(ep);
 	if (!ep->drained)
 		ibdev_warn_ratelimited(qp->device,
-				       "qp %u was not flushed within %u s; destroying it\n",
+				       "qp %u could not be drained within %u s; destroying it\n",
 				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
 }
 
