@@ -51,7 +51,7 @@ struct kverbs_perf_req {
 	bool flow;			/* SEND_BW on iWARP: within the responder's receives */
 	u64 granted;			/* ... SENDs the responder has receives for */
 	u64 posted;			/* data work requests posted */
-	u64 completed;			/* ... and known to be complete */
+	atomic64_t completed;		/* ... and known to be complete */
 	u64 deadline_ns;		/* duration mode: when to stop */
 	u64 start_ns;
 	u64 sample_ns;			/* start of the current peak interval */
@@ -84,9 +84,11 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * The send queue completes in order: everything before it is done.
 	 * Published last: with KVERBS_PERF_F_EVENTS this runs in softirq
 	 * context beside the test's thread, which reads the sample, and what
-	 * atomics fetched, once it sees the count.
+	 * atomics fetched, once it sees the count.  An atomic64_t: a u64
+	 * is not one access on 32-bit CPUs.
 	 */
-	smp_store_release(&c->completed, max(c->completed, w->seq + 1));
+	atomic64_set_release(&c->completed,
+			     max_t(u64, atomic64_read(&c->completed), w->seq + 1));
 	kverbs_perf_wake(c->ep);
 }
 
@@ -94,7 +96,7 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 static u64 kverbs_perf_req_completed(const struct kverbs_perf_req *c)
 {
 	/* Pairs with the release in kverbs_perf_req_wr_done(). */
-	return smp_load_acquire(&c->completed);
+	return atomic64_read_acquire(&c->completed);
 }
 
 static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
@@ -553,7 +555,7 @@ static int kverbs_perf_req_loop(struct kverbs_perf_req *c)
 	if (kverbs_perf_is_pingpong(run->test)) {
 		ret = kverbs_perf_pp_client(&c->pp, total, c->limit, c->deadline_ns,
 					    &c->smp);
-		c->completed = c->pp.iters;
+		atomic64_set(&c->completed, c->pp.iters);
 		return ret;
 	}
 	if (!kverbs_perf_req_rounds(run))
@@ -579,7 +581,8 @@ static int kverbs_perf_req_done(struct kverbs_perf_req *c, u64 elapsed_ns)
 	if (c->flow && c->posted == c->granted)
 		ret = kverbs_perf_req_credit(c);
 	if (!ret)
-		ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_DONE, c->completed,
+		ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_DONE,
+					   kverbs_perf_req_completed(c),
 					   elapsed_ns, c->peak_bps);
 	if (!ret)
 		ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
