@@ -401,6 +401,8 @@ void kverbs_buf_free(struct kverbs_buf *buf);
 int kverbs_buf_map(struct kverbs_buf *buf, struct ib_pd *pd,
 		   enum dma_data_direction dir);
 void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf);
+void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
+				   size_t len);
 void kverbs_buf_sync_for_device(struct kverbs_buf *buf);
 void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access);
 void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,

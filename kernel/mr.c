@@ -212,20 +212,49 @@ void kverbs_buf_free(struct kverbs_buf *buf)
 }
 
 /**
+ * kverbs_buf_sync_range_for_cpu - make what the device wrote to part of a
+ *	buffer visible to the CPU
+ * @buf: the buffer, DMA-mapped by kverbs_buf_map() or by rdma_rw
+ * @offset: the first byte the CPU is about to read
+ * @len: how many
+ *
+ * Only that part: the rest of the buffer may belong to the device at the
+ * time (the slots of messages still on their way), and syncing it would
+ * be wrong where syncing copies (bounce buffers) and slow everywhere.
+ * The DMA segments cover the buffer in order, so byte offsets into it
+ * are offsets into their concatenation.
+ */
+void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
+				   size_t len)
+{
+	size_t pos = 0, end = offset + len, lo, hi;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (buf->ibdev) {
+		for_each_sgtable_dma_sg(&buf->sgt, sg, i) {
+			lo = max(pos, offset);
+			hi = min(pos + sg_dma_len(sg), end);
+			if (lo < hi)
+				ib_dma_sync_single_for_cpu(buf->ibdev,
+							   sg_dma_address(sg) + (lo - pos),
+							   hi - lo, buf->dir);
+			pos += sg_dma_len(sg);
+			if (pos >= end)
+				break;
+		}
+	}
+	/* The vmap() alias may hold stale lines on virtually indexed caches. */
+	invalidate_kernel_vmap_range(buf->vaddr + offset, len);
+}
+
+/**
  * kverbs_buf_sync_for_cpu - make what the device wrote visible to the CPU
  * @buf: the buffer, DMA-mapped by kverbs_buf_map() or by rdma_rw
  */
 void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf)
 {
-	struct scatterlist *sg;
-	unsigned int i;
-
-	if (buf->ibdev)
-		for_each_sgtable_dma_sg(&buf->sgt, sg, i)
-			ib_dma_sync_single_for_cpu(buf->ibdev, sg_dma_address(sg),
-						   sg_dma_len(sg), buf->dir);
-	/* The vmap() alias may hold stale lines on virtually indexed caches. */
-	invalidate_kernel_vmap_range(buf->vaddr, buf->len);
+	kverbs_buf_sync_range_for_cpu(buf, 0, buf->len);
 }
 
 /**

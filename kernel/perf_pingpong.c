@@ -122,7 +122,7 @@ static bool kverbs_perf_pp_written(struct kverbs_perf_pp *pp, u64 iter)
 {
 	const u8 *last = pp->buf->vaddr + pp->msg_size - 1;
 
-	kverbs_buf_sync_for_cpu(pp->buf);
+	kverbs_buf_sync_range_for_cpu(pp->buf, pp->msg_size - 1, 1);
 	return READ_ONCE(*last) == kverbs_perf_pp_marker(iter);
 }
 
@@ -133,7 +133,7 @@ static bool kverbs_perf_pp_matches(struct kverbs_perf_pp *pp, u64 iter,
 	/* A WRITE_LAT message's last byte is the marker, already seen. */
 	u32 len = pp->msg_size - (pp->test == KVERBS_PERF_WRITE_LAT);
 
-	kverbs_buf_sync_for_cpu(pp->buf);
+	kverbs_buf_sync_range_for_cpu(pp->buf, 0, len);
 	return kverbs_perf_check(pp->buf->vaddr, len, iter, offset);
 }
 
@@ -263,7 +263,7 @@ static int kverbs_perf_pp_server_ctrl(struct kverbs_perf_pp *pp,
 		memcpy(m, ctrl_recv->buf, sizeof(*m));
 		ret = kverbs_msg_post_recv(ctrl_recv, ep);
 	} else {
-		kverbs_buf_sync_for_cpu(pp->buf);
+		kverbs_buf_sync_range_for_cpu(pp->buf, 0, sizeof(*m));
 		memcpy(m, pp->buf->vaddr, sizeof(*m));
 		ret = kverbs_perf_pp_post_recv(pp);
 	}

@@ -383,13 +383,15 @@ static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 
 	if (!(c->run->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
-	kverbs_buf_sync_for_cpu(&c->buf);
 	for (; c->checked < completed; c->checked++) {
 		seq = c->checked;
 		n = seq;
 		slot = do_div(n, c->slots);
 		want = seq;
 		do_div(want, c->remote_slots);
+		/* This slot only: others may be taking fetched values now. */
+		kverbs_buf_sync_range_for_cpu(&c->buf, (size_t)slot * sizeof(u64),
+					      sizeof(u64));
 		memcpy(&got, c->buf.vaddr + (size_t)slot * sizeof(u64), sizeof(got));
 		if (!kverbs_perf_atomic_is(got, want)) {
 			c->run->result->mismatch_iter = seq;
@@ -509,7 +511,7 @@ static int kverbs_perf_req_round(struct kverbs_perf_req *c, u64 first,
 	if (ret || run->test == KVERBS_PERF_SEND_BW)
 		return ret;
 	if (kverbs_perf_is_read(run->test)) {
-		kverbs_buf_sync_for_cpu(&c->buf);
+		kverbs_buf_sync_range_for_cpu(&c->buf, 0, (size_t)n * len);
 		for (i = 0; i < n; i++) {
 			if (!kverbs_perf_check(c->buf.vaddr + i * len, len,
 					       first + i, &offset)) {

@@ -302,7 +302,7 @@ static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 	    first != s->next_round || !n || n > s->slots)
 		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
 	if (s->test == KVERBS_PERF_WRITE_BW) {
-		kverbs_buf_sync_for_cpu(&s->buf);
+		kverbs_buf_sync_range_for_cpu(&s->buf, 0, (size_t)n * s->stride);
 		for (i = 0; i < n; i++) {
 			if (!kverbs_perf_check(s->buf.vaddr + (size_t)i * s->stride,
 					       s->msg_size, first + i, &offset)) {
@@ -329,7 +329,7 @@ static int kverbs_perf_resp_check_atomics(struct kverbs_perf_resp *s, u64 ops)
 
 	if (!kverbs_perf_is_atomic(s->test) || !(s->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
-	kverbs_buf_sync_for_cpu(&s->buf);
+	kverbs_buf_sync_range_for_cpu(&s->buf, 0, (size_t)s->slots * s->stride);
 	for (i = 0; i < s->slots; i++) {
 		want = per_word + (i < extra);
 		memcpy(&got, s->buf.vaddr + (size_t)i * s->stride, sizeof(got));
@@ -435,7 +435,7 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	/* Data, by its length; kverbs_perf_ctrl_len() makes it unlike control's. */
 	if (r && len == s->msg_size) {
 		if (s->flags & KVERBS_PERF_F_VALIDATE) {
-			kverbs_buf_sync_for_cpu(&s->buf);
+			kverbs_buf_sync_range_for_cpu(&s->buf, (size_t)slot * s->stride, len);
 			if (!kverbs_perf_check(data, len, s->received, &offset)) {
 				run->result->mismatch_iter = s->received;
 				return kverbs_ep_mismatch(ep, offset);
@@ -451,7 +451,7 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	if (len != s->ctrl_len)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 	if (r)
-		kverbs_buf_sync_for_cpu(&s->buf);
+		kverbs_buf_sync_range_for_cpu(&s->buf, (size_t)slot * s->stride, len);
 	else
 		kverbs_msg_sync_for_cpu(&s->ctrl_recv);
 	memcpy(&m, data, sizeof(m));
