@@ -381,11 +381,16 @@ enum kverbs_step {
  *	that ended the connection or the attempt to make one
  * @KVERBS_RESULT_MISMATCH: @mismatch_offset holds the first byte that
  *	differed from the pattern
+ * @KVERBS_RESULT_REFUSED: the test was refused before it began, by a
+ *	limit on tests running at once: @error is -ENFILE, -EMFILE or
+ *	-EDQUOT (or -ENOMEM).  It tells a refused session from memory
+ *	refused at the setup step with the same errno.
  */
 enum kverbs_result_flags {
 	KVERBS_RESULT_WC = 1 << 0,
 	KVERBS_RESULT_CM = 1 << 1,
 	KVERBS_RESULT_MISMATCH = 1 << 2,
+	KVERBS_RESULT_REFUSED = 1 << 3,
 };
 
 /**
