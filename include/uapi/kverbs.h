@@ -495,7 +495,10 @@ struct kverbs_ping_log {
  * moved to another device, -EADDRNOTAVAIL when a server's address is not
  * one of this host's, -ENFILE or -EMFILE past the module's limits on
  * tests running in all or on this file, -ENOBUFS past its limit on memory
- * held for RDMA, -ENOMEM when the kernel is out of memory (@result then
+ * held for RDMA, -EDQUOT past the caller's user's (effective uid's) limit
+ * on tests running or on memory held (max_sessions_per_user,
+ * max_pinned_mb_per_user; @result.valid has KVERBS_RESULT_REFUSED for
+ * the first), -ENOMEM when the kernel is out of memory (@result then
  * names the step, KVERBS_STEP_SETUP if none had begun).
  */
 struct kverbs_ping {
