@@ -43,11 +43,15 @@ struct kverbs_ucmd {
 };
 
 /*
- * Count a test in, or refuse it: -EMFILE past the file's limit, -ENFILE
- * past the module's.  kverbs_session_end() counts it out.
+ * Count a test in, or refuse it: -ENFILE past the module's limit, -EMFILE
+ * past the file's, -EDQUOT past the caller's user's (or -ENOMEM).  On
+ * success *@user is the user charged; kverbs_session_end() counts it out.
  */
-static int kverbs_session_begin(struct kverbs_file *kfile)
+static int kverbs_session_begin(struct kverbs_file *kfile,
+				struct kverbs_user **user)
 {
+	struct kverbs_user *charged;
+
 	if (atomic_inc_return(&kverbs_sessions) > READ_ONCE(kverbs_max_sessions)) {
 		atomic_dec(&kverbs_sessions);
 		return -ENFILE;
@@ -58,11 +62,20 @@ static int kverbs_session_begin(struct kverbs_file *kfile)
 		atomic_dec(&kverbs_sessions);
 		return -EMFILE;
 	}
+	charged = kverbs_user_session_begin();
+	if (IS_ERR(charged)) {
+		atomic_dec(&kfile->sessions);
+		atomic_dec(&kverbs_sessions);
+		return PTR_ERR(charged);
+	}
+	*user = charged;
 	return 0;
 }
 
-static void kverbs_session_end(struct kverbs_file *kfile)
+static void kverbs_session_end(struct kverbs_file *kfile,
+			       struct kverbs_user *user)
 {
+	kverbs_user_session_end(user);
 	atomic_dec(&kfile->sessions);
 	atomic_dec(&kverbs_sessions);
 }
@@ -122,13 +135,14 @@ static int kverbs_test_exec(struct kverbs_ucmd *ucmd,
 				       struct kverbs_listener *lsn),
 			    size_t result_off, size_t result_len)
 {
+	struct kverbs_user *user = NULL;
 	int refused, ret;
 
-	refused = kverbs_session_begin(ucmd->file);
+	refused = kverbs_session_begin(ucmd->file, &user);
 	/* Pairs with the release in kverbs_listen_exec(). */
 	ret = run(ucmd->cmd, refused, smp_load_acquire(&ucmd->file->lsn));
 	if (!refused)
-		kverbs_session_end(ucmd->file);
+		kverbs_session_end(ucmd->file, user);
 	if (copy_to_user(ucmd->ubuffer + result_off, ucmd->cmd + result_off,
 			 result_len))
 		return -EFAULT;

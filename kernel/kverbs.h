@@ -22,6 +22,10 @@
  *                   and optionally a DMA mapping plus a fast-registration
  *                   MR.  Owned by the test.
  *  kverbs_msg       a small DMA-mapped control message (send or receive).
+ *  kverbs_user      what one user's tests hold, against the per-user
+ *                   limits (user.c).  Referenced by each running session
+ *                   and each buffer or pinned range charged to it; freed
+ *                   with the last reference.
  */
 #ifndef _KVERBS_H
 #define _KVERBS_H
@@ -51,6 +55,8 @@ extern unsigned int kverbs_timeout_ms;
 extern unsigned int kverbs_max_sessions;
 extern unsigned int kverbs_max_sessions_per_file;
 extern unsigned int kverbs_max_pinned_mb;
+extern unsigned int kverbs_max_sessions_per_user;
+extern unsigned int kverbs_max_pinned_mb_per_user;
 
 /*
  * struct kverbs_fail - the first thing that went wrong in a test, as it
@@ -366,6 +372,7 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
  * @len: bytes in use; the sg table describes exactly these
  * @npages: pages allocated, enough for @len
  * @accounted: pages counted against max_pinned_mb
+ * @user: whom @accounted is charged to, NULL while nothing is
  * @pages: the pages
  * @vaddr: contiguous kernel mapping of @pages for the CPU
  * @sgt: scatter/gather table of the first @len bytes
@@ -382,6 +389,7 @@ struct kverbs_buf {
 	size_t len;
 	unsigned int npages;
 	unsigned int accounted;
+	struct kverbs_user *user;
 	struct page **pages;
 	void *vaddr;
 	struct sg_table sgt;
@@ -516,6 +524,7 @@ void kverbs_chardev_unregister(void);
  * @pages: the pinned pages
  * @npages: how many are pinned
  * @accounted: pages counted against max_pinned_mb
+ * @user: whom @accounted is charged to, NULL while nothing is
  * @vaddr: a kernel mapping of @pages
  * @kaddr: the first byte of the range in that mapping
  * @len: bytes in the range
@@ -524,6 +533,7 @@ struct kverbs_ubuf {
 	struct page **pages;
 	unsigned int npages;
 	unsigned int accounted;
+	struct kverbs_user *user;
 	void *vaddr;
 	void *kaddr;
 	size_t len;
@@ -533,8 +543,19 @@ int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len);
 void kverbs_ubuf_written(struct kverbs_ubuf *ub, void *p, size_t len);
 void kverbs_ubuf_unpin(struct kverbs_ubuf *ub);
 
-/* mr.c: memory all tests hold for RDMA, against max_pinned_mb */
-int kverbs_pin_account(unsigned int npages);
-void kverbs_pin_unaccount(unsigned int npages);
+/*
+ * mr.c: memory all tests hold for RDMA, against max_pinned_mb, and
+ * each user's against max_pinned_mb_per_user
+ */
+struct kverbs_user;
+int kverbs_pin_account(struct kverbs_user **user, unsigned int npages);
+void kverbs_pin_unaccount(struct kverbs_user *user, unsigned int npages);
+
+/* user.c: what each user's tests hold, against the per-user limits */
+struct kverbs_user *kverbs_user_session_begin(void);
+void kverbs_user_session_end(struct kverbs_user *user);
+struct kverbs_user *kverbs_user_pin(unsigned long npages);
+void kverbs_user_unpin(struct kverbs_user *user, unsigned long npages);
+void kverbs_users_exit(void);
 
 #endif /* _KVERBS_H */

@@ -38,7 +38,9 @@ MODULE_PARM_DESC(timeout_ms,
 /*
  * Limits, so that no caller can make the module pin memory or hold
  * connections without bound: past one, a test fails with a clear errno
- * (ENFILE, EMFILE, ENOBUFS) instead of pushing the machine into OOM.
+ * (ENFILE, EMFILE, EDQUOT, ENOBUFS) instead of pushing the machine into
+ * OOM.  The per-user ones (user.c) are half the module's, so that one
+ * user at its limits leaves room for another.
  */
 unsigned int kverbs_max_sessions = 256;
 module_param_named(max_sessions, kverbs_max_sessions, uint, 0644);
@@ -53,6 +55,16 @@ unsigned int kverbs_max_pinned_mb = 1024;
 module_param_named(max_pinned_mb, kverbs_max_pinned_mb, uint, 0644);
 MODULE_PARM_DESC(max_pinned_mb,
 		 "memory all tests together may hold for RDMA, in MiB (default 1024)");
+
+unsigned int kverbs_max_sessions_per_user = 128;
+module_param_named(max_sessions_per_user, kverbs_max_sessions_per_user, uint, 0644);
+MODULE_PARM_DESC(max_sessions_per_user,
+		 "tests one user (effective uid) may run at once (default 128)");
+
+unsigned int kverbs_max_pinned_mb_per_user = 512;
+module_param_named(max_pinned_mb_per_user, kverbs_max_pinned_mb_per_user, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb_per_user,
+		 "memory one user's tests may hold for RDMA, in MiB (default 512)");
 
 static int __init kverbs_init(void)
 {
@@ -76,6 +88,7 @@ static void __exit kverbs_exit(void)
 {
 	kverbs_chardev_unregister();
 	kverbs_devices_unregister();
+	kverbs_users_exit();
 }
 
 module_init(kverbs_init);

@@ -43,28 +43,45 @@ unsigned int kverbs_max_reg_size(struct ib_device *ibdev)
 static atomic_long_t kverbs_pinned_pages = ATOMIC_LONG_INIT(0);
 
 /**
- * kverbs_pin_account - reserve @npages against the max_pinned_mb limit
- * @npages: pages about to be allocated for RDMA
+ * kverbs_pin_account - reserve @npages against max_pinned_mb, and against
+ *	the caller's user's max_pinned_mb_per_user
+ * @user: set to the user charged, to be kept with the pages; untouched
+ *	on failure
+ * @npages: pages about to be allocated or pinned for RDMA, at least 1
  *
- * Returns 0, or -ENOBUFS when that would pass the limit.
+ * Call it in the thread of the test's ioctl.
+ *
+ * Returns 0, -ENOBUFS past the module's limit, -EDQUOT past the user's,
+ * or -ENOMEM.
  */
-int kverbs_pin_account(unsigned int npages)
+int kverbs_pin_account(struct kverbs_user **user, unsigned int npages)
 {
 	long limit = (long)READ_ONCE(kverbs_max_pinned_mb) << (20 - PAGE_SHIFT);
+	struct kverbs_user *charged;
 
 	if (atomic_long_add_return(npages, &kverbs_pinned_pages) > limit) {
 		atomic_long_sub(npages, &kverbs_pinned_pages);
 		return -ENOBUFS;
 	}
+	charged = kverbs_user_pin(npages);
+	if (IS_ERR(charged)) {
+		atomic_long_sub(npages, &kverbs_pinned_pages);
+		return PTR_ERR(charged);
+	}
+	*user = charged;
 	return 0;
 }
 
 /**
  * kverbs_pin_unaccount - give back what kverbs_pin_account() reserved
+ * @user: the user it charged, or NULL if it charged nothing
  * @npages: as reserved
  */
-void kverbs_pin_unaccount(unsigned int npages)
+void kverbs_pin_unaccount(struct kverbs_user *user, unsigned int npages)
 {
+	if (!user)
+		return;
+	kverbs_user_unpin(user, npages);
 	atomic_long_sub(npages, &kverbs_pinned_pages);
 }
 
@@ -80,7 +97,8 @@ static int kverbs_buf_build_sgt(struct kverbs_buf *buf, size_t len)
  * @buf: zeroed by the caller
  * @len: size, at least 1
  *
- * Returns 0, -ENOBUFS past the module's max_pinned_mb, or -ENOMEM.
+ * Returns 0, -ENOBUFS past the module's max_pinned_mb, -EDQUOT past the
+ * caller's max_pinned_mb_per_user, or -ENOMEM.
  * kverbs_buf_free() releases what was allocated, also after a failure.
  */
 int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len)
@@ -88,7 +106,7 @@ int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len)
 	unsigned int i, npages = DIV_ROUND_UP(len, PAGE_SIZE);
 	int ret;
 
-	ret = kverbs_pin_account(npages);
+	ret = kverbs_pin_account(&buf->user, npages);
 	if (ret)
 		return ret;
 	buf->accounted = npages;
@@ -207,7 +225,7 @@ void kverbs_buf_free(struct kverbs_buf *buf)
 	for (i = 0; i < buf->npages; i++)
 		__free_page(buf->pages[i]);
 	kvfree(buf->pages);
-	kverbs_pin_unaccount(buf->accounted);
+	kverbs_pin_unaccount(buf->user, buf->accounted);
 	memset(buf, 0, sizeof(*buf));
 }
 

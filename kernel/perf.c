@@ -499,6 +499,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
+		res->valid = refused ? KVERBS_RESULT_REFUSED : 0;
 		res->failed_step = KVERBS_STEP_SETUP;
 		return res->error;
 	}

@@ -220,6 +220,7 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
+		res->valid = refused ? KVERBS_RESULT_REFUSED : 0;
 		res->failed_step = KVERBS_STEP_SETUP;
 		return res->error;
 	}

@@ -9,8 +9,8 @@
  * userfaultfd that nobody serves, a FUSE file whose daemon is stuck.  So
  * the caller's pages are pinned before anything else, while the test
  * holds nothing, and written through a kernel mapping while it runs: no
- * fault, no wait.  The pin counts against max_pinned_mb like the test's
- * own buffers.
+ * fault, no wait.  The pin counts against max_pinned_mb and the user's
+ * max_pinned_mb_per_user like the test's own buffers.
  */
 #include "kverbs.h"
 
@@ -29,7 +29,8 @@
  * signal ends it.  Call it before the test holds any device.
  *
  * Returns 0 with @ub->kaddr mapping the range, -EFAULT when a page of it
- * cannot be written, -ENOBUFS past max_pinned_mb, or -ENOMEM.
+ * cannot be written, -ENOBUFS past max_pinned_mb, -EDQUOT past
+ * max_pinned_mb_per_user, or -ENOMEM.
  * kverbs_ubuf_unpin() releases it, also after a failure.
  */
 int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
@@ -41,7 +42,7 @@ int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
 	if (!len || uaddr + len < uaddr)
 		return -EFAULT;
 	npages = DIV_ROUND_UP((uaddr & ~PAGE_MASK) + len, PAGE_SIZE);
-	ret = kverbs_pin_account(npages);
+	ret = kverbs_pin_account(&ub->user, npages);
 	if (ret)
 		return ret;
 	ub->accounted = npages;
@@ -91,6 +92,6 @@ void kverbs_ubuf_unpin(struct kverbs_ubuf *ub)
 	if (ub->npages)
 		unpin_user_pages_dirty_lock(ub->pages, ub->npages, true);
 	kvfree(ub->pages);
-	kverbs_pin_unaccount(ub->accounted);
+	kverbs_pin_unaccount(ub->user, ub->accounted);
 	memset(ub, 0, sizeof(*ub));
 }

@@ -48,6 +48,198 @@ test_max_pinned_mb() {
 	kv_client again 17803 -C 3 -S 1M -V || fail "after the limit: $(cat "$KV_TMP/again.err")"
 }
 
+# The per-user limits, with two unprivileged users A and B: uids with no
+# passwd entry, in group rdma (or, where the guest has no such group, a
+# gid with no entry either), for which /dev/kverbs is made group-usable
+# as the udev rule makes it.  A holds all it may; its next test is
+# refused with EDQUOT, while B runs a full validated ping at the same
+# time: the control that shows the limit is A's and not everyone's.
+UID_A=61001
+UID_B=61002
+rdma_gid=$(getent group rdma | cut -d: -f3)
+rdma_gid=${rdma_gid:-61000}
+
+# users_allow / users_restore: give /dev/kverbs to the group, and the
+# tool's directory (run.sh's copy, root's 0700) to everyone; then back.
+# The tool keeps its path, so the leftover sweep still finds it.
+users_allow() {
+	chgrp "$rdma_gid" /dev/kverbs && chmod 660 /dev/kverbs &&
+		chmod 711 "$(dirname "$KVERBS")"
+}
+
+users_restore() {
+	chown root:root /dev/kverbs
+	chmod 600 /dev/kverbs
+	chmod 700 "$(dirname "$KVERBS")"
+}
+
+# as_user UID CMD...: run CMD as UID, in the rdma group only, no caps.
+as_user() {
+	local uid=$1
+	shift
+	setpriv --reuid="$uid" --regid="$uid" --groups="$rdma_gid" \
+		--inh-caps=-all -- "$@"
+}
+
+# user_server NAME UID PORT [ping options]: kv_server, run as UID.  Not
+# through as_user: kv_pid_NAME is the tool's own, for the signal that
+# ends a persistent server.
+user_server() {
+	local name=$1 uid=$2 port=$3
+	shift 3
+	setpriv --reuid="$uid" --regid="$uid" --groups="$rdma_gid" --inh-caps=-all -- \
+		"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" --json "$@" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
+	eval "kv_pid_$name=$!"
+	if ! wait_for 10 kv_listening "$KV_ADDR" "$port"; then
+		echo "server $name (uid $uid) did not start listening on $KV_ADDR:$port"
+		cat "$KV_TMP/$name.err"
+		return 1
+	fi
+}
+
+# user_client NAME UID PORT [ping options]: kv_client, run as UID.
+user_client() {
+	local name=$1 uid=$2 port=$3
+	shift 3
+	as_user "$uid" timeout -k 5 $((${KV_CLIENT_LIMIT:-120} * KV_TIME_SCALE)) \
+		"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json "$@" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
+}
+
+# user_ping_pair UID PORT COUNT [client options]: kv_ping_pair, both ends
+# run as UID.
+user_ping_pair() {
+	local uid=$1 port=$2 count=$3 rc
+	shift 3
+	user_server "srv$uid" "$uid" "$port" -V || return 1
+	user_client "cli$uid" "$uid" "$port" -V -C "$count" "$@"
+	rc=$?
+	kv_wait "srv$uid" 30 ||
+		{ echo "uid $uid: server failed:"; cat "$KV_TMP/srv$uid.err"; return 1; }
+	[ $rc = 0 ] ||
+		{ echo "uid $uid: client exited $rc:"; cat "$KV_TMP/cli$uid.err"; return 1; }
+	json_check "$KV_TMP/cli$uid.json" 'd["status"] == "ok"' "d['iterations'] == $count" \
+		'd["error"] is None' \
+		-- "$KV_TMP/srv$uid.json" 'd["status"] == "ok"' "d['iterations'] == $count" \
+		'd["clients"] == 1' 'd["clients_failed"] == 0'
+}
+
+# user_refused UID MESSAGE PORT [client options]: a client of UID fails
+# with exit 1, EDQUOT and MESSAGE.
+user_refused() {
+	local uid=$1 msg=$2 port=$3 rc=0
+	shift 3
+	user_client refused "$uid" "$port" -C 1 "$@" || rc=$?
+	[ $rc = 1 ] || fail "uid $uid: exit $rc, expected 1: $(cat "$KV_TMP/refused.json" "$KV_TMP/refused.err")" ||
+		return
+	json_check "$KV_TMP/refused.json" 'd["error"]["name"] == "EDQUOT"' \
+		'd["error"]["step"] == "setup"' "d['error']['message'] == \"$msg\""
+}
+
+# Is a connection to or from PORT up, or being made?  A ping client
+# allocates its buffers before it connects.
+connected_on() {
+	local line
+	while IFS= read -r line; do
+		[[ "$line " == *"state CONNECT "*":$1 "* ]] && return 0
+	done < <(rdma res show cm_id 2>/dev/null)
+	return 1
+}
+
+# with_users CMD...: run CMD with /dev/kverbs open to A and B, then close
+# it again, whatever CMD did.
+with_users() {
+	local rc
+	users_allow || { users_restore; fail "cannot open /dev/kverbs to group $rdma_gid"; return; }
+	"$@"
+	rc=$?
+	users_restore
+	return $rc
+}
+
+over_max_sessions_per_user() {
+	# A's two sessions: servers waiting for clients.
+	user_server a1 $UID_A 17811 -P || return 1
+	user_server a2 $UID_A 17812 -P || return 1
+	# A's third, to its own server, is refused before it begins.
+	user_refused $UID_A "too many tests are running as this user (max_sessions_per_user)" 17811 ||
+		return
+	# B, with two sessions of its own at the same time, is not.
+	user_ping_pair $UID_B 17813 3 || return
+	# Root either: its sessions are its own.
+	kv_ping_pair 17814 -C 2
+}
+
+test_max_sessions_per_user() {
+	with_users with_param max_sessions_per_user 2 over_max_sessions_per_user
+}
+
+over_max_pinned_mb_per_user() {
+	local hold rc
+	# A holds 4 MiB of its 6: the two 2 MiB buffers (as large as rxe
+	# registers) of a client that pings on, with root's server.
+	kv_server rsrv 17821 -P || return 1
+	setpriv --reuid=$UID_A --regid=$UID_A --groups="$rdma_gid" --inh-caps=-all -- \
+		"$KVERBS" ping -c -a "$KV_ADDR" -p 17821 -S 2M -C 0 --json \
+		>"$KV_TMP/hold.json" 2>"$KV_TMP/hold.err" &
+	hold=$!
+	pinned_while_held "$hold"
+	rc=$?
+	# Not left to the sweep: the test's output is read until it ends.
+	kill -INT "$hold"
+	wait_for 30 kv_ended "$hold" || kill -9 "$hold"
+	wait "$hold"
+	return $rc
+}
+
+pinned_while_held() {
+	local hold=$1
+	# Its buffers exist before it connects: wait for the connection.
+	wait_for 10 connected_on 17821 ||
+		fail "A's client did not connect: $(cat "$KV_TMP/hold.json" "$KV_TMP/hold.err")" || return
+	kv_alive "$hold" ||
+		fail "A's client ended: $(cat "$KV_TMP/hold.json" "$KV_TMP/hold.err")" || return
+	# A's next client would hold 4 MiB more: refused at its setup.
+	user_refused $UID_A "this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)" \
+		17821 -S 2M || return
+	# B holds all its 6 MiB with both ends of its ping (server 2,
+	# client 4), now.
+	user_ping_pair $UID_B 17822 3 -S 2M || return
+	kv_alive "$hold" ||
+		fail "A's client did not hold its memory throughout: $(cat "$KV_TMP/hold.json" "$KV_TMP/hold.err")"
+}
+
+test_max_pinned_mb_per_user() {
+	with_users with_param max_pinned_mb_per_user 6 over_max_pinned_mb_per_user
+}
+
+# What a user held is given back when its tests end, however they end:
+# A at its limits runs again and again.
+per_user_counts_return() {
+	local i
+	# Two persistent servers, ended by a signal, as ^C ends them.
+	user_server a1 $UID_A 17831 -P || return 1
+	user_server a2 $UID_A 17832 -P || return 1
+	# shellcheck disable=SC2154 # set by user_server
+	kill -INT "$kv_pid_a1" "$kv_pid_a2"
+	kv_wait a1 30
+	kv_wait a2 30
+	# Each pair takes both sessions, and all 3 MiB: server 1, client 2.
+	for i in 1 2 3; do
+		user_ping_pair $UID_A 17833 2 -S 1M || fail "pair $i" || return
+	done
+	# One refused past the limit gives back nothing it did not take.
+	user_refused $UID_A "this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)" \
+		17834 -S 2M || return
+	user_ping_pair $UID_A 17835 2 -S 1M || fail "after the refusal"
+}
+
+test_per_user_counts_return() {
+	with_users with_param max_sessions_per_user 2 \
+		with_param max_pinned_mb_per_user 3 per_user_counts_return
+}
+
 test_max_msg_size_is_enforced_by_the_module() {
 	with_param max_msg_size 4096 eval \
 		'timeout $((10 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -C 1 -S 8192 2> "$KV_TMP/e"; echo $? > "$KV_TMP/rc"'
@@ -80,4 +272,5 @@ test_timeout_ms_range() {
 }
 
 ktap_main test_max_sessions test_max_pinned_mb test_max_msg_size_is_enforced_by_the_module \
-	test_timeout_ms_range
+	test_timeout_ms_range test_max_sessions_per_user test_max_pinned_mb_per_user \
+	test_per_user_counts_return

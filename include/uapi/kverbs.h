@@ -395,11 +395,16 @@ enum kverbs_step {
  *	that ended the connection or the attempt to make one
  * @KVERBS_RESULT_MISMATCH: @mismatch_offset holds the first byte that
  *	differed from the pattern
+ * @KVERBS_RESULT_REFUSED: the test was refused before it began, by a
+ *	limit on tests running at once: @error is -ENFILE, -EMFILE or
+ *	-EDQUOT (or -ENOMEM).  It tells a refused session from memory
+ *	refused at the setup step with the same errno.
  */
 enum kverbs_result_flags {
 	KVERBS_RESULT_WC = 1 << 0,
 	KVERBS_RESULT_CM = 1 << 1,
 	KVERBS_RESULT_MISMATCH = 1 << 2,
+	KVERBS_RESULT_REFUSED = 1 << 3,
 };
 
 /**
@@ -504,7 +509,10 @@ struct kverbs_ping_log {
  * moved to another device, -EADDRNOTAVAIL when a server's address is not
  * one of this host's, -ENFILE or -EMFILE past the module's limits on
  * tests running in all or on this file, -ENOBUFS past its limit on memory
- * held for RDMA, -ENOMEM when the kernel is out of memory (@result then
+ * held for RDMA, -EDQUOT past the caller's user's (effective uid's) limit
+ * on tests running or on memory held (max_sessions_per_user,
+ * max_pinned_mb_per_user; @result.valid has KVERBS_RESULT_REFUSED for
+ * the first), -ENOMEM when the kernel is out of memory (@result then
  * names the step, KVERBS_STEP_SETUP if none had begun).
  */
 struct kverbs_ping {

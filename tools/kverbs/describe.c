@@ -114,6 +114,7 @@ const char *kv_errno_name(int err)
 		{ ENETDOWN, "ENETDOWN" }, { EACCES, "EACCES" },
 		/* A perf server's ceilings: a hello over them, a session past them. */
 		{ ERANGE, "ERANGE" }, { ETIME, "ETIME" },
+		{ EDQUOT, "EDQUOT" },
 	};
 	size_t i;
 
@@ -214,6 +215,11 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 	/* Limits are checked at whatever step allocates: name the limit. */
 	if (err == ENOBUFS)
 		return snprintf(buf, len, "the module's limit on memory for RDMA buffers is reached (max_pinned_mb)");
+	/* The user's limits: a refused session, else memory. */
+	if (err == EDQUOT && (res->valid & KVERBS_RESULT_REFUSED))
+		return snprintf(buf, len, "too many tests are running as this user (max_sessions_per_user)");
+	if (err == EDQUOT)
+		return snprintf(buf, len, "this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)");
 	/* The link going down is the cause; a failed completion its symptom. */
 	if (err == ENETDOWN)
 		return snprintf(buf, len, "the RDMA port went down in iteration %llu", iter);

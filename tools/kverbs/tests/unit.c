@@ -706,6 +706,26 @@ KV_TEST(describe_server_and_setup)
 			"a 1048576-byte buffer is more than the RDMA device can register with one MR");
 }
 
+KV_TEST(describe_per_user_limits)
+{
+	/* A session refused at its start: the kernel says it was refused. */
+	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_SETUP, 0);
+
+	cmd.result.valid = KVERBS_RESULT_REFUSED;
+	cmd.result.error = -EDQUOT;
+	KV_EXPECT_STREQ(kv_describe(EDQUOT, &cmd, PEER),
+			"too many tests are running as this user (max_sessions_per_user)");
+	/* The same errno, for buffers at the setup step: memory. */
+	cmd.result.valid = 0;
+	KV_EXPECT_STREQ(kv_describe(EDQUOT, &cmd, PEER),
+			"this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)");
+	/* Or for a log pinned first, on a server too. */
+	cmd = kv_ping_of(KVERBS_ROLE_SERVER, KVERBS_STEP_LOG, 0);
+	KV_EXPECT_STREQ(kv_describe(EDQUOT, &cmd, "0.0.0.0:7174"),
+			"this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)");
+	KV_EXPECT_STREQ(kv_errno_name(EDQUOT), "EDQUOT");
+}
+
 KV_TEST(describe_truncates_safely)
 {
 	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_NONE, 5);

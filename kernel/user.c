@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-user limits, so that one user who runs as many tests and holds as
+ * much memory as allowed still leaves room for another:
+ * max_sessions_per_user and max_pinned_mb_per_user, past which a test is
+ * refused with -EDQUOT, as keyrings refuse a user past its quota.
+ *
+ * A user is the caller's effective uid.  Every test, and everything it
+ * allocates, runs in the thread of its ioctl, so current_euid() there
+ * names whom to charge; root counts like anyone else.
+ *
+ * A struct kverbs_user exists while something is charged to it: each
+ * running session and each buffer or pinned range holds one reference
+ * and keeps the pointer, so that its release uncharges the user it
+ * charged, whatever the thread's credentials are by then.  The last
+ * reference takes it out of the table and frees it: with no test
+ * running, the table is empty.
+ */
+#include "kverbs.h"
+
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+/**
+ * struct kverbs_user - what one user's tests hold now
+ * @node: in kverbs_users, keyed by @uid
+ * @ref: one per charge: each running session, each buffer or pinned range
+ * @uid: the effective uid
+ * @sessions: tests running, against max_sessions_per_user
+ * @pinned: pages held, against max_pinned_mb_per_user
+ */
+struct kverbs_user {
+	struct hlist_node node;
+	refcount_t ref;
+	kuid_t uid;
+	unsigned int sessions;
+	unsigned long pinned;
+};
+
+static DEFINE_HASHTABLE(kverbs_users, 6);
+/*
+ * Protects kverbs_users and every user's counts; a reference is taken,
+ * and the last one dropped, only under it, so a user found in the table
+ * is alive.
+ */
+static DEFINE_SPINLOCK(kverbs_users_lock);
+
+static struct kverbs_user *kverbs_user_find(kuid_t uid)
+{
+	struct kverbs_user *user;
+
+	hash_for_each_possible(kverbs_users, user, node, __kuid_val(uid))
+		if (uid_eq(user->uid, uid))
+			return user;
+	return NULL;
+}
+
+static bool kverbs_user_fits(const struct kverbs_user *user,
+			     unsigned int sessions, unsigned long pages)
+{
+	u64 max_pages = (u64)READ_ONCE(kverbs_max_pinned_mb_per_user) <<
+			(20 - PAGE_SHIFT);
+
+	return (u64)user->sessions + sessions <=
+	       READ_ONCE(kverbs_max_sessions_per_user) &&
+	       (u64)user->pinned + pages <= max_pages;
+}
+
+/*
+ * Charge @sessions and @pages to the caller's user, within its limits.
+ * Returns the user, with a reference for the charge, ERR_PTR(-EDQUOT)
+ * past a limit, or ERR_PTR(-ENOMEM).
+ */
+static struct kverbs_user *kverbs_user_charge(unsigned int sessions,
+					      unsigned long pages)
+{
+	kuid_t uid = current_euid();
+	struct kverbs_user *user, *new = NULL;
+	int ret = 0;
+
+	spin_lock(&kverbs_users_lock);
+	user = kverbs_user_find(uid);
+	if (!user) {
+		spin_unlock(&kverbs_users_lock);
+		/*
+		 * Not charged to the caller's memory cgroup: it is shared
+		 * by every process of the uid, and there is at most one
+		 * per uid with a test running.
+		 */
+		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		if (!new)
+			return ERR_PTR(-ENOMEM);
+		new->uid = uid;
+		spin_lock(&kverbs_users_lock);
+		/* Another thread of the same user may have come first. */
+		user = kverbs_user_find(uid) ?: new;
+	}
+	if (!kverbs_user_fits(user, sessions, pages)) {
+		ret = -EDQUOT;
+		goto out_unlock;
+	}
+	user->sessions += sessions;
+	user->pinned += pages;
+	if (user == new) {
+		refcount_set(&user->ref, 1);
+		hash_add(kverbs_users, &user->node, __kuid_val(uid));
+		new = NULL;
+	} else {
+		refcount_inc(&user->ref);
+	}
+out_unlock:
+	spin_unlock(&kverbs_users_lock);
+	kfree(new);
+	return ret ? ERR_PTR(ret) : user;
+}
+
+/* Give back what kverbs_user_charge() charged, and its reference. */
+static void kverbs_user_uncharge(struct kverbs_user *user,
+				 unsigned int sessions, unsigned long pages)
+{
+	bool last;
+
+	spin_lock(&kverbs_users_lock);
+	WARN_ON_ONCE(user->sessions < sessions || user->pinned < pages);
+	user->sessions -= sessions;
+	user->pinned -= pages;
+	last = refcount_dec_and_test(&user->ref);
+	if (last)
+		hash_del(&user->node);
+	spin_unlock(&kverbs_users_lock);
+	if (last)
+		kfree(user);
+}
+
+/**
+ * kverbs_user_session_begin - count a test against its caller's user
+ *
+ * Call it in the thread of the test's ioctl.
+ *
+ * Returns the user, to be passed to kverbs_user_session_end() when the
+ * test ends; ERR_PTR(-EDQUOT) when the user already runs
+ * max_sessions_per_user tests, or ERR_PTR(-ENOMEM).
+ */
+struct kverbs_user *kverbs_user_session_begin(void)
+{
+	return kverbs_user_charge(1, 0);
+}
+
+/**
+ * kverbs_user_session_end - count a test out
+ * @user: as kverbs_user_session_begin() returned it
+ *
+ * May free @user.
+ */
+void kverbs_user_session_end(struct kverbs_user *user)
+{
+	kverbs_user_uncharge(user, 1, 0);
+}
+
+/**
+ * kverbs_user_pin - charge @npages to the caller's user
+ * @npages: pages about to be allocated or pinned for a test
+ *
+ * Call it in the thread of the test's ioctl.
+ *
+ * Returns the user, to be kept with the pages and passed to
+ * kverbs_user_unpin() when they are released; ERR_PTR(-EDQUOT) when
+ * that would pass max_pinned_mb_per_user, or ERR_PTR(-ENOMEM).
+ */
+struct kverbs_user *kverbs_user_pin(unsigned long npages)
+{
+	return kverbs_user_charge(0, npages);
+}
+
+/**
+ * kverbs_user_unpin - give back what kverbs_user_pin() charged
+ * @user: as kverbs_user_pin() returned it
+ * @npages: as charged
+ *
+ * May free @user.
+ */
+void kverbs_user_unpin(struct kverbs_user *user, unsigned long npages)
+{
+	kverbs_user_uncharge(user, 0, npages);
+}
+
+/**
+ * kverbs_users_exit - check that nothing is left charged, at unload
+ *
+ * Every test has ended by then, and released what it held.
+ */
+void kverbs_users_exit(void)
+{
+	WARN_ON(!hash_empty(kverbs_users));
+}
