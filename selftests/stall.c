@@ -7,9 +7,11 @@
  * Runs a validated ping client (its payload log) or a read_lat client
  * (its latency samples) against ADDR:PORT, with that output in a page
  * registered with userfaultfd: the first touch of it waits until this
- * program serves the page, which it does only when told.  It prints
- * "started" once the test is running in its thread, then reads commands
- * on stdin:
+ * program serves the page, which it does only when told.  (Or fails at
+ * once: a kernel whose long-term pin of user pages cannot wait for a
+ * userfaultfd, as Debian's 6.1, refuses the page with EFAULT.)  It
+ * prints "started" once the test is running in its thread, "returned
+ * ret=R errno=E" when its call returns, and reads commands on stdin:
  *
  *   serve   fill the page with zeros, which lets the test go on
  *
@@ -52,6 +54,8 @@ static void *stall_run(void *arg)
 	st->ret = ioctl(st->fd, st->ping ? KVERBS_IOC_PING : KVERBS_IOC_PERF,
 			st->ping ? (void *)&st->p : (void *)&st->f);
 	st->err = st->ret ? errno : 0;
+	printf("returned ret=%ld errno=%d\n", st->ret, st->err);
+	fflush(stdout);
 	return NULL;
 }
 
