@@ -39,7 +39,8 @@ int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
 	unsigned int npages;
 	int pinned, ret;
 
-	if (!len || uaddr + len < uaddr)
+	/* An address past what a 32-bit kernel's pointers hold is none. */
+	if (!len || uaddr + len < uaddr || uaddr + len - 1 > ULONG_MAX)
 		return -EFAULT;
 	npages = DIV_ROUND_UP((uaddr & ~PAGE_MASK) + len, PAGE_SIZE);
 	ret = kverbs_pin_account(&ub->user, npages);
