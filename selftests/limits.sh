@@ -159,9 +159,9 @@ with_users() {
 }
 
 over_max_sessions_per_user() {
-	# A's two sessions: servers waiting for clients.
-	user_server a1 $UID_A 17811 -P || return 1
-	user_server a2 $UID_A 17812 -P || return 1
+	# A's two sessions: servers waiting for clients, one each (-j 1).
+	user_server a1 $UID_A 17811 -P -j 1 || return 1
+	user_server a2 $UID_A 17812 -P -j 1 || return 1
 	# A's third, to its own server, is refused before it begins.
 	user_refused $UID_A "too many tests are running as this user (max_sessions_per_user)" 17811 ||
 		return
@@ -219,8 +219,8 @@ test_max_pinned_mb_per_user() {
 per_user_counts_return() {
 	local i
 	# Two persistent servers, ended by a signal, as ^C ends them.
-	user_server a1 $UID_A 17831 -P || return 1
-	user_server a2 $UID_A 17832 -P || return 1
+	user_server a1 $UID_A 17831 -P -j 1 || return 1
+	user_server a2 $UID_A 17832 -P -j 1 || return 1
 	# shellcheck disable=SC2154 # set by user_server
 	kill -INT "$kv_pid_a1" "$kv_pid_a2"
 	kv_wait a1 30
