@@ -2,11 +2,42 @@
 /*
  * kvlib: what kverbs' C selftests share.  The helpers report failures
  * and skips through ktap.h, so they are called from within test cases.
+ *
+ * A suite on kselftest_harness.h instead builds kvlib with -DKV_HARNESS:
+ * the few reporting macros kvlib uses then call kv_harness_fail() and
+ * kv_harness_skip(), which that suite defines for the test in progress.
  */
 #ifndef KVERBS_KVLIB_H
 #define KVERBS_KVLIB_H
 
+#ifndef KV_HARNESS
 #include "ktap.h"
+#else
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fails the test in progress; @fatal: ends it too. */
+void kv_harness_fail(int fatal, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Skips the test in progress, with @reason; does not return. */
+void kv_harness_skip(const char *reason) __attribute__((noreturn));
+
+/* Diagnostics to stderr, unbuffered: a test ends in _exit(). */
+#define kv_diag(fmt, ...) fprintf(stderr, "# " fmt "\n", ##__VA_ARGS__)
+#define KV_FAIL_AT(fatal, fmt, ...) \
+	kv_harness_fail(fatal, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+#define kv_skip(reason) kv_harness_skip(reason)
+#define KV_ASSERT_OK(call) do {						\
+	if ((call) != 0)						\
+		KV_FAIL_AT(1, "%s: %s", #call, strerror(errno));	\
+} while (0)
+#define KV_ASSERT_TRUE(c) do {						\
+	if (!(c))							\
+		KV_FAIL_AT(1, "%s is false", #c);			\
+} while (0)
+#endif
 
 #include <pthread.h>
 #include <stddef.h>

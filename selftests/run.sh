@@ -74,7 +74,9 @@ fi
 echo "1..$((${#tests[@]} + 1))"
 # A bound on each suite, so that one hang cannot cost the others: the
 # slowest takes some ten minutes on the debug lane's kernel.
-suite_limit=${KV_SUITE_LIMIT:-1200}
+# Its default is kselftest's per-suite timeout, in selftests/settings.
+settings_timeout=$(sed -n 's/^timeout=//p' "$here/settings" 2>/dev/null)
+suite_limit=${KV_SUITE_LIMIT:-${settings_timeout:-1200}}
 
 # Where the tasks of a suite that overran are: their kernel stacks, and
 # every blocked task of the guest (sysrq w), kernel threads included.

@@ -3,15 +3,21 @@
  * uapi: the /dev/kverbs ioctl contract of include/uapi/kverbs.h, checked
  * one call at a time for the exact errno (or output) each input must get.
  *
- * For each of KVERBS_IOC_INFO, _DEVICES, _PING and _PERF: the @size rules (too
- * small, larger with a zero tail, larger with a non-zero one), unknown
- * @flags bits and __reserved fields, arguments that cannot be read or
- * written, and the ioctl number with direction and size bits.  Unknown
- * ioctl numbers.  What INFO and DEVICES report, also into entries larger
- * than the kernel's.  Every argument check of PING, and, over the
- * guest's soft-RoCE device, a refused connection, a ping with a payload
- * log and a ping whose log the kernel cannot write.  Every argument check
- * of PERF, and a perf client that nobody answers.
+ * For each of KVERBS_IOC_INFO, _DEVICES, _PING, _PERF and _LISTEN (the
+ * kverbs_cmd fixture, one variant per command): the @size rules
+ * (cmd_length: too small, the first version's size, larger with a zero
+ * tail, larger with a non-zero one), unknown @flags bits, arguments that
+ * cannot be read or written, and the ioctl number with direction and
+ * size bits.  Unknown ioctl numbers.  What INFO and DEVICES report, also
+ * into entries larger than the kernel's.  Every argument check of PING
+ * and PERF (those they share: the kverbs_test_cmd fixture), and, over
+ * the guest's soft-RoCE device, a refused connection, a ping with a
+ * payload log and a ping whose log the kernel cannot write, and a perf
+ * client that nobody answers.
+ *
+ * Written on kselftest_harness.h, which selftests/Makefile takes from
+ * Debian's linux-source-6.12 at build time.  Each test runs in a process
+ * of its own, with /dev/kverbs opened by its fixture.
  *
  * Runs as root in a guest where selftests/run.sh brought up $KV_DEV on
  * $KV_ADDR and loaded the module.  Without /dev/kverbs every test skips.
@@ -23,6 +29,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -33,7 +40,7 @@
 
 #include <uapi/kverbs.h>
 
-KV_MAIN()
+#include "kselftest_harness.h"
 
 /*
  * Ports 17400-17499 are this program's, so that the shell tests' servers
@@ -57,8 +64,114 @@ KV_MAIN()
 			 sizeof(struct kverbs_perf) + 64 : sizeof(struct kverbs_ping) + 64)
 
 /* ------------------------------------------------------------------ */
+/* What the harness lacks: errno checks, failures with a message       */
+/* ------------------------------------------------------------------ */
+
+/* A call that must fail with @err: it returns -1 and sets errno to @err. */
+#define __KV_ERRNO(kind, err, call) do {				\
+	errno = 0;							\
+	long __r = (long)(call);					\
+	int __e = errno;						\
+	kind##_EQ(-1, __r) TH_LOG("%s: errno %d (%s), expected %d (%s)", \
+				  #call, __e, strerror(__e), (err), strerror(err)); \
+	kind##_EQ((err), __e) TH_LOG("%s: %s, expected %s", #call,	\
+				     strerror(__e), strerror(err));	\
+} while (0)
+#define EXPECT_ERRNO(err, call) __KV_ERRNO(EXPECT, err, call)
+#define ASSERT_ERRNO(err, call) __KV_ERRNO(ASSERT, err, call)
+
+/* A call that must succeed: it returns 0. */
+#define __KV_OK(kind, call) do {					\
+	errno = 0;							\
+	long __r = (long)(call);					\
+	int __e = errno;						\
+	kind##_EQ(0, __r) TH_LOG("%s: errno %d (%s)", #call, __e,	\
+				 strerror(__e));			\
+} while (0)
+#define EXPECT_OK(call) __KV_OK(EXPECT, call)
+#define ASSERT_OK(call) __KV_OK(ASSERT, call)
+
+/* A failure that no comparison says as well as its message. */
+#define KV_FAIL(fmt, ...) do {						\
+	TH_LOG(fmt, ##__VA_ARGS__);					\
+	_metadata->exit_code = KSFT_FAIL;				\
+} while (0)
+/* The same, ending the test. */
+#define KV_FAIL_FATAL(fmt, ...) ASSERT_TRUE(0) TH_LOG(fmt, ##__VA_ARGS__)
+
+/* Has the test failed so far? */
+#define kv_failed() (_metadata->exit_code == KSFT_FAIL)
+
+/*
+ * kvlib's reports (kvlib.h, KV_HARNESS), for the test in progress: each
+ * test runs in a process of its own, whose fixture set this.
+ */
+static struct __test_metadata *kv_meta;
+
+void kv_harness_fail(int fatal, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "# %s:%d:%s:", file, line, kv_meta->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	kv_meta->exit_code = KSFT_FAIL;
+	if (fatal) {
+		/* What a failed ASSERT_*() does. */
+		kv_meta->aborted = true;
+		longjmp(kv_meta->env, 1);
+	}
+}
+
+void kv_harness_skip(const char *reason)
+{
+	struct __test_metadata *_metadata = kv_meta;
+
+	/* The harness ends the test and runs its teardown from here. */
+	SKIP(longjmp(_metadata->env, 1), "%s", reason);
+	abort();	/* not reached */
+}
+
+/* ------------------------------------------------------------------ */
 /* The device, the environment, memory that faults                     */
 /* ------------------------------------------------------------------ */
+
+/*
+ * /dev/kverbs, opened for each test, which runs in a process of its own;
+ * kvlib's kv_fd is the same file.  Without the module every test skips.
+ */
+static void kv_open(struct __test_metadata *_metadata, int *fd)
+{
+	kv_meta = _metadata;
+	*fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
+	if (*fd < 0 && (errno == ENOENT || errno == ENXIO || errno == ENODEV))
+		SKIP(return, "no /dev/kverbs: module not loaded");
+	ASSERT_LE(0, *fd) TH_LOG("open /dev/kverbs: %s", strerror(errno));
+	kv_fd = *fd;
+}
+
+static void kv_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	kv_fd = -1;
+}
+
+FIXTURE(kverbs) {
+	int fd;
+};
+
+FIXTURE_SETUP(kverbs)
+{
+	kv_open(_metadata, &self->fd);
+}
+
+FIXTURE_TEARDOWN(kverbs)
+{
+	kv_close(self->fd);
+}
 
 static int kv_all_bytes(const void *buf, size_t len, unsigned char byte)
 {
@@ -124,20 +237,29 @@ static void *kv_readonly_copy(const void *src, size_t len)
 	return kv_mem.ro;
 }
 
-static unsigned int kv_max_msg_size(void)
+/* A parameter of the module's. */
+static unsigned long long kv_param(const char *param)
 {
-	const char *path = "/sys/module/kverbs/parameters/max_msg_size";
-	unsigned long v;
+	unsigned long long v;
+	char path[128];
 	FILE *f;
 	int n;
 
-	kv_dev();	/* no module, no parameters: a skip, not a failure */
+	snprintf(path, sizeof(path), "/sys/module/kverbs/parameters/%s", param);
 	f = fopen(path, "r");
 	if (!f)
 		KV_FAIL_AT(1, "%s: %s", path, strerror(errno));
-	n = fscanf(f, "%lu", &v);
+	n = fscanf(f, "%llu", &v);
 	fclose(f);
-	KV_ASSERT_EQ(n, 1);
+	if (n != 1)
+		KV_FAIL_AT(1, "%s: not a number", path);
+	return v;
+}
+
+static unsigned int kv_max_msg_size(void)
+{
+	unsigned long long v = kv_param("max_msg_size");
+
 	/* Nothing would be above the limit: no EMSGSIZE to provoke. */
 	if (v >= UINT32_MAX)
 		kv_skip("max_msg_size is the largest __u32");
@@ -152,15 +274,14 @@ static unsigned int kv_max_msg_size(void)
  * struct kv_cmd - one command, for the checks every command shares
  * @ioc: its ioctl number
  * @nr: the command number within it
- * @size: sizeof its (first-version) struct
+ * @size: sizeof its struct as this uAPI header has it
+ * @min_size: the smallest the kernel takes: the struct of the command's
+ *	first version, where fields were added since (0: @size)
  * @fill: writes into a zeroed buffer an argument that passes the size
  *	checks and then gets @expect
  * @expect: 0 if the filled argument succeeds, else the errno it gets
- */
-/*
- * @size is the struct as this uAPI header has it, @min_size the smallest
- * the kernel takes: the struct of the command's first version, where
- * fields were added since (0: @size).
+ * @no_output: the command writes nothing back: a read-only argument is
+ *	no fault
  */
 struct kv_cmd {
 	unsigned long ioc;
@@ -169,6 +290,7 @@ struct kv_cmd {
 	size_t min_size;
 	void (*fill)(void *arg);
 	int expect;
+	bool no_output;
 };
 
 static size_t kv_cmd_min_size(const struct kv_cmd *c)
@@ -178,7 +300,7 @@ static size_t kv_cmd_min_size(const struct kv_cmd *c)
 
 static long kv_ioctl(unsigned long ioc, void *arg)
 {
-	return ioctl(kv_dev(), ioc, arg);
+	return ioctl(kv_fd, ioc, arg);
 }
 
 /* An aligned buffer for an argument and a tail behind it. */
@@ -190,52 +312,98 @@ static union {
 /* Fill kv_arg.b with @c's argument, claiming @size bytes; the rest stays zero. */
 static void *kv_cmd_arg(const struct kv_cmd *c, __u32 size)
 {
-	kv_dev();
 	memset(&kv_arg, 0, sizeof(kv_arg));
 	c->fill(kv_arg.b);
 	memcpy(kv_arg.b, &size, sizeof(size));
 	return kv_arg.b;
 }
 
-static void kv_cmd_call(const struct kv_cmd *c, void *arg, int err)
+/* Each test of this fixture runs once for each command: its variants. */
+FIXTURE(kverbs_cmd) {
+	int fd;
+};
+
+FIXTURE_VARIANT(kverbs_cmd) {
+	const struct kv_cmd *cmd;
+};
+
+FIXTURE_SETUP(kverbs_cmd)
+{
+	kv_open(_metadata, &self->fd);
+}
+
+FIXTURE_TEARDOWN(kverbs_cmd)
+{
+	kv_close(self->fd);
+}
+
+static void kv_cmd_call(struct __test_metadata *_metadata,
+			const struct kv_cmd *c, void *arg, int err)
 {
 	if (err)
-		KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), err);
+		EXPECT_ERRNO(err, kv_ioctl(c->ioc, arg));
 	else
-		KV_EXPECT_OK(kv_ioctl(c->ioc, arg));
+		EXPECT_OK(kv_ioctl(c->ioc, arg));
 }
 
-static void kv_size_zero(const struct kv_cmd *c)
+/*
+ * The @size rules of include/uapi/kverbs.h, at their edges: one byte
+ * short of the first version's struct is refused; that struct, and this
+ * header's, are taken; a larger one is the same call if its tail is
+ * zero (and the kernel writes nothing there), -E2BIG if it is not.
+ */
+TEST_F(kverbs_cmd, cmd_length)
 {
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, 0)), EINVAL);
+	const struct kv_cmd *c = variant->cmd;
+	unsigned char *arg;
+
+	EXPECT_ERRNO(EINVAL, kv_ioctl(c->ioc, kv_cmd_arg(c, kv_cmd_min_size(c) - 1)));
+	kv_cmd_call(_metadata, c, kv_cmd_arg(c, kv_cmd_min_size(c)), c->expect);
+	kv_cmd_call(_metadata, c, kv_cmd_arg(c, c->size), c->expect);
+	arg = kv_cmd_arg(c, c->size + 1);
+	kv_cmd_call(_metadata, c, arg, c->expect);
+	EXPECT_EQ(0, arg[c->size]);
+	arg = kv_cmd_arg(c, c->size + 1);
+	arg[c->size] = 0x80;
+	EXPECT_ERRNO(E2BIG, kv_ioctl(c->ioc, arg));
 }
 
-static void kv_size_too_small(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, size_zero)
 {
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, kv_cmd_min_size(c) - 1)), EINVAL);
+	const struct kv_cmd *c = variant->cmd;
+
+	EXPECT_ERRNO(EINVAL, kv_ioctl(c->ioc, kv_cmd_arg(c, 0)));
+}
+
+TEST_F(kverbs_cmd, size_too_small)
+{
+	const struct kv_cmd *c = variant->cmd;
+
+	EXPECT_ERRNO(EINVAL, kv_ioctl(c->ioc, kv_cmd_arg(c, kv_cmd_min_size(c) - 1)));
 	/* Just the size field itself. */
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_cmd_arg(c, sizeof(__u32))), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(c->ioc, kv_cmd_arg(c, sizeof(__u32))));
 }
 
 /*
  * A newer caller's larger struct is accepted when the bytes the kernel
  * does not know are zero, and the kernel writes nothing into them.
  */
-static void kv_size_larger_zero_tail(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, larger_zero_tail)
 {
 	static const size_t extra[] = { 8, 64 };
+	const struct kv_cmd *c = variant->cmd;
 	unsigned char *arg;
 	size_t i;
 
-	for (i = 0; i < KV_ARRAY_SIZE(extra); i++) {
+	for (i = 0; i < ARRAY_SIZE(extra); i++) {
 		arg = kv_cmd_arg(c, c->size + extra[i]);
-		kv_cmd_call(c, arg, c->expect);
-		KV_EXPECT_TRUE(kv_all_bytes(arg + c->size, extra[i], 0));
+		kv_cmd_call(_metadata, c, arg, c->expect);
+		EXPECT_TRUE(kv_all_bytes(arg + c->size, extra[i], 0));
 	}
 }
 
 /* Any non-zero byte the kernel does not know: -E2BIG. */
-static void kv_size_larger_nonzero_tail(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, nonzero_tail)
 {
 	static const struct {
 		size_t extra, at;
@@ -244,79 +412,74 @@ static void kv_size_larger_nonzero_tail(const struct kv_cmd *c)
 		{ 64, 0 },	/* the first byte of a large one */
 		{ 64, 63 },	/* its last */
 	};
+	const struct kv_cmd *c = variant->cmd;
 	unsigned char *arg;
 	size_t i;
 
-	for (i = 0; i < KV_ARRAY_SIZE(cases); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		arg = kv_cmd_arg(c, c->size + cases[i].extra);
 		arg[c->size + cases[i].at] = 0x01;
-		KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), E2BIG);
+		EXPECT_ERRNO(E2BIG, kv_ioctl(c->ioc, arg));
 	}
 }
 
 /* @flags is the second __u32 of every argument struct. */
-static void kv_unknown_flag(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, unknown_flag)
 {
+	const struct kv_cmd *c = variant->cmd;
 	__u32 *arg = kv_cmd_arg(c, c->size);
 
 	arg[1] |= 1U << 31;
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(c->ioc, arg));
 }
 
-static void kv_null_arg(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, null_arg)
 {
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, NULL), EFAULT);
+	EXPECT_ERRNO(EFAULT, kv_ioctl(variant->cmd->ioc, NULL));
 }
 
-static void kv_unmapped_arg(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, unmapped_arg)
 {
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, kv_unmapped()), EFAULT);
+	EXPECT_ERRNO(EFAULT, kv_ioctl(variant->cmd->ioc, kv_unmapped()));
 }
 
 /* @size can be read, everything after it lies in the PROT_NONE page. */
-static void kv_only_size_readable(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, only_size_readable)
 {
 	__u32 *size = kv_before_unmapped(sizeof(__u32));
 
-	*size = c->size;
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, size), EFAULT);
+	*size = variant->cmd->size;
+	EXPECT_ERRNO(EFAULT, kv_ioctl(variant->cmd->ioc, size));
 }
 
-/* A valid argument whose output cannot be written back. */
-static void kv_readonly_arg(const struct kv_cmd *c)
+/*
+ * A valid argument whose output cannot be written back; a command
+ * without output reads it as well as any.
+ */
+TEST_F(kverbs_cmd, readonly_arg)
 {
+	const struct kv_cmd *c = variant->cmd;
 	void *arg = kv_readonly_copy(kv_cmd_arg(c, c->size), c->size);
 
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), EFAULT);
+	if (c->no_output)
+		kv_cmd_call(_metadata, c, arg, c->expect);
+	else
+		EXPECT_ERRNO(EFAULT, kv_ioctl(c->ioc, arg));
 }
 
 /* The right command number, but with direction and size bits: not ours. */
-static void kv_ioctl_with_dir_bits(const struct kv_cmd *c)
+TEST_F(kverbs_cmd, ioctl_with_dir_bits)
 {
+	const struct kv_cmd *c = variant->cmd;
 	void *arg = kv_cmd_arg(c, c->size);
 
-	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_READ | _IOC_WRITE, KVERBS_TYPE, c->nr,
-				      c->size), arg), ENOTTY);
-	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_READ, KVERBS_TYPE, c->nr, c->size), arg),
-			ENOTTY);
-	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_WRITE, KVERBS_TYPE, c->nr, c->size), arg),
-			ENOTTY);
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IOC(_IOC_READ | _IOC_WRITE, KVERBS_TYPE, c->nr,
+					   c->size), arg));
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IOC(_IOC_READ, KVERBS_TYPE, c->nr, c->size), arg));
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IOC(_IOC_WRITE, KVERBS_TYPE, c->nr, c->size), arg));
 	/* A size without a direction is not _IO() either. */
-	KV_EXPECT_ERRNO(kv_ioctl(_IOC(_IOC_NONE, KVERBS_TYPE, c->nr, c->size), arg),
-			ENOTTY);
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IOC(_IOC_NONE, KVERBS_TYPE, c->nr, c->size), arg));
 }
-
-#define KV_COMMON_TESTS(cmd)						\
-	KV_TEST(cmd##_size_zero) { kv_size_zero(&kv_cmd_##cmd); }	\
-	KV_TEST(cmd##_size_too_small) { kv_size_too_small(&kv_cmd_##cmd); } \
-	KV_TEST(cmd##_larger_zero_tail) { kv_size_larger_zero_tail(&kv_cmd_##cmd); } \
-	KV_TEST(cmd##_nonzero_tail) { kv_size_larger_nonzero_tail(&kv_cmd_##cmd); } \
-	KV_TEST(cmd##_unknown_flag) { kv_unknown_flag(&kv_cmd_##cmd); } \
-	KV_TEST(cmd##_null_arg) { kv_null_arg(&kv_cmd_##cmd); }	\
-	KV_TEST(cmd##_unmapped_arg) { kv_unmapped_arg(&kv_cmd_##cmd); } \
-	KV_TEST(cmd##_only_size_readable) { kv_only_size_readable(&kv_cmd_##cmd); } \
-	KV_TEST(cmd##_readonly_arg) { kv_readonly_arg(&kv_cmd_##cmd); } \
-	KV_TEST(cmd##_ioctl_with_dir_bits) { kv_ioctl_with_dir_bits(&kv_cmd_##cmd); }
 
 /* ------------------------------------------------------------------ */
 /* Unknown commands                                                     */
@@ -332,30 +495,29 @@ static struct kverbs_info *kv_info_arg(void)
 	return &info;
 }
 
-KV_TEST(ioctl_unknown_nr_above)
+TEST_F(kverbs, ioctl_unknown_nr_above)
 {
 	/* The first number after the last command. */
-	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, KVERBS_CMD_LISTEN + 1), kv_info_arg()),
-			ENOTTY);
-	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0xff), kv_info_arg()), ENOTTY);
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO(KVERBS_TYPE, KVERBS_CMD_LISTEN + 1), kv_info_arg()));
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO(KVERBS_TYPE, 0xff), kv_info_arg()));
 }
 
-KV_TEST(ioctl_unknown_nr_below)
+TEST_F(kverbs, ioctl_unknown_nr_below)
 {
 	/* 0x00-0x7f of type 'k' belong to others. */
-	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x7f), kv_info_arg()), ENOTTY);
-	KV_EXPECT_ERRNO(kv_ioctl(_IO(KVERBS_TYPE, 0x00), kv_info_arg()), ENOTTY);
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO(KVERBS_TYPE, 0x7f), kv_info_arg()));
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO(KVERBS_TYPE, 0x00), kv_info_arg()));
 }
 
-KV_TEST(ioctl_other_type)
+TEST_F(kverbs, ioctl_other_type)
 {
-	KV_EXPECT_ERRNO(kv_ioctl(_IO('x', KVERBS_CMD_INFO), kv_info_arg()), ENOTTY);
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO('x', KVERBS_CMD_INFO), kv_info_arg()));
 }
 
-KV_TEST(ioctl_info_iowr)
+TEST_F(kverbs, ioctl_info_iowr)
 {
-	KV_EXPECT_ERRNO(kv_ioctl(_IOWR(KVERBS_TYPE, KVERBS_CMD_INFO, struct kverbs_info),
-				 kv_info_arg()), ENOTTY);
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IOWR(KVERBS_TYPE, KVERBS_CMD_INFO,
+					    struct kverbs_info), kv_info_arg()));
 }
 
 /* ------------------------------------------------------------------ */
@@ -376,9 +538,11 @@ static const struct kv_cmd kv_cmd_info = {
 	.fill = kv_fill_info,
 };
 
-KV_COMMON_TESTS(info)
+FIXTURE_VARIANT_ADD(kverbs_cmd, info) {
+	.cmd = &kv_cmd_info,
+};
 
-KV_TEST(info_reports_module)
+TEST_F(kverbs, info_reports_module)
 {
 	struct kverbs_info info;
 	const __u64 want = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
@@ -390,38 +554,38 @@ KV_TEST(info_reports_module)
 	info.size = sizeof(info);
 	info.flags = 0;
 	info.__reserved = 0;
-	KV_ASSERT_OK(kv_ioctl(KVERBS_IOC_INFO, &info));
-	KV_EXPECT_EQ(info.abi_version, KVERBS_ABI_VERSION);
-	KV_EXPECT_EQ(info.features & want, want);
-	KV_ASSERT_TRUE(memchr(info.version, '\0', sizeof(info.version)));
-	KV_EXPECT_TRUE(info.version[0] != '\0');
+	ASSERT_OK(kv_ioctl(KVERBS_IOC_INFO, &info));
+	EXPECT_EQ(KVERBS_ABI_VERSION, info.abi_version);
+	EXPECT_EQ(want, info.features & want);
+	ASSERT_TRUE(memchr(info.version, '\0', sizeof(info.version)) != NULL);
+	EXPECT_TRUE(info.version[0] != '\0');
 	/* Input fields are not written back changed. */
-	KV_EXPECT_EQ(info.size, sizeof(info));
-	KV_EXPECT_EQ(info.flags, 0);
-	KV_EXPECT_EQ(info.__reserved, 0);
-	kv_diag("kverbs %s, ABI %u, features 0x%llx", info.version,
+	EXPECT_EQ(sizeof(info), info.size);
+	EXPECT_EQ(0, info.flags);
+	EXPECT_EQ(0, info.__reserved);
+	TH_LOG("kverbs %s, ABI %u, features 0x%llx", info.version,
 		info.abi_version, (unsigned long long)info.features);
 }
 
-KV_TEST(info_reserved_nonzero)
+TEST_F(kverbs, info_reserved_nonzero)
 {
 	struct kverbs_info info = { .size = sizeof(info), .__reserved = 1 };
 
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_INFO, &info), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_INFO, &info));
 	info.__reserved = 1U << 31;
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_INFO, &info), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_INFO, &info));
 }
 
-KV_TEST(info_flags_nonzero)
+TEST_F(kverbs, info_flags_nonzero)
 {
 	struct kverbs_info info = { .size = sizeof(info), .flags = 1 };
 
 	/* INFO has no flags at all: even the lowest bit is unknown. */
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_INFO, &info), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_INFO, &info));
 }
 
 /* The kernel knows sizeof(struct kverbs_info) bytes and leaves the rest alone. */
-KV_TEST(info_larger_struct_tail_untouched)
+TEST_F(kverbs, info_larger_struct_tail_untouched)
 {
 	struct {
 		struct kverbs_info info;
@@ -430,10 +594,10 @@ KV_TEST(info_larger_struct_tail_untouched)
 
 	memset(&arg, 0, sizeof(arg));
 	arg.info.size = sizeof(arg);
-	KV_ASSERT_OK(kv_ioctl(KVERBS_IOC_INFO, &arg));
-	KV_EXPECT_EQ(arg.info.abi_version, KVERBS_ABI_VERSION);
-	KV_EXPECT_TRUE(memchr(arg.info.version, '\0', sizeof(arg.info.version)));
-	KV_EXPECT_TRUE(kv_all_bytes(arg.tail, sizeof(arg.tail), 0));
+	ASSERT_OK(kv_ioctl(KVERBS_IOC_INFO, &arg));
+	EXPECT_EQ(KVERBS_ABI_VERSION, arg.info.abi_version);
+	EXPECT_TRUE(memchr(arg.info.version, '\0', sizeof(arg.info.version)) != NULL);
+	EXPECT_TRUE(kv_all_bytes(arg.tail, sizeof(arg.tail), 0));
 }
 
 /* ------------------------------------------------------------------ */
@@ -468,7 +632,9 @@ static const struct kv_cmd kv_cmd_devices = {
 	.fill = kv_fill_devices,
 };
 
-KV_COMMON_TESTS(devices)
+FIXTURE_VARIANT_ADD(kverbs_cmd, devices) {
+	.cmd = &kv_cmd_devices,
+};
 
 /* Sizes only, no arrays: what the first call of a two-call query looks like. */
 static struct kverbs_devices kv_devices_sizes(__u32 dsz, __u32 psz)
@@ -482,108 +648,108 @@ static struct kverbs_devices kv_devices_sizes(__u32 dsz, __u32 psz)
 	return d;
 }
 
-KV_TEST(devices_entry_size_too_small)
+TEST_F(kverbs, devices_entry_size_too_small)
 {
 	const __u32 dsz = sizeof(struct kverbs_device_info);
 	const __u32 psz = sizeof(struct kverbs_port_info);
 	struct kverbs_devices d;
 
 	d = kv_devices_sizes(dsz - 1, psz);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(0, psz);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(dsz, psz - 1);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(dsz, 0);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 }
 
-KV_TEST(devices_entry_size_too_large)
+TEST_F(kverbs, devices_entry_size_too_large)
 {
 	const __u32 dsz = sizeof(struct kverbs_device_info);
 	const __u32 psz = sizeof(struct kverbs_port_info);
 	struct kverbs_devices d;
 
 	d = kv_devices_sizes(4097, psz);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(dsz, 4097);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(UINT32_MAX, UINT32_MAX);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EINVAL);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	/* A page is still a size: it passes, and the empty arrays are too small. */
 	d = kv_devices_sizes(4096, 4096);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	EXPECT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 }
 
-KV_TEST(devices_count_only)
+TEST_F(kverbs, devices_count_only)
 {
 	struct kverbs_devices d = kv_devices_sizes(sizeof(struct kverbs_device_info),
 						   sizeof(struct kverbs_port_info));
 
 	d.device_count = d.port_count = 0xdeadbeef;
-	KV_ASSERT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	ASSERT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	/* The guest has at least $KV_DEV, with one port. */
-	KV_EXPECT_GE(d.device_count, 1);
-	KV_EXPECT_GE(d.port_count, 1);
-	KV_EXPECT_TRUE(d.device_count != 0xdeadbeef && d.port_count != 0xdeadbeef);
-	KV_EXPECT_GE(d.port_count, d.device_count);
+	EXPECT_GE(d.device_count, 1);
+	EXPECT_GE(d.port_count, 1);
+	EXPECT_TRUE(d.device_count != 0xdeadbeef && d.port_count != 0xdeadbeef);
+	EXPECT_GE(d.port_count, d.device_count);
 }
 
 /* One array too small: -ENOSPC, the counts, and nothing written to either array. */
-KV_TEST(devices_array_too_small)
+TEST_F(kverbs, devices_array_too_small)
 {
 	struct kverbs_devices d = kv_devices_sizes(sizeof(struct kverbs_device_info),
 						   sizeof(struct kverbs_port_info));
 	__u32 ndev, nport;
 
-	KV_ASSERT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
+	ASSERT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	ndev = d.device_count;
 	nport = d.port_count;
-	KV_ASSERT_TRUE(ndev >= 1 && ndev <= KV_DEVS_MAX && nport >= 1 && nport <= KV_PORTS_MAX);
+	ASSERT_TRUE(ndev >= 1 && ndev <= KV_DEVS_MAX && nport >= 1 && nport <= KV_PORTS_MAX);
 
 	memset(kv_devs, 0xff, sizeof(kv_devs));
 	memset(kv_ports, 0xff, sizeof(kv_ports));
 	kv_fill_devices(&d);
 	d.port_capacity = nport - 1;
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
-	KV_EXPECT_EQ(d.device_count, ndev);
-	KV_EXPECT_EQ(d.port_count, nport);
-	KV_EXPECT_TRUE(kv_all_bytes(kv_devs, sizeof(kv_devs), 0xff));
-	KV_EXPECT_TRUE(kv_all_bytes(kv_ports, sizeof(kv_ports), 0xff));
+	EXPECT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+	EXPECT_EQ(ndev, d.device_count);
+	EXPECT_EQ(nport, d.port_count);
+	EXPECT_TRUE(kv_all_bytes(kv_devs, sizeof(kv_devs), 0xff));
+	EXPECT_TRUE(kv_all_bytes(kv_ports, sizeof(kv_ports), 0xff));
 
 	kv_fill_devices(&d);
 	d.device_capacity = ndev - 1;
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
-	KV_EXPECT_TRUE(kv_all_bytes(kv_devs, sizeof(kv_devs), 0xff));
-	KV_EXPECT_TRUE(kv_all_bytes(kv_ports, sizeof(kv_ports), 0xff));
+	EXPECT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+	EXPECT_TRUE(kv_all_bytes(kv_devs, sizeof(kv_devs), 0xff));
+	EXPECT_TRUE(kv_all_bytes(kv_ports, sizeof(kv_ports), 0xff));
 }
 
-KV_TEST(devices_null_array)
+TEST_F(kverbs, devices_null_array)
 {
 	struct kverbs_devices d;
 
 	kv_fill_devices(&d);
 	d.devices = 0;
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	EXPECT_ERRNO(EFAULT, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	kv_fill_devices(&d);
 	d.ports = 0;
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	EXPECT_ERRNO(EFAULT, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 }
 
-KV_TEST(devices_unmapped_array)
+TEST_F(kverbs, devices_unmapped_array)
 {
 	struct kverbs_devices d;
 
 	kv_fill_devices(&d);
 	d.devices = (uintptr_t)kv_unmapped();
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	EXPECT_ERRNO(EFAULT, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	kv_fill_devices(&d);
 	d.ports = (uintptr_t)kv_unmapped();
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	EXPECT_ERRNO(EFAULT, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	/* The first entry fits, the rest of the array would be in the hole. */
 	kv_fill_devices(&d);
 	d.devices = (uintptr_t)kv_before_unmapped(sizeof(struct kverbs_device_info) - 8);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), EFAULT);
+	EXPECT_ERRNO(EFAULT, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 }
 
 /**
@@ -603,29 +769,30 @@ struct kv_devlist {
  * Query the counts, then everything into arrays of @dsz and @psz-byte
  * entries filled with 0xff, one entry larger than needed.
  */
-static void kv_devices_get(struct kv_devlist *l, __u32 dsz, __u32 psz)
+static void kv_devices_get(struct __test_metadata *_metadata,
+			   struct kv_devlist *l, __u32 dsz, __u32 psz)
 {
 	struct kverbs_devices d = kv_devices_sizes(dsz, psz);
 
 	memset(l, 0, sizeof(*l));
-	KV_ASSERT_ERRNO(kv_ioctl(KVERBS_IOC_DEVICES, &d), ENOSPC);
-	KV_ASSERT_GE(d.device_count, 1);
-	KV_ASSERT_GE(d.port_count, 1);
+	ASSERT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+	ASSERT_GE(d.device_count, 1);
+	ASSERT_GE(d.port_count, 1);
 
 	d.device_capacity = d.device_count + 1;
 	d.port_capacity = d.port_count + 1;
 	l->devs = malloc((size_t)d.device_capacity * dsz);
 	l->ports = malloc((size_t)d.port_capacity * psz);
-	KV_ASSERT_TRUE(l->devs && l->ports);
+	ASSERT_TRUE(l->devs && l->ports);
 	memset(l->devs, 0xff, (size_t)d.device_capacity * dsz);
 	memset(l->ports, 0xff, (size_t)d.port_capacity * psz);
 	d.devices = (uintptr_t)l->devs;
 	d.ports = (uintptr_t)l->ports;
 	l->cmd = d;
-	KV_ASSERT_OK(kv_ioctl(KVERBS_IOC_DEVICES, &l->cmd));
+	ASSERT_OK(kv_ioctl(KVERBS_IOC_DEVICES, &l->cmd));
 	/* Nothing was added or removed between the two calls. */
-	KV_ASSERT_EQ(l->cmd.device_count, d.device_count);
-	KV_ASSERT_EQ(l->cmd.port_count, d.port_count);
+	ASSERT_EQ(d.device_count, l->cmd.device_count);
+	ASSERT_EQ(d.port_count, l->cmd.port_count);
 }
 
 static void kv_devlist_free(struct kv_devlist *l)
@@ -654,7 +821,8 @@ static struct kverbs_port_info kv_devlist_port(const struct kv_devlist *l, __u32
  * The entries in @l parse, and $KV_DEV is there with an active port 1 of
  * an Ethernet link layer and the fast registration kverbs needs.
  */
-static void kv_devlist_check(const struct kv_devlist *l)
+static void kv_devlist_check(struct __test_metadata *_metadata,
+			     const struct kv_devlist *l)
 {
 	const char *want = kv_env("KV_DEV", "rxe0");
 	struct kverbs_device_info dev;
@@ -664,54 +832,55 @@ static void kv_devlist_check(const struct kv_devlist *l)
 
 	for (i = 0; i < l->cmd.device_count; i++) {
 		dev = kv_devlist_dev(l, i);
-		KV_EXPECT_TRUE(memchr(dev.name, '\0', sizeof(dev.name)));
-		KV_EXPECT_GE(dev.port_count, 1);
-		KV_EXPECT_LE((__u64)dev.first_port + dev.port_count, l->cmd.port_count);
+		EXPECT_TRUE(memchr(dev.name, '\0', sizeof(dev.name)) != NULL);
+		EXPECT_GE(dev.port_count, 1);
+		EXPECT_LE((__u64)dev.first_port + dev.port_count, l->cmd.port_count);
 		if (!strncmp(dev.name, want, sizeof(dev.name))) {
 			found++;
 			first = dev.first_port;
 			nports = dev.port_count;
-			KV_EXPECT_TRUE(dev.cap_flags & KVERBS_DEVICE_CAP_FAST_REG);
-			KV_EXPECT_GE(dev.max_fast_reg_page_list_len, 1);
-			KV_EXPECT_GE(dev.max_qp, 1);
+			EXPECT_TRUE(dev.cap_flags & KVERBS_DEVICE_CAP_FAST_REG);
+			EXPECT_GE(dev.max_fast_reg_page_list_len, 1);
+			EXPECT_GE(dev.max_qp, 1);
 		}
 	}
 	if (found != 1) {
 		for (i = 0; i < l->cmd.device_count; i++)
-			kv_diag("device %u: %.64s", i, kv_devlist_dev(l, i).name);
-		KV_FAIL_AT(1, "device %s found %u times, expected once", want, found);
+			TH_LOG("device %u: %.64s", i, kv_devlist_dev(l, i).name);
+		KV_FAIL_FATAL("device %s found %u times, expected once", want, found);
 	}
-	KV_ASSERT_TRUE((__u64)first + nports <= l->cmd.port_count);
+	ASSERT_TRUE((__u64)first + nports <= l->cmd.port_count);
 
 	for (i = 0; i < l->cmd.port_count; i++) {
 		port = kv_devlist_port(l, i);
-		KV_EXPECT_GE(port.port_num, 1);
-		KV_EXPECT_EQ(port.__reserved0, 0);
-		KV_EXPECT_EQ(port.__reserved1, 0);
+		EXPECT_GE(port.port_num, 1);
+		EXPECT_EQ(0, port.__reserved0);
+		EXPECT_EQ(0, port.__reserved1);
 	}
 	for (i = first; i < first + nports; i++) {
 		port = kv_devlist_port(l, i);
 		if (port.port_num != 1)
 			continue;
 		port1++;
-		KV_EXPECT_EQ(port.state, KVERBS_PORT_ACTIVE);
-		KV_EXPECT_EQ(port.link_layer, KVERBS_LINK_LAYER_ETHERNET);
+		EXPECT_EQ(KVERBS_PORT_ACTIVE, port.state);
+		EXPECT_EQ(KVERBS_LINK_LAYER_ETHERNET, port.link_layer);
 		if (port.active_mtu != 256 && port.active_mtu != 512 &&
 		    port.active_mtu != 1024 && port.active_mtu != 2048 &&
 		    port.active_mtu != 4096)
-			KV_FAIL_AT(0, "%s port 1: active_mtu %u is not an IB MTU",
+			KV_FAIL("%s port 1: active_mtu %u is not an IB MTU",
 				   want, port.active_mtu);
-		KV_EXPECT_GE(port.max_mtu, port.active_mtu);
-		KV_EXPECT_GE(port.gid_tbl_len, 1);
+		EXPECT_GE(port.max_mtu, port.active_mtu);
+		EXPECT_GE(port.gid_tbl_len, 1);
 	}
-	KV_EXPECT_EQ(port1, 1);
+	EXPECT_EQ(1, port1);
 }
 
 /*
  * Bytes of the caller's entries past the kernel's struct are zeroed, and
  * the spare entry after the last is left as it was (0xff).
  */
-static void kv_devlist_check_padding(const struct kv_devlist *l)
+static void kv_devlist_check_padding(struct __test_metadata *_metadata,
+				     const struct kv_devlist *l)
 {
 	const __u32 dsz = l->cmd.device_entry_size, psz = l->cmd.port_entry_size;
 	const size_t dknown = sizeof(struct kverbs_device_info);
@@ -720,44 +889,44 @@ static void kv_devlist_check_padding(const struct kv_devlist *l)
 
 	for (i = 0; i < l->cmd.device_count; i++)
 		if (!kv_all_bytes(l->devs + (size_t)i * dsz + dknown, dsz - dknown, 0))
-			KV_FAIL_AT(0, "device entry %u: bytes past %zu not zeroed", i, dknown);
+			KV_FAIL("device entry %u: bytes past %zu not zeroed", i, dknown);
 	for (i = 0; i < l->cmd.port_count; i++)
 		if (!kv_all_bytes(l->ports + (size_t)i * psz + pknown, psz - pknown, 0))
-			KV_FAIL_AT(0, "port entry %u: bytes past %zu not zeroed", i, pknown);
-	KV_EXPECT_TRUE(kv_all_bytes(l->devs + (size_t)l->cmd.device_count * dsz, dsz, 0xff));
-	KV_EXPECT_TRUE(kv_all_bytes(l->ports + (size_t)l->cmd.port_count * psz, psz, 0xff));
+			KV_FAIL("port entry %u: bytes past %zu not zeroed", i, pknown);
+	EXPECT_TRUE(kv_all_bytes(l->devs + (size_t)l->cmd.device_count * dsz, dsz, 0xff));
+	EXPECT_TRUE(kv_all_bytes(l->ports + (size_t)l->cmd.port_count * psz, psz, 0xff));
 }
 
-KV_TEST(devices_find_kv_dev)
+TEST_F(kverbs, devices_find_kv_dev)
 {
 	struct kv_devlist l;
 
-	kv_devices_get(&l, sizeof(struct kverbs_device_info),
+	kv_devices_get(_metadata, &l, sizeof(struct kverbs_device_info),
 		       sizeof(struct kverbs_port_info));
-	kv_devlist_check(&l);
-	kv_devlist_check_padding(&l);
+	kv_devlist_check(_metadata, &l);
+	kv_devlist_check_padding(_metadata, &l);
 	kv_devlist_free(&l);
 }
 
 /* A newer caller's larger entries: the known fields still parse, the rest is zeroed. */
-KV_TEST(devices_larger_entries)
+TEST_F(kverbs, devices_larger_entries)
 {
 	struct kv_devlist l;
 
-	kv_devices_get(&l, sizeof(struct kverbs_device_info) + 16,
+	kv_devices_get(_metadata, &l, sizeof(struct kverbs_device_info) + 16,
 		       sizeof(struct kverbs_port_info) + 8);
-	kv_devlist_check(&l);
-	kv_devlist_check_padding(&l);
+	kv_devlist_check(_metadata, &l);
+	kv_devlist_check_padding(_metadata, &l);
 	kv_devlist_free(&l);
 }
 
-KV_TEST(devices_page_sized_entries)
+TEST_F(kverbs, devices_page_sized_entries)
 {
 	struct kv_devlist l;
 
-	kv_devices_get(&l, 4096, 4096);
-	kv_devlist_check(&l);
-	kv_devlist_check_padding(&l);
+	kv_devices_get(_metadata, &l, 4096, 4096);
+	kv_devlist_check(_metadata, &l);
+	kv_devlist_check_padding(_metadata, &l);
 	kv_devlist_free(&l);
 }
 
@@ -802,21 +971,40 @@ union kv_test_args {
  * @arg must fail with @err.  Whatever failed, the result part of the
  * caller's struct is written back: for a rejected argument, all zero.
  */
-static void kv_rejected(const struct kv_test_cmd *c, void *arg, int err,
-			int line)
+static void kv_rejected(struct __test_metadata *_metadata,
+			const struct kv_test_cmd *c, void *arg, int err, int line)
 {
 	unsigned char *res = (unsigned char *)arg + c->result_off;
-	int failed = kv_test_failed;
+	int failed = kv_failed();
 
 	memset(res, 0xff, c->result_len);
-	KV_EXPECT_ERRNO(kv_ioctl(c->ioc, arg), err);
+	EXPECT_ERRNO(err, kv_ioctl(c->ioc, arg));
 	if (!kv_all_bytes(res, c->result_len, 0))
-		KV_FAIL_AT(0, "result not zeroed after the call");
-	if (kv_test_failed && !failed)
-		kv_diag("(the case at line %d)", line);
+		KV_FAIL("result not zeroed after the call");
+	if (kv_failed() && !failed)
+		TH_LOG("(the case at line %d)", line);
 }
 
-#define KV_REJECTED(c, arg, err) kv_rejected(c, arg, err, __LINE__)
+#define KV_REJECTED(c, arg, err) kv_rejected(_metadata, c, arg, err, __LINE__)
+
+/* Each test of this fixture runs for PING and for PERF: its variants. */
+FIXTURE(kverbs_test_cmd) {
+	int fd;
+};
+
+FIXTURE_VARIANT(kverbs_test_cmd) {
+	const struct kv_test_cmd *cmd;
+};
+
+FIXTURE_SETUP(kverbs_test_cmd)
+{
+	kv_open(_metadata, &self->fd);
+}
+
+FIXTURE_TEARDOWN(kverbs_test_cmd)
+{
+	kv_close(self->fd);
+}
 
 static __u64 *kv_timeout_of(const struct kv_test_cmd *c, union kv_test_args *a)
 {
@@ -835,8 +1023,9 @@ kv_src_of(const struct kv_test_cmd *c, union kv_test_args *a)
 	return (void *)((unsigned char *)a + c->src_off);
 }
 
-static void kv_args_timeout_above_one_hour(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, timeout_above_one_hour)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	union kv_test_args a;
 
 	c->client(&a);
@@ -846,8 +1035,9 @@ static void kv_args_timeout_above_one_hour(const struct kv_test_cmd *c)
 	KV_REJECTED(c, &a, EINVAL);
 }
 
-static void kv_args_addr_bad_family(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, addr_bad_family)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	union kv_test_args a;
 
 	c->client(&a);
@@ -862,8 +1052,9 @@ static void kv_args_addr_bad_family(const struct kv_test_cmd *c)
 	KV_REJECTED(c, &a, EINVAL);
 }
 
-static void kv_args_addr_port_zero(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, addr_port_zero)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	union kv_test_args a;
 
 	c->client(&a);
@@ -878,8 +1069,9 @@ static void kv_args_addr_port_zero(const struct kv_test_cmd *c)
 }
 
 /* Past the sockaddr_in or sockaddr_in6, the storage must be zero. */
-static void kv_args_addr_trailing_bytes(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, addr_trailing_bytes)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	static const struct {
 		const char *addr;
 		size_t at;	/* from the end of the sockaddr */
@@ -895,7 +1087,7 @@ static void kv_args_addr_trailing_bytes(const struct kv_test_cmd *c)
 	size_t i;
 	int family;
 
-	for (i = 0; i < KV_ARRAY_SIZE(cases); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		c->client(&a);
 		family = kv_sockaddr(kv_addr_of(c, &a), cases[i].addr,
 				     KV_PORT_BAD_ARGS);
@@ -905,8 +1097,9 @@ static void kv_args_addr_trailing_bytes(const struct kv_test_cmd *c)
 	}
 }
 
-static void kv_args_server_with_src_addr(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, server_with_src_addr)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	union kv_test_args a;
 
 	c->server(&a);
@@ -914,8 +1107,9 @@ static void kv_args_server_with_src_addr(const struct kv_test_cmd *c)
 	KV_REJECTED(c, &a, EINVAL);
 }
 
-static void kv_args_src_addr_other_family(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, src_addr_other_family)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	union kv_test_args a;
 	int family;
 
@@ -925,8 +1119,9 @@ static void kv_args_src_addr_other_family(const struct kv_test_cmd *c)
 	KV_REJECTED(c, &a, EINVAL);
 }
 
-static void kv_args_src_addr_with_port(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, src_addr_with_port)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	union kv_test_args a;
 
 	c->client(&a);
@@ -934,8 +1129,9 @@ static void kv_args_src_addr_with_port(const struct kv_test_cmd *c)
 	KV_REJECTED(c, &a, EINVAL);
 }
 
-static void kv_args_src_addr_stray_bytes(const struct kv_test_cmd *c)
+TEST_F(kverbs_test_cmd, src_addr_stray_bytes)
 {
+	const struct kv_test_cmd *c = variant->cmd;
 	union kv_test_args a;
 	int family;
 
@@ -952,24 +1148,6 @@ static void kv_args_src_addr_stray_bytes(const struct kv_test_cmd *c)
 	((unsigned char *)kv_src_of(c, &a))[kv_sockaddr_len(family)] = 1;
 	KV_REJECTED(c, &a, EINVAL);
 }
-
-#define KV_TEST_CMD_TESTS(cmd)						\
-	KV_TEST(cmd##_timeout_above_one_hour)				\
-		{ kv_args_timeout_above_one_hour(&kv_args_##cmd); }	\
-	KV_TEST(cmd##_addr_bad_family)					\
-		{ kv_args_addr_bad_family(&kv_args_##cmd); }		\
-	KV_TEST(cmd##_addr_port_zero)					\
-		{ kv_args_addr_port_zero(&kv_args_##cmd); }		\
-	KV_TEST(cmd##_addr_trailing_bytes)				\
-		{ kv_args_addr_trailing_bytes(&kv_args_##cmd); }	\
-	KV_TEST(cmd##_server_with_src_addr)				\
-		{ kv_args_server_with_src_addr(&kv_args_##cmd); }	\
-	KV_TEST(cmd##_src_addr_other_family)				\
-		{ kv_args_src_addr_other_family(&kv_args_##cmd); }	\
-	KV_TEST(cmd##_src_addr_with_port)				\
-		{ kv_args_src_addr_with_port(&kv_args_##cmd); }		\
-	KV_TEST(cmd##_src_addr_stray_bytes)				\
-		{ kv_args_src_addr_stray_bytes(&kv_args_##cmd); }
 
 /* ------------------------------------------------------------------ */
 /* KVERBS_IOC_PING: argument checks                                     */
@@ -992,7 +1170,9 @@ static const struct kv_cmd kv_cmd_ping = {
 	.expect = EMSGSIZE,
 };
 
-KV_COMMON_TESTS(ping)
+FIXTURE_VARIANT_ADD(kverbs_cmd, ping) {
+	.cmd = &kv_cmd_ping,
+};
 
 static void kv_ping_client(void *arg)
 {
@@ -1013,11 +1193,13 @@ static const struct kv_test_cmd kv_args_ping =
 	KV_TEST_CMD(KVERBS_IOC_PING, struct kverbs_ping, kv_ping_client,
 		    kv_ping_server);
 
-KV_TEST_CMD_TESTS(ping)
+FIXTURE_VARIANT_ADD(kverbs_test_cmd, ping) {
+	.cmd = &kv_args_ping,
+};
 
 #define KV_PING_REJECTED(p, err) KV_REJECTED(&kv_args_ping, p, err)
 
-KV_TEST(ping_unknown_flags)
+TEST_F(kverbs, ping_unknown_flags)
 {
 	struct kverbs_ping p;
 
@@ -1028,7 +1210,7 @@ KV_TEST(ping_unknown_flags)
 	KV_PING_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(ping_reserved_nonzero)
+TEST_F(kverbs, ping_reserved_nonzero)
 {
 	struct kverbs_ping p;
 
@@ -1039,7 +1221,7 @@ KV_TEST(ping_reserved_nonzero)
 	KV_PING_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(ping_unknown_role)
+TEST_F(kverbs, ping_unknown_role)
 {
 	struct kverbs_ping p;
 
@@ -1052,7 +1234,7 @@ KV_TEST(ping_unknown_role)
 	KV_PING_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(ping_persistent_client)
+TEST_F(kverbs, ping_persistent_client)
 {
 	struct kverbs_ping p;
 
@@ -1061,7 +1243,7 @@ KV_TEST(ping_persistent_client)
 	KV_PING_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(ping_client_msg_size_zero)
+TEST_F(kverbs, ping_client_msg_size_zero)
 {
 	struct kverbs_ping p;
 
@@ -1071,7 +1253,7 @@ KV_TEST(ping_client_msg_size_zero)
 	KV_PING_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(ping_msg_size_below_min)
+TEST_F(kverbs, ping_msg_size_below_min)
 {
 	struct kverbs_ping p;
 
@@ -1086,7 +1268,7 @@ KV_TEST(ping_msg_size_below_min)
 	KV_PING_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(ping_msg_size_above_max)
+TEST_F(kverbs, ping_msg_size_above_max)
 {
 	unsigned int max = kv_max_msg_size();
 	struct kverbs_ping p;
@@ -1102,7 +1284,7 @@ KV_TEST(ping_msg_size_above_max)
 	KV_PING_REJECTED(&p, EMSGSIZE);
 }
 
-KV_TEST(ping_log_partial)
+TEST_F(kverbs, ping_log_partial)
 {
 	static __u64 seq;
 	static char buf[256];
@@ -1130,7 +1312,7 @@ KV_TEST(ping_log_partial)
 	}
 }
 
-KV_TEST(ping_log_too_large)
+TEST_F(kverbs, ping_log_too_large)
 {
 	static const struct {
 		__u32 slots, slot_size;
@@ -1145,7 +1327,7 @@ KV_TEST(ping_log_too_large)
 	struct kverbs_ping p;
 	size_t i;
 
-	for (i = 0; i < KV_ARRAY_SIZE(cases); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		kv_ping_base(&p, KV_PORT_BAD_ARGS);
 		/* Never written: the call must fail before anything runs. */
 		p.log.buf = (uintptr_t)kv_unmapped();
@@ -1157,19 +1339,19 @@ KV_TEST(ping_log_too_large)
 }
 
 /* The result is output as a whole: stale bytes in it are cleared on any failure. */
-KV_TEST(ping_einval_zeroes_result)
+TEST_F(kverbs, ping_einval_zeroes_result)
 {
 	struct kverbs_ping p;
 
 	kv_ping_base(&p, KV_PORT_BAD_ARGS);
 	p.role = 0;
 	memset(&p.result, 0xff, sizeof(p.result));
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PING, &p), EINVAL);
-	KV_EXPECT_TRUE(kv_all_bytes(&p.result, sizeof(p.result), 0));
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_PING, &p));
+	EXPECT_TRUE(kv_all_bytes(&p.result, sizeof(p.result), 0));
 	/* And the input part is left as the caller wrote it. */
-	KV_EXPECT_EQ(p.size, sizeof(p));
-	KV_EXPECT_EQ(p.msg_size, 64);
-	KV_EXPECT_EQ(p.timeout_ns, kv_step_timeout_ns());
+	EXPECT_EQ(sizeof(p), p.size);
+	EXPECT_EQ(64, p.msg_size);
+	EXPECT_EQ(kv_step_timeout_ns(), p.timeout_ns);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1221,24 +1403,28 @@ static const struct kv_cmd kv_cmd_perf = {
 	.expect = EMSGSIZE,
 };
 
-KV_COMMON_TESTS(perf)
+FIXTURE_VARIANT_ADD(kverbs_cmd, perf) {
+	.cmd = &kv_cmd_perf,
+};
 
 /* A caller built before the samples: its struct is taken, the rest is 0. */
-KV_TEST(perf_first_version_size)
+TEST_F(kverbs, perf_first_version_size)
 {
-	kv_cmd_call(&kv_cmd_perf, kv_cmd_arg(&kv_cmd_perf, kv_cmd_perf.min_size),
-		    kv_cmd_perf.expect);
+	kv_cmd_call(_metadata, &kv_cmd_perf,
+		    kv_cmd_arg(&kv_cmd_perf, kv_cmd_perf.min_size), kv_cmd_perf.expect);
 }
 
 static const struct kv_test_cmd kv_args_perf =
 	KV_TEST_CMD(KVERBS_IOC_PERF, struct kverbs_perf, kv_perf_base,
 		    kv_perf_server_base);
 
-KV_TEST_CMD_TESTS(perf)
+FIXTURE_VARIANT_ADD(kverbs_test_cmd, perf) {
+	.cmd = &kv_args_perf,
+};
 
 #define KV_PERF_REJECTED(p, err) KV_REJECTED(&kv_args_perf, p, err)
 
-KV_TEST(perf_unknown_flags)
+TEST_F(kverbs, perf_unknown_flags)
 {
 	struct kverbs_perf p;
 
@@ -1249,7 +1435,7 @@ KV_TEST(perf_unknown_flags)
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(perf_unknown_role)
+TEST_F(kverbs, perf_unknown_role)
 {
 	struct kverbs_perf p;
 
@@ -1260,7 +1446,7 @@ KV_TEST(perf_unknown_role)
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(perf_unknown_test)
+TEST_F(kverbs, perf_unknown_test)
 {
 	struct kverbs_perf p;
 
@@ -1281,7 +1467,7 @@ KV_TEST(perf_unknown_test)
  * Every known test gets past the test check, to the message size, which
  * is checked later; a latency test's client with samples too.
  */
-KV_TEST(perf_known_tests)
+TEST_F(kverbs, perf_known_tests)
 {
 	static __u64 samples[4];
 	struct kverbs_perf p;
@@ -1304,19 +1490,19 @@ KV_TEST(perf_known_tests)
 		p.test = test;
 		p.msg_size = kv_max_msg_size() + 1;
 		p.samples = (uintptr_t)samples;
-		p.samples_max = KV_ARRAY_SIZE(samples);
+		p.samples_max = ARRAY_SIZE(samples);
 		KV_PERF_REJECTED(&p, EMSGSIZE);
 	}
 }
 
 /* An atomic operation moves 8 bytes: no other size is a request for one. */
-KV_TEST(perf_atomic_size)
+TEST_F(kverbs, perf_atomic_size)
 {
 	static const __u32 sizes[] = { 1, 7, 9, 16, 4096 };
 	struct kverbs_perf p;
 	size_t i;
 
-	for (i = 0; i < KV_ARRAY_SIZE(sizes); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		kv_perf_base(&p);
 		p.test = KVERBS_PERF_ATOMIC_BW;
 		p.msg_size = sizes[i];
@@ -1327,7 +1513,7 @@ KV_TEST(perf_atomic_size)
 }
 
 /* Compare-and-swap is a kind of atomic test, and a client's choice. */
-KV_TEST(perf_cmp_swap_not_atomic)
+TEST_F(kverbs, perf_cmp_swap_not_atomic)
 {
 	struct kverbs_perf p;
 
@@ -1345,7 +1531,7 @@ KV_TEST(perf_cmp_swap_not_atomic)
  * The reverse direction is a client's request, and only for the
  * bandwidth tests: a latency test times the client's own operations.
  */
-KV_TEST(perf_reverse_bw_only)
+TEST_F(kverbs, perf_reverse_bw_only)
 {
 	static const uint32_t lat[] = {
 		KVERBS_PERF_READ_LAT, KVERBS_PERF_ATOMIC_LAT,
@@ -1354,7 +1540,7 @@ KV_TEST(perf_reverse_bw_only)
 	struct kverbs_perf p;
 	size_t i;
 
-	for (i = 0; i < KV_ARRAY_SIZE(lat); i++) {
+	for (i = 0; i < ARRAY_SIZE(lat); i++) {
 		kv_perf_base(&p);
 		p.test = lat[i];
 		p.msg_size = lat[i] == KVERBS_PERF_ATOMIC_LAT ? 8 : 64;
@@ -1367,7 +1553,7 @@ KV_TEST(perf_reverse_bw_only)
 }
 
 /* write_lat's client sees each answer only by polling its memory. */
-KV_TEST(perf_events_not_write_lat)
+TEST_F(kverbs, perf_events_not_write_lat)
 {
 	struct kverbs_perf p;
 
@@ -1381,34 +1567,15 @@ KV_TEST(perf_events_not_write_lat)
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
-/* A perf server ceiling of the module's, a parameter. */
-static unsigned long long kv_perf_ceiling(const char *param)
-{
-	unsigned long long v;
-	char path[128];
-	FILE *f;
-	int n;
-
-	kv_dev();	/* no module, no parameters: a skip, not a failure */
-	snprintf(path, sizeof(path), "/sys/module/kverbs/parameters/%s", param);
-	f = fopen(path, "r");
-	if (!f)
-		KV_FAIL_AT(1, "%s: %s", path, strerror(errno));
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	KV_ASSERT_EQ(n, 1);
-	return v;
-}
-
 /*
  * The ceilings are a server's: a client that sets them is refused, and
  * a server may lower the module's ceilings, not raise them: refused,
  * not clamped, so that it is never told it allows more than it does.
  */
-KV_TEST(perf_ceilings)
+TEST_F(kverbs, perf_ceilings)
 {
-	unsigned long long max_iters = kv_perf_ceiling("perf_max_iterations");
-	unsigned long long max_s = kv_perf_ceiling("perf_max_duration_s");
+	unsigned long long max_iters = kv_param("perf_max_iterations");
+	unsigned long long max_s = kv_param("perf_max_duration_s");
 	struct kverbs_perf p;
 
 	kv_perf_base(&p);
@@ -1428,13 +1595,13 @@ KV_TEST(perf_ceilings)
 	p.max_duration_ns = KVERBS_PERF_MAX_DURATION_NS + 1;
 	KV_PERF_REJECTED(&p, EINVAL);
 	if (max_iters == UINT64_MAX)
-		kv_skip("perf_max_iterations is the largest __u64");
+		SKIP(return, "perf_max_iterations is the largest __u64");
 	kv_perf_server_base(&p);
 	p.max_iterations = max_iters + 1;
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(perf_reserved_nonzero)
+TEST_F(kverbs, perf_reserved_nonzero)
 {
 	struct kverbs_perf p;
 
@@ -1448,7 +1615,7 @@ KV_TEST(perf_reserved_nonzero)
  * neither, on no other test and no server, and an array userspace can
  * write to the end of.
  */
-KV_TEST(perf_samples)
+TEST_F(kverbs, perf_samples)
 {
 	static __u64 samples[4];
 	struct kverbs_perf p;
@@ -1458,17 +1625,17 @@ KV_TEST(perf_samples)
 	p.samples = (uintptr_t)samples;
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.samples = 0;
-	p.samples_max = KV_ARRAY_SIZE(samples);
+	p.samples_max = ARRAY_SIZE(samples);
 	KV_PERF_REJECTED(&p, EINVAL);
 	/* A bandwidth test has no samples. */
 	kv_perf_base(&p);
 	p.samples = (uintptr_t)samples;
-	p.samples_max = KV_ARRAY_SIZE(samples);
+	p.samples_max = ARRAY_SIZE(samples);
 	KV_PERF_REJECTED(&p, EINVAL);
 	kv_perf_server_base(&p);
 	p.test = KVERBS_PERF_READ_LAT;
 	p.samples = (uintptr_t)samples;
-	p.samples_max = KV_ARRAY_SIZE(samples);
+	p.samples_max = ARRAY_SIZE(samples);
 	KV_PERF_REJECTED(&p, EINVAL);
 	/* Reaching into the kernel's half of the address space. */
 	kv_perf_base(&p);
@@ -1478,7 +1645,7 @@ KV_TEST(perf_samples)
 	KV_PERF_REJECTED(&p, EFAULT);
 }
 
-KV_TEST(perf_client_msg_size_zero)
+TEST_F(kverbs, perf_client_msg_size_zero)
 {
 	struct kverbs_perf p;
 
@@ -1487,7 +1654,7 @@ KV_TEST(perf_client_msg_size_zero)
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(perf_msg_size_above_max)
+TEST_F(kverbs, perf_msg_size_above_max)
 {
 	unsigned int max = kv_max_msg_size();
 	struct kverbs_perf p;
@@ -1502,7 +1669,7 @@ KV_TEST(perf_msg_size_above_max)
 	KV_PERF_REJECTED(&p, EMSGSIZE);
 }
 
-KV_TEST(perf_tx_depth_above_max)
+TEST_F(kverbs, perf_tx_depth_above_max)
 {
 	struct kverbs_perf p;
 
@@ -1513,7 +1680,7 @@ KV_TEST(perf_tx_depth_above_max)
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
-KV_TEST(perf_iterations_and_duration)
+TEST_F(kverbs, perf_iterations_and_duration)
 {
 	struct kverbs_perf p;
 
@@ -1532,7 +1699,7 @@ KV_TEST(perf_iterations_and_duration)
 }
 
 /* What the client asks for is not for the server to set. */
-KV_TEST(perf_server_client_fields)
+TEST_F(kverbs, perf_server_client_fields)
 {
 	struct kverbs_perf p;
 
@@ -1559,15 +1726,13 @@ KV_TEST(perf_server_client_fields)
 
 /*
  * A file of its own: a file listens once, and stops when it is closed.
- * Without the module there is nothing to test: kv_dev() skips then, as
- * every other test does, and only a file that cannot be opened for
- * another reason is a failure.
+ * The fixture found the module loaded: a file that cannot be opened is a
+ * failure.
  */
 static int kv_listen_fd(void)
 {
 	int fd;
 
-	kv_dev();
 	fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		KV_FAIL_AT(1, "open /dev/kverbs: %s", strerror(errno));
@@ -1581,7 +1746,32 @@ static void kv_listen_base(struct kverbs_listen *l, __u16 port)
 	kv_sockaddr(&l->addr, "0.0.0.0", port);
 }
 
-KV_TEST(listen_bad_args)
+/*
+ * Valid, for an address that is not the guest's: -EADDRNOTAVAIL, and
+ * no listener left on the file.
+ */
+static void kv_fill_listen(void *arg)
+{
+	struct kverbs_listen *l = arg;
+
+	kv_listen_base(l, KV_PORT_LISTEN);
+	kv_sockaddr(&l->addr, "192.0.2.1", KV_PORT_LISTEN);
+}
+
+static const struct kv_cmd kv_cmd_listen = {
+	.ioc = KVERBS_IOC_LISTEN,
+	.nr = KVERBS_CMD_LISTEN,
+	.size = sizeof(struct kverbs_listen),
+	.fill = kv_fill_listen,
+	.expect = EADDRNOTAVAIL,
+	.no_output = true,
+};
+
+FIXTURE_VARIANT_ADD(kverbs_cmd, listen) {
+	.cmd = &kv_cmd_listen,
+};
+
+TEST_F(kverbs, listen_bad_args)
 {
 	struct {
 		struct kverbs_listen l;
@@ -1592,61 +1782,61 @@ KV_TEST(listen_bad_args)
 
 	kv_listen_base(&l, KV_PORT_LISTEN);
 	l.flags = 1;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	kv_listen_base(&l, KV_PORT_LISTEN);
 	l.__reserved = 1;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	kv_listen_base(&l, 0);
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	kv_listen_base(&l, KV_PORT_LISTEN);
 	l.addr.ss_family = AF_UNIX;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	kv_listen_base(&l, KV_PORT_LISTEN);
 	((unsigned char *)&l.addr)[sizeof(l.addr) - 1] = 1;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	kv_listen_base(&l, KV_PORT_LISTEN);
 	l.size = offsetof(struct kverbs_listen, __reserved);
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	memset(&big, 0, sizeof(big));
 	kv_listen_base(&big.l, KV_PORT_LISTEN);
 	big.l.size = sizeof(big);
 	big.tail[3] = 1;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &big), E2BIG);
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, NULL), EFAULT);
+	EXPECT_ERRNO(E2BIG, ioctl(fd, KVERBS_IOC_LISTEN, &big));
+	EXPECT_ERRNO(EFAULT, ioctl(fd, KVERBS_IOC_LISTEN, NULL));
 	/* None of that left a listener behind. */
 	kv_listen_base(&l, KV_PORT_LISTEN);
-	KV_EXPECT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	EXPECT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	close(fd);
 }
 
-KV_TEST(listen_once_per_file)
+TEST_F(kverbs, listen_once_per_file)
 {
 	struct kverbs_listen l;
 	int fd = kv_listen_fd(), fd2 = kv_listen_fd();
 
 	kv_listen_base(&l, KV_PORT_LISTEN);
-	KV_EXPECT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EBUSY);
-	KV_EXPECT_ERRNO(ioctl(fd2, KVERBS_IOC_LISTEN, &l), EADDRINUSE);
+	EXPECT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	EXPECT_ERRNO(EBUSY, ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	EXPECT_ERRNO(EADDRINUSE, ioctl(fd2, KVERBS_IOC_LISTEN, &l));
 	/* Closing the file stops the listener: the port is free again. */
 	close(fd);
-	KV_EXPECT_OK(ioctl(fd2, KVERBS_IOC_LISTEN, &l));
+	EXPECT_OK(ioctl(fd2, KVERBS_IOC_LISTEN, &l));
 	close(fd2);
 }
 
-KV_TEST(listen_not_local)
+TEST_F(kverbs, listen_not_local)
 {
 	struct kverbs_listen l;
 	int fd = kv_listen_fd();
 
 	kv_listen_base(&l, KV_PORT_LISTEN);
 	kv_sockaddr(&l.addr, "192.0.2.1", KV_PORT_LISTEN);
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_LISTEN, &l), EADDRNOTAVAIL);
+	EXPECT_ERRNO(EADDRNOTAVAIL, ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	close(fd);
 }
 
 /* KVERBS_PERF_F_LISTENER: only for a server, on a file that listens, without an address. */
-KV_TEST(perf_listener_flag)
+TEST_F(kverbs, perf_listener_flag)
 {
 	struct kverbs_listen l;
 	struct kverbs_perf p;
@@ -1655,16 +1845,16 @@ KV_TEST(perf_listener_flag)
 	kv_perf_server_base(&p);
 	p.flags = KVERBS_PERF_F_LISTENER;
 	memset(&p.addr, 0, sizeof(p.addr));
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PERF, &p), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_PERF, &p));
 
 	kv_listen_base(&l, KV_PORT_LISTEN);
-	KV_ASSERT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	ASSERT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	kv_perf_server_base(&p);
 	p.flags = KVERBS_PERF_F_LISTENER;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PERF, &p), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_PERF, &p));
 	kv_perf_base(&p);
 	p.flags = KVERBS_PERF_F_LISTENER;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PERF, &p), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_PERF, &p));
 	close(fd);
 }
 
@@ -1672,7 +1862,7 @@ KV_TEST(perf_listener_flag)
  * KVERBS_PING_F_LISTENER, as KVERBS_PERF_F_LISTENER: a server's only, on
  * a file that listens, with no address of its own.
  */
-KV_TEST(ping_listener_flag)
+TEST_F(kverbs, ping_listener_flag)
 {
 	struct kverbs_listen l;
 	struct kverbs_ping p;
@@ -1684,20 +1874,20 @@ KV_TEST(ping_listener_flag)
 	p.count = 0;
 	p.flags = KVERBS_PING_F_LISTENER;
 	memset(&p.addr, 0, sizeof(p.addr));
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PING, &p), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_PING, &p));
 
 	kv_listen_base(&l, KV_PORT_LISTEN);
-	KV_ASSERT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
+	ASSERT_OK(ioctl(fd, KVERBS_IOC_LISTEN, &l));
 	/* An address of its own besides. */
 	kv_ping_base(&p, KV_PORT_LISTEN);
 	p.role = KVERBS_ROLE_SERVER;
 	p.count = 0;
 	p.flags = KVERBS_PING_F_LISTENER;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PING, &p), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_PING, &p));
 	/* A client. */
 	kv_ping_base(&p, KV_PORT_LISTEN);
 	p.flags = KVERBS_PING_F_LISTENER;
-	KV_EXPECT_ERRNO(ioctl(fd, KVERBS_IOC_PING, &p), EINVAL);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, KVERBS_IOC_PING, &p));
 	close(fd);
 }
 
@@ -1706,44 +1896,19 @@ KV_TEST(ping_listener_flag)
 /* ------------------------------------------------------------------ */
 
 /*
- * The last line of defence against a call that never returns: the
- * harness has no per-test time limit, and a hung test would hang the
- * guest until its own limit.  Ending the program says which test it was.
+ * The tests that connect have a time limit of their own (the harness
+ * kills a test at its limit, and says which): a call that never returns
+ * ends one test, not the suite.  It is the harness's default, 30 s, for
+ * the others.
  */
-static const char *kv_watchdog_test;
+#define KV_NET_TIMEOUT		60
+#define KV_NET_LONG_TIMEOUT	120
 
-static void kv_watchdog_fired(int sig)
-{
-	static const char msg[] = "# watchdog: a test did not finish in time: ";
-	ssize_t r;
-
-	(void)sig;
-	r = write(STDOUT_FILENO, msg, sizeof(msg) - 1);
-	r = write(STDOUT_FILENO, kv_watchdog_test, strlen(kv_watchdog_test));
-	r = write(STDOUT_FILENO, "\n", 1);
-	(void)r;
-	_exit(1);
-}
-
-/*
- * Arm it once everything that may end the test early (a skip, a fatal
- * assertion) is behind: a leftover alarm would kill a later test.
- */
-static void kv_watchdog(const char *test, unsigned int seconds)
-{
-	struct sigaction sa = { .sa_handler = kv_watchdog_fired };
-
-	kv_watchdog_test = test;
-	sigaction(SIGALRM, &sa, NULL);
-	alarm(seconds);
-}
-
-/* What a test over the network needs before it arms the watchdog. */
+/* What a test over the network needs first. */
 static void kv_net_begin(void)
 {
 	struct __kernel_sockaddr_storage ss;
 
-	kv_dev();
 	kv_sockaddr(&ss, kv_addr(), 1);
 	kv_mem_init();
 }
@@ -1752,8 +1917,9 @@ static void kv_net_begin(void)
  * @p gets as far as connecting, and is refused there: its arguments
  * passed every check.
  */
-#define KV_EXPECT_REFUSED(p) kv_expect_refused(p, __LINE__)
-static void kv_expect_refused(struct kverbs_ping *p, int line)
+#define KV_EXPECT_REFUSED(p) kv_expect_refused(_metadata, p, __LINE__)
+static void kv_expect_refused(struct __test_metadata *_metadata,
+			      struct kverbs_ping *p, int line)
 {
 	long ret;
 	int err;
@@ -1763,16 +1929,17 @@ static void kv_expect_refused(struct kverbs_ping *p, int line)
 	err = errno;
 	if (!kv_refused(ret, err, &p->result) ||
 	    p->result.failed_step != KVERBS_STEP_CONNECT)
-		KV_FAIL_AT(0, "line %d: returned %ld errno %d (%s) at step %u, expected a refused connection",
+		KV_FAIL("line %d: returned %ld errno %d (%s) at step %u, expected a refused connection",
 			   line, ret, err, strerror(err), p->result.failed_step);
 }
 
-static void kv_diag_result(const char *who, const struct kverbs_ping_result *r)
+static void kv_diag_result(struct __test_metadata *_metadata,
+			   const char *who, const struct kverbs_ping_result *r)
 {
-	kv_diag("%s: iterations %llu read %llu written %llu clients %u failed %u",
+	TH_LOG("%s: iterations %llu read %llu written %llu clients %u failed %u",
 		who, (unsigned long long)r->iterations, (unsigned long long)r->bytes_read,
 		(unsigned long long)r->bytes_written, r->clients, r->clients_failed);
-	kv_diag("%s: valid 0x%x step %u wc %u/%u cm %u/%d mismatch %u", who,
+	TH_LOG("%s: valid 0x%x step %u wc %u/%u cm %u/%d mismatch %u", who,
 		r->valid, r->failed_step, r->wc_status, r->vendor_err, r->cm_event,
 		r->cm_status, r->mismatch_offset);
 }
@@ -1792,17 +1959,15 @@ static void kv_rping_payload(char *buf, size_t len, unsigned int iter)
 	buf[len - 1] = '\0';
 }
 
-KV_TEST(ping_no_listener)
+TEST_F_TIMEOUT(kverbs, ping_no_listener, KV_NET_TIMEOUT)
 {
 	struct kverbs_ping p;
 
 	kv_net_begin();
-	kv_watchdog("ping_no_listener", 60);
 	kv_ping_base(&p, KV_PORT_NO_LISTENER);
 	memset(&p.result, 0xff, sizeof(p.result));
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PING, &p), ECONNREFUSED);
-	alarm(0);
-	KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_CONNECT);
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PING, &p));
+	EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
 	/*
 	 * Over InfiniBand's CM (rxe) the refusal is a REJECTED event.  An
 	 * iWARP connect is a TCP connect, which siw makes synchronously:
@@ -1810,15 +1975,15 @@ KV_TEST(ping_no_listener)
 	 */
 	if (!strcmp(kv_env("KV_TYPE", "rxe"), "siw") &&
 	    !(p.result.valid & KVERBS_RESULT_CM)) {
-		KV_EXPECT_EQ(p.result.cm_event, 0);
+		EXPECT_EQ(0, p.result.cm_event);
 	} else {
-		KV_EXPECT_TRUE(p.result.valid & KVERBS_RESULT_CM);
-		KV_EXPECT_EQ(p.result.cm_event, KV_RDMA_CM_EVENT_REJECTED);
+		EXPECT_TRUE(p.result.valid & KVERBS_RESULT_CM);
+		EXPECT_EQ(KV_RDMA_CM_EVENT_REJECTED, p.result.cm_event);
 	}
-	KV_EXPECT_EQ(p.result.iterations, 0);
-	KV_EXPECT_EQ(p.result.error, -ECONNREFUSED);
-	if (kv_test_failed)
-		kv_diag_result("client", &p.result);
+	EXPECT_EQ(0, p.result.iterations);
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	if (kv_failed())
+		kv_diag_result(_metadata, "client", &p.result);
 }
 
 /*
@@ -1826,7 +1991,7 @@ KV_TEST(ping_no_listener)
  * connection, which nobody accepts.  (Which errno a refusal gets is
  * ping_no_listener's business.)
  */
-KV_TEST(ping_limits_accepted)
+TEST_F_TIMEOUT(kverbs, ping_limits_accepted, KV_NET_LONG_TIMEOUT)
 {
 	struct {
 		struct kverbs_ping p;
@@ -1837,7 +2002,6 @@ KV_TEST(ping_limits_accepted)
 	void *log;
 
 	kv_net_begin();
-	kv_watchdog("ping_limits_accepted", 120);
 
 	kv_ping_base(&p, KV_PORT_NO_LISTENER);
 	p.msg_size = KVERBS_PING_MIN_SIZE;
@@ -1850,14 +2014,14 @@ KV_TEST(ping_limits_accepted)
 	/* 64 MiB of log, pinned for the call; nothing is stored without a connection. */
 	log = mmap(NULL, KV_MAX_LOG_BYTES, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	KV_ASSERT_TRUE(log != MAP_FAILED);
+	ASSERT_TRUE(log != MAP_FAILED);
 	kv_ping_base(&p, KV_PORT_NO_LISTENER);
 	p.log.buf = (uintptr_t)log;
 	p.log.seq = (uintptr_t)&seq;
 	p.log.slots = KV_MAX_LOG_BYTES / 65536;
 	p.log.slot_size = 65536;
 	KV_EXPECT_REFUSED(&p);
-	KV_EXPECT_EQ(seq, 0);
+	EXPECT_EQ(0, seq);
 	munmap(log, KV_MAX_LOG_BYTES);
 
 	/* A source address of the destination's family, port 0. */
@@ -1870,15 +2034,14 @@ KV_TEST(ping_limits_accepted)
 	kv_ping_base(&big.p, KV_PORT_NO_LISTENER);
 	big.p.size = sizeof(big);
 	KV_EXPECT_REFUSED(&big.p);
-	KV_EXPECT_TRUE(kv_all_bytes(big.tail, sizeof(big.tail), 0));
-	alarm(0);
+	EXPECT_TRUE(kv_all_bytes(big.tail, sizeof(big.tail), 0));
 }
 
 #define KV_LOG_SLOTS	4
 #define KV_LOG_SLOT	64
 #define KV_LOG_COUNT	3
 
-KV_TEST(ping_with_log)
+TEST_F_TIMEOUT(kverbs, ping_with_log, KV_NET_TIMEOUT)
 {
 	static char log[KV_LOG_SLOTS][KV_LOG_SLOT];
 	char want[KV_LOG_SLOT];
@@ -1891,7 +2054,6 @@ KV_TEST(ping_with_log)
 
 	kv_net_begin();
 	s = kv_server_start(KV_PORT_PING_LOG);
-	kv_watchdog("ping_with_log", 60);
 
 	/* From here on no KV_ASSERT: the server must be waited for. */
 	memset(log, 0xff, sizeof(log));
@@ -1906,46 +2068,45 @@ KV_TEST(ping_with_log)
 	p.log.slot_size = KV_LOG_SLOT;
 	ret = kv_client_run(&p, &err);
 	waited = kv_server_wait(s, 15);
-	alarm(0);
 
 	if (ret)
-		KV_FAIL_AT(0, "client: returned %ld errno %d (%s), expected 0", ret,
+		KV_FAIL("client: returned %ld errno %d (%s), expected 0", ret,
 			   err, strerror(err));
-	KV_EXPECT_EQ(p.result.iterations, KV_LOG_COUNT);
-	KV_EXPECT_EQ(p.result.bytes_read, KV_LOG_COUNT * KV_LOG_SLOT);
-	KV_EXPECT_EQ(p.result.bytes_written, KV_LOG_COUNT * KV_LOG_SLOT);
-	KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_NONE);
-	KV_EXPECT_EQ(p.result.valid, 0);
-	KV_EXPECT_LE(p.result.iter_ns_min, p.result.iter_ns_avg);
-	KV_EXPECT_LE(p.result.iter_ns_avg, p.result.iter_ns_max);
-	KV_EXPECT_GE(p.result.elapsed_ns, p.result.iter_ns_max);
-	if (kv_test_failed)
-		kv_diag_result("client", &p.result);
+	EXPECT_EQ(KV_LOG_COUNT, p.result.iterations);
+	EXPECT_EQ(KV_LOG_COUNT * KV_LOG_SLOT, p.result.bytes_read);
+	EXPECT_EQ(KV_LOG_COUNT * KV_LOG_SLOT, p.result.bytes_written);
+	EXPECT_EQ(KVERBS_STEP_NONE, p.result.failed_step);
+	EXPECT_EQ(0, p.result.valid);
+	EXPECT_LE(p.result.iter_ns_min, p.result.iter_ns_avg);
+	EXPECT_LE(p.result.iter_ns_avg, p.result.iter_ns_max);
+	EXPECT_GE(p.result.elapsed_ns, p.result.iter_ns_max);
+	if (kv_failed())
+		kv_diag_result(_metadata, "client", &p.result);
 
-	KV_EXPECT_EQ(seq, KV_LOG_COUNT);
+	EXPECT_EQ(KV_LOG_COUNT, seq);
 	for (i = 0; i < KV_LOG_COUNT; i++) {
 		kv_rping_payload(want, sizeof(want), i);
 		if (memcmp(log[i], want, sizeof(want)))
-			KV_FAIL_AT(0, "log slot %u: '%.*s', expected '%s'", i,
+			KV_FAIL("log slot %u: '%.*s', expected '%s'", i,
 				   KV_LOG_SLOT, log[i], want);
 	}
 	/* Slots past the last iteration are never written. */
 	for (; i < KV_LOG_SLOTS; i++)
 		if (!kv_all_bytes(log[i], KV_LOG_SLOT, 0xff))
-			KV_FAIL_AT(0, "log slot %u written, only %u iterations ran",
+			KV_FAIL("log slot %u written, only %u iterations ran",
 				   i, KV_LOG_COUNT);
 
 	if (waited)
-		KV_FAIL_AT(0, "server did not end when its client left");
+		KV_FAIL("server did not end when its client left");
 	if (s->ret)
-		KV_FAIL_AT(0, "server: returned %ld errno %d (%s), expected 0",
+		KV_FAIL("server: returned %ld errno %d (%s), expected 0",
 			   s->ret, s->err, strerror(s->err));
-	KV_EXPECT_EQ(s->ping.result.clients, 1);
-	KV_EXPECT_EQ(s->ping.result.clients_failed, 0);
-	KV_EXPECT_EQ(s->ping.result.iterations, KV_LOG_COUNT);
-	KV_EXPECT_EQ(s->ping.result.bytes_read, KV_LOG_COUNT * KV_LOG_SLOT);
-	if (kv_test_failed)
-		kv_diag_result("server", &s->ping.result);
+	EXPECT_EQ(1, s->ping.result.clients);
+	EXPECT_EQ(0, s->ping.result.clients_failed);
+	EXPECT_EQ(KV_LOG_COUNT, s->ping.result.iterations);
+	EXPECT_EQ(KV_LOG_COUNT * KV_LOG_SLOT, s->ping.result.bytes_read);
+	if (kv_failed())
+		kv_diag_result(_metadata, "server", &s->ping.result);
 	free(s);
 }
 
@@ -1957,7 +2118,7 @@ KV_TEST(ping_with_log)
  * before any connection.  At a port where nothing listens, so a ping
  * that got as far as connecting would say ECONNREFUSED instead.
  */
-KV_TEST(ping_log_unwritable)
+TEST_F_TIMEOUT(kverbs, ping_log_unwritable, KV_NET_TIMEOUT)
 {
 	static const char ro[4096] __attribute__((aligned(4096)));
 	struct kverbs_ping p;
@@ -1974,7 +2135,7 @@ KV_TEST(ping_log_unwritable)
 	};
 
 	kv_net_begin();
-	for (i = 0; i < KV_ARRAY_SIZE(cases); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		kv_ping_base(&p, KV_PORT_NO_LISTENER);
 		p.flags = KVERBS_PING_F_VALIDATE;
 		p.count = KV_LOG_COUNT;
@@ -1984,14 +2145,14 @@ KV_TEST(ping_log_unwritable)
 		/* One slot of eight bytes, so that &seq serves as a log too. */
 		p.log.slots = 1;
 		p.log.slot_size = sizeof(seq);
-		KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PING, &p), EFAULT);
-		KV_EXPECT_EQ(p.result.error, -EFAULT);
-		KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_LOG);
-		KV_EXPECT_EQ(p.result.iterations, 0);
-		if (kv_test_failed)
-			kv_diag("%s", cases[i].what);
+		EXPECT_ERRNO(EFAULT, kv_ioctl(KVERBS_IOC_PING, &p));
+		EXPECT_EQ(-EFAULT, p.result.error);
+		EXPECT_EQ(KVERBS_STEP_LOG, p.result.failed_step);
+		EXPECT_EQ(0, p.result.iterations);
+		if (kv_failed())
+			TH_LOG("%s", cases[i].what);
 	}
-	KV_EXPECT_EQ(seq, 0);
+	EXPECT_EQ(0, seq);
 
 	/* The counter is a __u64 the reader loads in one access: aligned. */
 	kv_ping_base(&p, KV_PORT_NO_LISTENER);
@@ -2003,16 +2164,18 @@ KV_TEST(ping_log_unwritable)
 }
 
 /* A client that nobody answers: refused, with the result saying where. */
-KV_TEST(perf_no_listener)
+TEST_F_TIMEOUT(kverbs, perf_no_listener, KV_NET_TIMEOUT)
 {
 	struct kverbs_perf p;
 
 	kv_net_begin();
 	kv_perf_base(&p);
 	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
-	KV_EXPECT_ERRNO(kv_ioctl(KVERBS_IOC_PERF, &p), ECONNREFUSED);
-	KV_EXPECT_EQ(p.result.error, -ECONNREFUSED);
-	KV_EXPECT_EQ(p.result.failed_step, KVERBS_STEP_CONNECT);
-	KV_EXPECT_EQ(p.result.reject_reason, KVERBS_PERF_REJECT_NONE);
-	KV_EXPECT_EQ(p.result.iterations, 0);
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
+	EXPECT_EQ(KVERBS_PERF_REJECT_NONE, p.result.reject_reason);
+	EXPECT_EQ(0, p.result.iterations);
 }
+
+TEST_HARNESS_MAIN
