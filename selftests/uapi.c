@@ -1899,10 +1899,11 @@ TEST_F(kverbs, ping_listener_flag)
  * The tests that connect have a time limit of their own (the harness
  * kills a test at its limit, and says which): a call that never returns
  * ends one test, not the suite.  It is the harness's default, 30 s, for
- * the others.
+ * the others.  Scaled by KV_TIME_SCALE like every limit of the tests
+ * (the harness sets a test's limit in a constructor, at run time).
  */
-#define KV_NET_TIMEOUT		60
-#define KV_NET_LONG_TIMEOUT	120
+#define KV_NET_TIMEOUT		(60 * kv_time_scale())
+#define KV_NET_LONG_TIMEOUT	(120 * kv_time_scale())
 
 /* What a test over the network needs first. */
 static void kv_net_begin(void)
