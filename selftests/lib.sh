@@ -211,11 +211,12 @@ PY
 
 # kv_server NAME PORT [ping options]: start a server on $KV_ADDR in the
 # background, with --json output in $KV_TMP/NAME.json and stderr in
-# $KV_TMP/NAME.err, and wait until it listens.  Sets kv_pid_NAME.
+# $KV_TMP/NAME.err, and wait until it listens.  Sets kv_pid_NAME.  The
+# array KV_RUN_AS, if set, is the command that runs it (another user's).
 kv_server() {
 	local name=$1 port=$2
 	shift 2
-	"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" --json "$@" \
+	"${KV_RUN_AS[@]}" "$KVERBS" ping -s -a "$KV_ADDR" -p "$port" --json "$@" \
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
 	eval "kv_pid_$name=$!"
 	if ! wait_for 10 kv_listening "$KV_ADDR" "$port"; then

@@ -85,17 +85,10 @@ as_user() {
 # through as_user: kv_pid_NAME is the tool's own, for the signal that
 # ends a persistent server.
 user_server() {
-	local name=$1 uid=$2 port=$3
-	shift 3
-	setpriv --reuid="$uid" --regid="$uid" --groups="$rdma_gid" --inh-caps=-all -- \
-		"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" --json "$@" \
-		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
-	eval "kv_pid_$name=$!"
-	if ! wait_for 10 kv_listening "$KV_ADDR" "$port"; then
-		echo "server $name (uid $uid) did not start listening on $KV_ADDR:$port"
-		cat "$KV_TMP/$name.err"
-		return 1
-	fi
+	local uid=$2
+	local KV_RUN_AS=(setpriv --reuid="$uid" --regid="$uid" --groups="$rdma_gid"
+			 --inh-caps=-all --)
+	kv_server "$1" "$3" "${@:4}" || { echo "(as uid $uid)"; return 1; }
 }
 
 # user_client NAME UID PORT [ping options]: kv_client, run as UID.
