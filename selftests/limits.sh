@@ -170,11 +170,12 @@ test_max_sessions_per_user() {
 
 over_max_pinned_mb_per_user() {
 	local hold rc
-	# A holds 4 MiB of its 6: the two 2 MiB buffers (as large as rxe
-	# registers) of a client that pings on, with root's server.
+	# A holds 2 MiB of its 3: the two 1 MiB buffers (as large as siw
+	# registers; rxe takes 2 MiB) of a client that pings on, with
+	# root's server.
 	kv_server rsrv 17821 -P || return 1
 	setpriv --reuid=$UID_A --regid=$UID_A --groups="$rdma_gid" --inh-caps=-all -- \
-		"$KVERBS" ping -c -a "$KV_ADDR" -p 17821 -S 2M -C 0 --json \
+		"$KVERBS" ping -c -a "$KV_ADDR" -p 17821 -S 1M -C 0 --json \
 		>"$KV_TMP/hold.json" 2>"$KV_TMP/hold.err" &
 	hold=$!
 	pinned_while_held "$hold"
@@ -193,18 +194,18 @@ pinned_while_held() {
 		fail "A's client did not connect: $(cat "$KV_TMP/hold.json" "$KV_TMP/hold.err")" || return
 	kv_alive "$hold" ||
 		fail "A's client ended: $(cat "$KV_TMP/hold.json" "$KV_TMP/hold.err")" || return
-	# A's next client would hold 4 MiB more: refused at its setup.
+	# A's next client would hold 2 MiB more: refused at its setup.
 	user_refused $UID_A "this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)" \
-		17821 -S 2M || return
-	# B holds all its 6 MiB with both ends of its ping (server 2,
-	# client 4), now.
-	user_ping_pair $UID_B 17822 3 -S 2M || return
+		17821 -S 1M || return
+	# B holds all its 3 MiB with both ends of its ping (server 1,
+	# client 2), now.
+	user_ping_pair $UID_B 17822 3 -S 1M || return
 	kv_alive "$hold" ||
 		fail "A's client did not hold its memory throughout: $(cat "$KV_TMP/hold.json" "$KV_TMP/hold.err")"
 }
 
 test_max_pinned_mb_per_user() {
-	with_users with_param max_pinned_mb_per_user 6 over_max_pinned_mb_per_user
+	with_users with_param max_pinned_mb_per_user 3 over_max_pinned_mb_per_user
 }
 
 # What a user held is given back when its tests end, however they end:
@@ -218,19 +219,21 @@ per_user_counts_return() {
 	kill -INT "$kv_pid_a1" "$kv_pid_a2"
 	kv_wait a1 30
 	kv_wait a2 30
-	# Each pair takes both sessions, and all 3 MiB: server 1, client 2.
+	# Each pair takes both sessions, and 768 KiB of the 1 MiB: server
+	# 256 KiB, client 512 KiB.
 	for i in 1 2 3; do
-		user_ping_pair $UID_A 17833 2 -S 1M || fail "pair $i" || return
+		user_ping_pair $UID_A 17833 2 -S 256k || fail "pair $i" || return
 	done
-	# One refused past the limit gives back nothing it did not take.
+	# One refused past the limit (a client of 2 MiB) gives back nothing
+	# it did not take.
 	user_refused $UID_A "this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)" \
-		17834 -S 2M || return
-	user_ping_pair $UID_A 17835 2 -S 1M || fail "after the refusal"
+		17834 -S 1M || return
+	user_ping_pair $UID_A 17835 2 -S 256k || fail "after the refusal"
 }
 
 test_per_user_counts_return() {
 	with_users with_param max_sessions_per_user 2 \
-		with_param max_pinned_mb_per_user 3 per_user_counts_return
+		with_param max_pinned_mb_per_user 1 per_user_counts_return
 }
 
 test_max_msg_size_is_enforced_by_the_module() {
