@@ -481,16 +481,17 @@ static const int kv_devices_errnos[] = { KV_ARG_ERRNOS, ENOSPC, ENOMEM, 0 };
 	KV_ARG_ERRNOS, EINTR, EMSGSIZE, ETIMEDOUT, ECONNREFUSED, EHOSTUNREACH, \
 	ENETUNREACH, EADDRINUSE, EADDRNOTAVAIL, ECONNRESET, EIO, EBADMSG, \
 	EPROTO, EACCES, ENODEV, ENETDOWN, ENETRESET, ENFILE, EMFILE, ENOBUFS, \
-	ENOMEM
+	EDQUOT, ENOMEM
 
 static const int kv_ping_errnos[] = { KV_PING_ERRNOS, 0 };
 /*
  * As listed for struct kverbs_perf: PING's, and what a server's refusal
  * of the client's request fails with (EPROTO, EMSGSIZE, EINVAL are
- * PING's already; ECONNREFUSED is the client's side of it).
+ * PING's already; ECONNREFUSED is the client's side of it), a hello over
+ * the server's ceilings (ERANGE), and a session past them (ETIME).
  */
 static const int kv_perf_errnos[] = {
-	KV_PING_ERRNOS, EPROTONOSUPPORT, EOPNOTSUPP, 0
+	KV_PING_ERRNOS, EPROTONOSUPPORT, EOPNOTSUPP, ERANGE, ETIME, 0
 };
 /* As listed for struct kverbs_listen. */
 static const int kv_listen_errnos[] = {
