@@ -146,10 +146,11 @@ test_64_sessions() {
 		[ $rc = 130 ] || fail "client $i exited $rc after SIGINT: $(cat "$KV_TMP/c$i.err")" || return
 		kv_wait "s$i" 60
 		[ $? = 1 ] || fail "server $i: $(cat "$KV_TMP/s$i.err" "$KV_TMP/s$i.json")" || return
-		# Interrupted in its test, not while it set up: its data had
-		# begun to move (on a slow guest maybe not one round of it).
+		# Interrupted in its test, connected, not while it set up (on
+		# a slow guest maybe before one round of it: over iWARP a READ
+		# sink is registered only then).
 		json_check "$KV_TMP/c$i.json" 'd["status"] == "interrupted"' \
-			'd["iterations"] > 0 or d["error"]["step"] in ("rdma_read", "rdma_write", "send", "recv")' \
+			'd["iterations"] > 0 or d["error"]["step"] not in ("setup", "resolve_addr", "resolve_route", "connect", "hello")' \
 			'd["validate"] is True' 'd["error"]["name"] == "EINTR"' -- \
 			"$KV_TMP/s$i.json" 'd["error"]["name"] == "ECONNRESET"' || return
 	done
