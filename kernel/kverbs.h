@@ -527,7 +527,6 @@ void kverbs_chardev_unregister(void);
  * @user: whom @accounted is charged to, NULL while nothing is
  * @vaddr: a kernel mapping of @pages
  * @kaddr: the first byte of the range in that mapping
- * @len: bytes in the range
  */
 struct kverbs_ubuf {
 	struct page **pages;
@@ -536,7 +535,6 @@ struct kverbs_ubuf {
 	struct kverbs_user *user;
 	void *vaddr;
 	void *kaddr;
-	size_t len;
 };
 
 int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len);

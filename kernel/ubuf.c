@@ -61,7 +61,6 @@ int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
 	if (!ub->vaddr)
 		return -ENOMEM;
 	ub->kaddr = ub->vaddr + (uaddr & ~PAGE_MASK);
-	ub->len = len;
 	return 0;
 }
 
