@@ -819,6 +819,43 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
 	}
 }
 
+/* The rdma_cm ID, the device, and the memory: the end of an endpoint. */
+static void kverbs_ep_release(struct kverbs_ep *ep)
+{
+	if (ep->id)
+		rdma_destroy_id(ep->id);
+	/* Only now may the device go: nothing of ours is left on it. */
+	kverbs_dev_detach(&ep->user);
+	kfree(ep);
+}
+
+static struct workqueue_struct *kverbs_reap_wq;
+
+static void kverbs_ep_reap_work(struct work_struct *work)
+{
+	kverbs_ep_release(container_of(work, struct kverbs_ep, reap));
+}
+
+/**
+ * kverbs_ep_reap_init - the work queue endpoints are released from
+ *	when their release may wait long (see kverbs_ep_destroy())
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int kverbs_ep_reap_init(void)
+{
+	kverbs_reap_wq = alloc_workqueue("kverbs_reap", WQ_UNBOUND, 0);
+	return kverbs_reap_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * kverbs_ep_reap_flush - wait for every endpoint being released, at unload
+ */
+void kverbs_ep_reap_flush(void)
+{
+	destroy_workqueue(kverbs_reap_wq);
+}
+
 /**
  * kverbs_ep_destroy - release an endpoint and everything under it
  * @ep: the endpoint, possibly half built, or NULL
@@ -832,13 +869,26 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	if (!ep)
 		return;
 	kverbs_ep_quiesce(ep);
-	if (ep->pd)
+	if (ep->pd) {
 		ib_dealloc_pd(ep->pd);
-	if (ep->id)
-		rdma_destroy_id(ep->id);
-	/* Only now may the device go: nothing of ours is left on it. */
-	kverbs_dev_detach(&ep->user);
-	kfree(ep);
+		ep->pd = NULL;
+	}
+	/*
+	 * Destroying the ID of a connection whose port went down can wait,
+	 * in ib_cm's cm_destroy_id(), uninterruptibly for minutes: for the
+	 * DREQ it sends, which rxe does not complete while its netdev is
+	 * down.  Seen as a write_bw server that SIGKILL could not end.  The
+	 * test's memory is already released; let a work item wait for
+	 * rdma_cm instead of the caller.  The endpoint lives until then,
+	 * since its handler may still run; kverbs_ep_reap_flush() waits for
+	 * all of them at unload.
+	 */
+	if (ep->id && kverbs_ep_error(ep) == -ENETDOWN) {
+		INIT_WORK(&ep->reap, kverbs_ep_reap_work);
+		queue_work(kverbs_reap_wq, &ep->reap);
+		return;
+	}
+	kverbs_ep_release(ep);
 }
 
 /**

@@ -163,6 +163,7 @@ struct kverbs_drain_marker {
  * @queued_at: server side: when the request was queued, in jiffies
  * @drain_sq: the marker kverbs_ep_drain() posts on the send queue
  * @drain_rq: ... and on the receive queue
+ * @reap: releases the endpoint when that may wait long
  */
 struct kverbs_ep {
 	enum kverbs_cm_kind kind;
@@ -185,6 +186,7 @@ struct kverbs_ep {
 	unsigned long queued_at;
 	struct kverbs_drain_marker drain_sq;
 	struct kverbs_drain_marker drain_rq;
+	struct work_struct reap;
 };
 
 /**
@@ -221,6 +223,8 @@ void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);
 void kverbs_ep_drain(struct kverbs_ep *ep);
 void kverbs_ep_quiesce(struct kverbs_ep *ep);
+int kverbs_ep_reap_init(void);
+void kverbs_ep_reap_flush(void);
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 		     enum kverbs_step step);
 int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr);

@@ -70,9 +70,12 @@ static int __init kverbs_init(void)
 {
 	int ret;
 
-	ret = kverbs_devices_register();
+	ret = kverbs_ep_reap_init();
 	if (ret)
 		return ret;
+	ret = kverbs_devices_register();
+	if (ret)
+		goto out_reap_flush;
 	ret = kverbs_chardev_register();
 	if (ret)
 		goto out_unregister_client;
@@ -81,12 +84,16 @@ static int __init kverbs_init(void)
 
 out_unregister_client:
 	kverbs_devices_unregister();
+out_reap_flush:
+	kverbs_ep_reap_flush();
 	return ret;
 }
 
 static void __exit kverbs_exit(void)
 {
 	kverbs_chardev_unregister();
+	/* Before the client goes: a device's removal waits for these. */
+	kverbs_ep_reap_flush();
 	kverbs_devices_unregister();
 	kverbs_users_exit();
 }
