@@ -34,6 +34,7 @@
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
 #include <linux/nsproxy.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
@@ -795,6 +796,28 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
 }
 
+/*
+ * ib_free_cq() of an IB_POLL_SOFTIRQ CQ, with a wait that ib_free_cq()
+ * lacks.  The CQ's poll, ib_poll_handler(), marks itself done
+ * (irq_poll_complete()) and only then re-arms the CQ with
+ * ib_req_notify_cq(); ib_free_cq()'s irq_poll_disable() waits for the
+ * first and not the second, so the device may free the CQ under the
+ * re-arm.  Seen on the debug kernel as a fault in rxe_req_notify_cq()
+ * on a freed queue, a few instructions after the poll that completed
+ * the drain's last marker had woken the test.  A softirq handler is an
+ * RCU read-side critical section: one grace period after the drain
+ * and the QP's destruction every handler that ran on this CQ has
+ * returned, and with both queues flushed, nothing schedules another.
+ * (After a drain that timed out a late completion still could: the
+ * device's fault, and the window is as narrow as upstream's.)
+ */
+static void kverbs_free_cq(struct ib_cq *cq)
+{
+	if (cq->poll_ctx == IB_POLL_SOFTIRQ)
+		synchronize_rcu();
+	ib_free_cq(cq);
+}
+
 /**
  * kverbs_ep_quiesce - end all activity of the device on the endpoint
  * @ep: the endpoint, possibly half built
@@ -814,7 +837,7 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
 		rdma_destroy_qp(ep->id);
 	}
 	if (ep->cq) {
-		ib_free_cq(ep->cq);
+		kverbs_free_cq(ep->cq);
 		ep->cq = NULL;
 	}
 }
