@@ -24,7 +24,10 @@
  * @nusers: how many; changed under kverbs_dev_lock, read without it
  * @removing: set once removal started; no new users from then on
  * @idle: woken when @nusers drops to 0
- * @events: asynchronous events of the device: ports going down
+ * @events: asynchronous events of the device: ports going down and up
+ * @port_events: counts port events and the start of removal, for
+ *	kverbs_dev_wait_port_up(); changed under kverbs_dev_lock
+ * @port_wait: woken when @port_events changes
  */
 struct kverbs_dev {
 	struct ib_device *ibdev;
@@ -34,6 +37,8 @@ struct kverbs_dev {
 	bool removing;
 	wait_queue_head_t idle;
 	struct ib_event_handler events;
+	unsigned int port_events;
+	wait_queue_head_t port_wait;
 };
 
 /*
@@ -106,12 +111,22 @@ void kverbs_dev_detach(struct kverbs_dev_user *user)
 	mutex_unlock(&kverbs_dev_lock);
 }
 
+/* Wake kverbs_dev_wait_port_up(): a port changed, or removal began. */
+static void kverbs_dev_port_changed(struct kverbs_dev *dev)
+{
+	lockdep_assert_held(&kverbs_dev_lock);
+	WRITE_ONCE(dev->port_events, dev->port_events + 1);
+	wake_up(&dev->port_wait);
+}
+
 /*
  * A port went down (for RoCE and iWARP: its netdev).  Connections on it
  * cannot carry traffic until it comes back, which may be never: end them
  * now with a clear reason rather than let them run into retry timeouts.
  * Listeners stay: a server can take new clients once the port is up.
- * ib_core calls this from a workqueue, so the mutex is fine.
+ * A port coming up releases the endpoints that waited for it to say
+ * goodbye (kverbs_ep_destroy()).  ib_core calls this from a workqueue,
+ * so the mutex is fine.
  */
 static void kverbs_dev_event(struct ib_event_handler *handler,
 			     struct ib_event *event)
@@ -119,14 +134,46 @@ static void kverbs_dev_event(struct ib_event_handler *handler,
 	struct kverbs_dev *dev = container_of(handler, struct kverbs_dev, events);
 	struct kverbs_dev_user *user;
 
-	if (event->event != IB_EVENT_PORT_ERR)
+	if (event->event != IB_EVENT_PORT_ERR &&
+	    event->event != IB_EVENT_PORT_ACTIVE)
 		return;
 	mutex_lock(&kverbs_dev_lock);
-	list_for_each_entry(user, &dev->users, node)
-		if (user->port == event->element.port_num)
-			user->abort(user, -ENETDOWN);
+	if (event->event == IB_EVENT_PORT_ERR)
+		list_for_each_entry(user, &dev->users, node)
+			if (user->port == event->element.port_num)
+				user->abort(user, -ENETDOWN);
+	kverbs_dev_port_changed(dev);
 	mutex_unlock(&kverbs_dev_lock);
-	ibdev_dbg(dev->ibdev, "port %u down\n", event->element.port_num);
+	ibdev_dbg(dev->ibdev, "port %u %s\n", event->element.port_num,
+		  event->event == IB_EVENT_PORT_ERR ? "down" : "up");
+}
+
+/**
+ * kverbs_dev_wait_port_up - wait until @user's port is up again, or its
+ *	device is being removed
+ * @user: an attached user
+ * @down: tells whether the port is still down; process context, may sleep
+ *
+ * Woken by the device's port events and by the start of its removal;
+ * checks again every second besides, for a link that came back without
+ * an event.  Not interruptible: for work items, not for a test's thread.
+ */
+void kverbs_dev_wait_port_up(struct kverbs_dev_user *user,
+			     bool (*down)(struct kverbs_dev_user *user))
+{
+	struct kverbs_dev *dev = user->dev;
+	unsigned int seen;
+
+	if (!dev)
+		return;
+	for (;;) {
+		/* Read before asking: an event from here on is not missed. */
+		seen = READ_ONCE(dev->port_events);
+		if (READ_ONCE(dev->removing) || !down(user))
+			return;
+		wait_event_timeout(dev->port_wait,
+				   READ_ONCE(dev->port_events) != seen, HZ);
+	}
 }
 
 static int kverbs_add_one(struct ib_device *ibdev)
@@ -139,6 +186,7 @@ static int kverbs_add_one(struct ib_device *ibdev)
 	dev->ibdev = ibdev;
 	INIT_LIST_HEAD(&dev->users);
 	init_waitqueue_head(&dev->idle);
+	init_waitqueue_head(&dev->port_wait);
 	INIT_IB_EVENT_HANDLER(&dev->events, ibdev, kverbs_dev_event);
 	ib_register_event_handler(&dev->events);
 
@@ -160,7 +208,8 @@ static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
 	ib_unregister_event_handler(&dev->events);
 
 	mutex_lock(&kverbs_dev_lock);
-	dev->removing = true;
+	WRITE_ONCE(dev->removing, true);
+	kverbs_dev_port_changed(dev);
 	list_del(&dev->list);
 	list_for_each_entry(user, &dev->users, node) {
 		user->abort(user, -ENODEV);

@@ -24,8 +24,10 @@
  *  kverbs_ep_destroy()  PD, rdma_cm ID, and last the device attachment
  *
  * Device removal and a port going down only record a failure through
- * ->user.abort and wake the owner, which then runs the same ladder;
- * nothing is queued that could outlive the endpoint.
+ * ->user.abort and wake the owner, which then runs the same ladder.
+ * One step may be deferred: the rdma_cm ID of an endpoint whose port
+ * went down is destroyed from a work item once the port is back (see
+ * kverbs_ep_destroy()); the work owns the endpoint from then on.
  */
 #include "cm.h"
 #include "trace.h"
@@ -769,7 +771,8 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
  * kverbs_ep_drain - flush every outstanding work request
  * @ep: the endpoint
  *
- * Disconnects, then waits until the device has flushed both queues, for
+ * Disconnects (unless the port went down: nothing can be sent), then
+ * waits until the device has flushed both queues, for
  * at most KVERBS_DRAIN_TIMEOUT, signal or not.  After a drain that
  * completed, no completion handler runs until the next post.  A test
  * may drain in the middle of a wait, to take in what completed before a
@@ -782,7 +785,9 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	if (!ep->id || !ep->id->qp || ep->drained)
 		return;
 	qp = ep->id->qp;
-	kverbs_ep_disconnect(ep);
+	/* No DREQ from a port that is down: see kverbs_ep_destroy(). */
+	if (kverbs_ep_error(ep) != -ENETDOWN)
+		kverbs_ep_disconnect(ep);
 	/* A device's own drain methods are its promise to finish. */
 	if (qp->device->ops.drain_sq || qp->device->ops.drain_rq) {
 		ib_drain_qp(qp);
@@ -854,9 +859,17 @@ static void kverbs_ep_release(struct kverbs_ep *ep)
 
 static struct workqueue_struct *kverbs_reap_wq;
 
+static bool kverbs_ep_user_link_down(struct kverbs_dev_user *user)
+{
+	return kverbs_ep_link_down(container_of(user, struct kverbs_ep, user));
+}
+
 static void kverbs_ep_reap_work(struct work_struct *work)
 {
-	kverbs_ep_release(container_of(work, struct kverbs_ep, reap));
+	struct kverbs_ep *ep = container_of(work, struct kverbs_ep, reap);
+
+	kverbs_dev_wait_port_up(&ep->user, kverbs_ep_user_link_down);
+	kverbs_ep_release(ep);
 }
 
 /**
@@ -873,6 +886,9 @@ int kverbs_ep_reap_init(void)
 
 /**
  * kverbs_ep_reap_flush - wait for every endpoint being released, at unload
+ *
+ * After kverbs_devices_unregister(): an endpoint waiting for its port
+ * goes once its device's removal begins.
  */
 void kverbs_ep_reap_flush(void)
 {
@@ -897,14 +913,20 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 		ep->pd = NULL;
 	}
 	/*
-	 * Destroying the ID of a connection whose port went down can wait,
-	 * in ib_cm's cm_destroy_id(), uninterruptibly for minutes: for the
-	 * DREQ it sends, which rxe does not complete while its netdev is
-	 * down.  Seen as a write_bw server that SIGKILL could not end.  The
-	 * test's memory is already released; let a work item wait for
-	 * rdma_cm instead of the caller.  The endpoint lives until then,
-	 * since its handler may still run; kverbs_ep_reap_flush() waits for
-	 * all of them at unload.
+	 * Destroying the ID of an established connection sends a DREQ, and
+	 * ib_cm's cm_destroy_id() waits, uninterruptibly, until the MAD
+	 * layer is done with it.  While the port is down nothing can be
+	 * sent, and rxe on 6.1 makes it worse: a DREQ it fails to transmit
+	 * moves its QP1 to the error state, and the MADs queued behind it
+	 * are never completed, so that destroy waits for good, and with it
+	 * the device's removal.  Seen as a write_bw server that SIGKILL
+	 * could not end, then as "rdma link del" hanging.  So an endpoint
+	 * whose port went down did not disconnect (kverbs_ep_drain()), and
+	 * its ID is destroyed by a work item once the port is up again, or
+	 * the device is being removed.  The test's memory is already
+	 * released and its process goes at once.  The endpoint lives until
+	 * then, since its handler may still run; module unload removes the
+	 * devices from kverbs and then waits for the work.
 	 */
 	if (ep->id && kverbs_ep_error(ep) == -ENETDOWN) {
 		INIT_WORK(&ep->reap, kverbs_ep_reap_work);

@@ -96,6 +96,8 @@ struct kverbs_dev_user {
 int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
 		      u32 port);
 void kverbs_dev_detach(struct kverbs_dev_user *user);
+void kverbs_dev_wait_port_up(struct kverbs_dev_user *user,
+			     bool (*down)(struct kverbs_dev_user *user));
 int kverbs_devices_register(void);
 void kverbs_devices_unregister(void);
 int kverbs_devices_cmd(struct kverbs_devices *cmd);

@@ -92,9 +92,9 @@ out_reap_flush:
 static void __exit kverbs_exit(void)
 {
 	kverbs_chardev_unregister();
-	/* Before the client goes: a device's removal waits for these. */
-	kverbs_ep_reap_flush();
+	/* Removal releases the endpoints that wait for a port; then wait. */
 	kverbs_devices_unregister();
+	kverbs_ep_reap_flush();
 	kverbs_users_exit();
 }
 
