@@ -22,11 +22,6 @@ timed() {
 		{ echo "took ${elapsed_ms} ms, more than ${limit} s"; return 1; }
 }
 
-# Only listeners may be left: every connection of a finished test is gone.
-no_kverbs_connections() {
-	! rdma res show cm_id 2>/dev/null | grep 'comm \[kverbs\]' | grep -qv 'state LISTEN'
-}
-
 test_no_listener() {
 	next_port
 	timed 10 "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1 2> "$KV_TMP/e" || return
@@ -100,7 +95,7 @@ kill_client_under_persistent_server() {
 	kill -"$sig" $pid
 	wait_for 3 kv_ended $pid || fail "client alive 3 s after SIG$sig" || return
 	wait $pid 2>/dev/null
-	wait_for 10 no_kverbs_connections ||
+	wait_for 10 kv_no_connections ||
 		fail "connections left after the client died: $(rdma res show cm_id)" || return
 	kv_client next "$port" -C 10 -V ||
 		fail "next client failed: $(cat "$KV_TMP/next.err")" || return
@@ -151,7 +146,7 @@ test_connect_timeout_while_server_busy() {
 	kill -INT $busy
 	wait $busy
 	kv_wait srv 10 >/dev/null
-	wait_for 10 no_kverbs_connections || fail "connections left: $(rdma res show cm_id)"
+	wait_for 10 kv_no_connections || fail "connections left: $(rdma res show cm_id)"
 }
 
 ktap_main test_no_listener test_unresolvable_address test_port_in_use \

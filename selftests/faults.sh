@@ -68,8 +68,14 @@ test_netdev_down_during_write_bw() {
 	wait $spid
 	[ $? = 1 ] || fail "server exit code, expected 1: $(cat "$KV_TMP/bs.err")" || return
 	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENETDOWN"' || return
-	# As after the ping: re-create the device, and it works at once.
+	# Both processes are gone, but not their connections: nothing is
+	# sent from a port that is down, the DREQ included.  Their rdma_cm
+	# IDs go once the port is back (kverbs_ep_destroy()).
+	! kv_no_connections || fail "connections gone while the port is down" || return
 	ip link set kv0 up
+	wait_for 10 kv_no_connections ||
+		fail "connections left 10 s after the port came back: $(rdma res show cm_id)" || return
+	# As after the ping: re-create the device, and it works at once.
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed" || return
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
 	kv_ping_pair 17700 -C 10

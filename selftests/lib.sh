@@ -144,6 +144,11 @@ kv_listening() {
 	return 1
 }
 
+# Only listeners may be left: every connection kverbs made is gone.
+kv_no_connections() {
+	! rdma res show cm_id 2>/dev/null | grep 'comm \[kverbs\]' | grep -qv 'state LISTEN'
+}
+
 # kv_connected PORT...: how many kverbs cm_ids are connected, from or to
 # one of these ports (a session has two: its client's and its server's).
 # One process (rdma), the matching in the shell.
