@@ -360,7 +360,9 @@ void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
  * kverbs_buf_inv_wr - build the work request that invalidates @buf's key
  * @buf: a registered buffer
  * @wr: the work request to fill in
- * @signaled: complete it, so the caller can wait with kverbs_buf_wait_inv()
+ * @signaled: complete it, so the caller can wait for @buf->inv_done
+ *	to be set (kverbs_is_done()); unsignaled, it completes with the next
+ *	signaled work request after it
  */
 void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 		       bool signaled)
