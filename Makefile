@@ -11,6 +11,7 @@ KDIR ?= $(or $(wildcard /lib/modules/$(KVER)/build),$(shell ls -d /lib/modules/*
 KRELEASE ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),$(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null))
 PREFIX ?= /usr/local
 UDEVDIR ?= /etc/udev/rules.d
+MANDIR ?= $(PREFIX)/share/man
 # Kernels 'make check' and 'make demo' test in guests.
 KERNELS ?= 6.1 6.12
 SRC ?= $(CURDIR)
@@ -70,10 +71,12 @@ install: modules tool
 	$(if $(DESTDIR),,depmod -a $(KRELEASE))
 	install -D -m 0644 udev/60-kverbs.rules $(DESTDIR)$(UDEVDIR)/60-kverbs.rules
 	install -D -m 0755 tools/kverbs/kverbs $(DESTDIR)$(PREFIX)/bin/kverbs
+	install -D -m 0644 Documentation/kverbs.8 $(DESTDIR)$(MANDIR)/man8/kverbs.8
 	$(if $(DESTDIR),,-udevadm control --reload 2>/dev/null)
 
 uninstall:
-	rm -f $(DESTDIR)$(UDEVDIR)/60-kverbs.rules $(DESTDIR)$(PREFIX)/bin/kverbs
+	rm -f $(DESTDIR)$(UDEVDIR)/60-kverbs.rules $(DESTDIR)$(PREFIX)/bin/kverbs \
+		$(DESTDIR)$(MANDIR)/man8/kverbs.8
 	rm -f $(DESTDIR)/lib/modules/*/extra/kernel/kverbs.ko*
 	-rmdir $(DESTDIR)/lib/modules/*/extra/kernel 2>/dev/null
 	$(if $(DESTDIR),,-depmod -a $(KRELEASE))
