@@ -241,33 +241,37 @@ static bool kv_is_ibdev(const char *name)
 /*
  * perftest's "-d mlx5_0" or "-dmlx5_0": here -d is --debug and takes no
  * value, so the device name would become the address, or an unknown
- * option.  Catch the word after a lone -d when it cannot be the address:
- * an RDMA device's name, a name no host has ('_'), or one followed by
- * the real address.  Returns 0, or -1 after a usage error.
+ * option.  @after_d is the word that followed a lone -d, if it was not an
+ * option: refuse it when it cannot be the address: an RDMA device's name,
+ * a name no host has ('_'), or one followed by the real address.  Returns
+ * 0, or -1 after a usage error.
  */
-static int kv_perf_device_arg(const char *cmd, int argc, char **argv)
+static int kv_perf_device_arg(const char *cmd, int argc, char **argv, const char *after_d)
 {
-	int i, words = 0, after_d = 0;
+	struct sockaddr_storage ss;
+	bool positional = false;
+	int i;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
+	if (!after_d)
+		return 0;
+	/* getopt_long() has moved the words that are not options to the end. */
+	for (i = optind; i < argc; i++)
+		positional |= argv[i] == after_d;
+	if (positional && (argc - optind > 1 || kv_is_ibdev(after_d) || strchr(after_d, '_') ||
+			   kv_parse_addr(after_d, 0, &ss)))
+		return kv_perftest_only(cmd, "-d");
+	return 0;
+}
+
+/* "-dmlx5_0", which getopt_long() would take for -d -m ...: before it does. */
+static int kv_perf_device_attached(const char *cmd, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strncmp(argv[i], "-d", 2) && argv[i][2] &&
 		    (kv_is_ibdev(argv[i] + 2) || strchr(argv[i] + 2, '_')))
 			return kv_perftest_only(cmd, "-d");
-		if (argv[i][0] == '-' && argv[i][1])
-			continue;
-		/* A value of the option before it, not a word of its own. */
-		if (i > 1 && argv[i - 1][0] == '-' && argv[i - 1][1] != '-' &&
-		    argv[i - 1][1] && !argv[i - 1][2] &&
-		    strchr("snDtpAqix", argv[i - 1][1]))
-			continue;
-		words++;
-		if (!strcmp(argv[i - 1], "-d"))
-			after_d = i;
-	}
-	if (after_d && (words > 1 || kv_is_ibdev(argv[after_d]) || strchr(argv[after_d], '_')))
-		return kv_perftest_only(cmd, "-d");
 	return 0;
 }
 
@@ -323,7 +327,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:";
 	const struct kv_perf_test *t = kv_perf_test(test);
 	bool lat = t->kind & KV_PERF_LAT;
-	const char *cmd = t->cmd;
+	const char *cmd = t->cmd, *after_d = NULL;
 	char buf[8];
 	int opt;
 
@@ -336,7 +340,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	o->qps = 1;
 	/* perftest's latency clients send one at a time; 0 is the module's 128. */
 	o->tx_depth = lat ? 1 : 0;
-	if (kv_perf_device_arg(cmd, argc, argv))
+	if (kv_perf_device_attached(cmd, argc, argv))
 		return -1;
 	/* 0, not 1: also forget a group of options a previous parse left half-read. */
 	optind = 0;
@@ -488,6 +492,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			break;
 		case 'd':
 			o->debug = true;
+			/* Before getopt_long() moves it: the word after a lone -d. */
+			if (!strcmp(argv[optind - 1], "-d") && optind < argc && argv[optind][0] != '-')
+				after_d = argv[optind];
 			break;
 		case 'h':
 			perf_usage(stdout, t);
@@ -501,6 +508,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			return -1;
 		}
 	}
+	if (kv_perf_device_arg(cmd, argc, argv, after_d))
+		return -1;
 	if (optind < argc)
 		o->addr = argv[optind++];
 	if (optind < argc) {

@@ -271,6 +271,8 @@ kv_usage_error perftest_device_client write_bw "-d DEVICE is perftest's; kverbs 
 	-- write_bw -d mlx5_0 1.2.3.4
 kv_usage_error perftest_device_server read_bw "-d DEVICE is perftest's" -- read_bw -d mlx5_0
 kv_usage_error perftest_device_attached send_bw "-d DEVICE is perftest's" -- send_bw -dmlx5_0 1.2.3.4
+kv_usage_error perftest_device_unresolvable write_bw "-d DEVICE is perftest's" \
+	-- write_bw -d "no such device!"
 kv_usage_error perftest_device_long read_lat "-d DEVICE is perftest's" -- read_lat --ib-dev=rxe0 1.2.3.4
 kv_usage_error perftest_gid_index write_bw "-x GID_INDEX is perftest's" -- write_bw -x 3 1.2.3.4
 kv_usage_error perftest_ib_port atomic_bw "-i PORT is perftest's" -- atomic_bw -i 1 1.2.3.4
@@ -303,6 +305,7 @@ without_module=(
 	write_bw_perftest_no_ops_without_module "write_bw -F -R --report-both -b 127.0.0.1"
 	read_bw_out_json_without_module "read_bw --out_json --out_json_file=/nonexistent/x.json 127.0.0.1"
 	send_bw_debug_then_address_without_module "send_bw -d 127.0.0.1"
+	write_bw_long_value_then_debug_address_without_module "write_bw --timeout 5 -d 127.0.0.1"
 	devices_old_json_spelling_without_module "devices -j"
 )
 for ((i = 0; i < ${#without_module[@]}; i += 2)); do
