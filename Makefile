@@ -11,9 +11,21 @@ KDIR ?= $(or $(wildcard /lib/modules/$(KVER)/build),$(shell ls -d /lib/modules/*
 KRELEASE ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),$(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null))
 PREFIX ?= /usr/local
 UDEVDIR ?= /etc/udev/rules.d
+MANDIR ?= $(PREFIX)/share/man
 # Kernels 'make check' and 'make demo' test in guests.
 KERNELS ?= 6.1 6.12
 SRC ?= $(CURDIR)
+# DKMS: the version dkms.conf declares, and where the sources go for it.
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf 2>/dev/null)
+DKMS_SRC ?= /usr/src/kverbs-$(DKMS_VERSION)
+# The dkms command: scripts/check adds --dkmstree and friends to keep the
+# host's dkms tree out of its test.
+DKMS ?= dkms
+# What dkms needs to build the module: sources, not what a build left.
+DKMS_FILES = dkms.conf Makefile Kbuild kernel/Kbuild include/uapi/kverbs.h \
+	scripts/compat-probe $(wildcard kernel/probes/*.c) \
+	$(filter-out %.mod.c,$(wildcard kernel/*.c)) \
+	$(filter-out kernel/compat-autoconf.h,$(wildcard kernel/*.h))
 
 all: modules tool
 
@@ -62,30 +74,61 @@ deps:
 # Distribution kernels do not ship their signing key, so modules_install
 # is not asked to sign; where Secure Boot wants signed modules, sign
 # kverbs.ko with the kernel's scripts/sign-file and your own key.
-install: modules tool
+install: modules install-tool
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
 		KERNELRELEASE=$(KRELEASE) CONFIG_MODULE_SIG_ALL= \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR) DEPMOD=true) \
 		modules_install
 	$(if $(DESTDIR),,depmod -a $(KRELEASE))
+
+# The tool, its man page and the udev rule, without the module: for a
+# module that DKMS builds (make dkms-install).
+install-tool: tool
 	install -D -m 0644 udev/60-kverbs.rules $(DESTDIR)$(UDEVDIR)/60-kverbs.rules
 	install -D -m 0755 tools/kverbs/kverbs $(DESTDIR)$(PREFIX)/bin/kverbs
+	install -D -m 0644 Documentation/kverbs.8 $(DESTDIR)$(MANDIR)/man8/kverbs.8
 	$(if $(DESTDIR),,-udevadm control --reload 2>/dev/null)
 
 uninstall:
-	rm -f $(DESTDIR)$(UDEVDIR)/60-kverbs.rules $(DESTDIR)$(PREFIX)/bin/kverbs
+	rm -f $(DESTDIR)$(UDEVDIR)/60-kverbs.rules $(DESTDIR)$(PREFIX)/bin/kverbs \
+		$(DESTDIR)$(MANDIR)/man8/kverbs.8
 	rm -f $(DESTDIR)/lib/modules/*/extra/kernel/kverbs.ko*
 	-rmdir $(DESTDIR)/lib/modules/*/extra/kernel 2>/dev/null
 	$(if $(DESTDIR),,-depmod -a $(KRELEASE))
 	$(if $(DESTDIR),,-udevadm control --reload 2>/dev/null)
 
-clean:
+# DKMS: the module's sources to $(DKMS_SRC) (DESTDIR honoured), where
+# dkms add finds them; then dkms builds and installs the module for every
+# kernel installed with its headers, and AUTOINSTALL in dkms.conf rebuilds
+# it for each kernel installed later.  dkms-remove takes all that away.
+dkms-source:
+	@test -n "$(DKMS_VERSION)" || { echo "no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit; done
+	chmod 0755 $(DESTDIR)$(DKMS_SRC)/scripts/compat-probe
+
+dkms-install: dkms-source
+	$(DKMS) add -m kverbs -v $(DKMS_VERSION)
+	for k in $$(ls /lib/modules); do \
+		[ -d /lib/modules/$$k/kernel ] && [ -e /lib/modules/$$k/build ] || continue; \
+		$(DKMS) install -m kverbs -v $(DKMS_VERSION) -k $$k || exit; \
+	done
+
+dkms-remove:
+	-$(DKMS) remove -m kverbs -v $(DKMS_VERSION) --all
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+
+# What a module build leaves, and nothing else (dkms.conf's CLEAN).
+modules-clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -f kernel/compat-autoconf.h kernel/.compat-kdir
+
+clean: modules-clean
 	$(MAKE) -C tools/kverbs clean
 	-$(MAKE) -C selftests clean
 
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules modules-in tool selftests check check-debug demo bench deps install uninstall clean distclean
+.PHONY: all modules modules-in modules-clean tool selftests check check-debug demo bench deps \
+	install install-tool uninstall dkms-source dkms-install dkms-remove clean distclean

@@ -129,6 +129,9 @@ static int kverbs_devices_exec(struct kverbs_ucmd *ucmd)
  *
  * The result is written back whatever happened, so the caller learns what
  * failed; only the result part, the rest is the caller's input.
+ *
+ * Return: what the test returned, or -EFAULT when its result could not
+ * be written back.
  */
 static int kverbs_test_exec(struct kverbs_ucmd *ucmd,
 			    int (*run)(void *cmd, int refused,

@@ -89,7 +89,7 @@ static int kverbs_listener_event(struct kverbs_listener *lsn,
  * @id: the ID the event is for; a connection request's new ID
  * @event: the event
  *
- * Returns non-zero to have rdma_cm destroy @id: a request that was
+ * Return: non-zero to have rdma_cm destroy @id: a request that was
  * refused, or one that died while queued on its listener.
  */
 int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)

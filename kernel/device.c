@@ -68,7 +68,7 @@ static struct kverbs_dev *kverbs_dev_find(struct ib_device *ibdev)
  * @ibdev: the device rdma_cm bound it to
  * @port: the port, 0 for a listener not bound to one
  *
- * Returns 0, or -ENODEV when the device is being removed (or was never
+ * Return: 0, or -ENODEV when the device is being removed (or was never
  * seen), in which case @user is not attached.
  */
 int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
@@ -435,7 +435,7 @@ static int kverbs_copy_array(u64 uptr, const void *kbuf, u32 n, size_t ksize,
  * kverbs_devices_cmd - KVERBS_IOC_DEVICES
  * @cmd: the caller's arguments, copied in; counts are written back to it
  *
- * Returns 0, or -EINVAL for bad arguments, -ENOSPC when an array is too
+ * Return: 0, or -EINVAL for bad arguments, -ENOSPC when an array is too
  * small (the counts tell how large they must be), -EFAULT when an array
  * cannot be written, or an error from querying a port.
  */

@@ -59,6 +59,8 @@ u32 kverbs_cid_next(void)
 /**
  * kverbs_ep_wait_timeout - a step's time limit in jiffies for kverbs_ep_wait()
  * @timeout_ns: the limit in nanoseconds, 0 for none
+ *
+ * Return: MAX_SCHEDULE_TIMEOUT for none, else at least one jiffy.
  */
 long kverbs_ep_wait_timeout(u64 timeout_ns)
 {
@@ -84,7 +86,7 @@ static unsigned long kverbs_ns_to_ms(u64 timeout_ns)
  * Only the first failure is kept; a later call may still fill in the step
  * of an earlier one that did not know it.  Safe in any context.
  *
- * Returns the error that is kept, which the caller should pass on.
+ * Return: the error that is kept, which the caller should pass on.
  */
 int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step)
 {
@@ -151,7 +153,7 @@ void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
  * @ep: the endpoint
  * @offset: the first byte that differed
  *
- * Returns the error that is kept, -EBADMSG unless something failed before.
+ * Return: the error that is kept, -EBADMSG unless something failed before.
  */
 int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
 {
@@ -207,7 +209,7 @@ static bool kverbs_ep_link_down(struct kverbs_ep *ep)
  * -ENETDOWN if so.  Process context:
  * ib_query_port() may sleep.
  *
- * Returns the endpoint's error.
+ * Return: the endpoint's error.
  */
 int kverbs_ep_reset_cause(struct kverbs_ep *ep)
 {
@@ -304,7 +306,7 @@ static void kverbs_ep_abort(struct kverbs_dev_user *user, int error)
  * kverbs_ep_alloc - a new endpoint with no rdma_cm ID yet
  *
  * Charged to the caller's memory cgroup, as everything a test allocates.
- * Returns the endpoint or NULL.
+ * Return: the endpoint or NULL.
  */
 struct kverbs_ep *kverbs_ep_alloc(void)
 {
@@ -329,7 +331,7 @@ struct kverbs_ep *kverbs_ep_alloc(void)
  * IDs of a process: its addresses and routes are the only ones the
  * connection can use.  Process context.
  *
- * Returns the endpoint or an ERR_PTR.
+ * Return: the endpoint or an ERR_PTR.
  */
 struct kverbs_ep *kverbs_ep_create(void)
 {
@@ -368,7 +370,9 @@ static int kverbs_ep_wait_state(struct kverbs_ep *ep,
  * @timeout_ns: limit for each of the two steps
  *
  * On success the endpoint is bound to an RDMA device and port and
- * attached to it.  Returns 0 or a negative errno; the failure is recorded
+ * attached to it.
+ *
+ * Return: 0 or a negative errno; the failure is recorded
  * in the endpoint.
  */
 int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
@@ -434,7 +438,7 @@ static void kverbs_qp_event(struct ib_event *event, void *context)
  * @ep: an endpoint bound to a device
  * @caps: what the test needs
  *
- * Returns 0, -EINVAL when the device cannot provide @caps, or another
+ * Return: 0, -EINVAL when the device cannot provide @caps, or another
  * negative errno.  Whatever was created is released by kverbs_ep_destroy().
  */
 int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
@@ -522,7 +526,7 @@ static void kverbs_ep_conn_param(struct kverbs_ep *ep,
  * @data: private data for the server, or NULL
  * @len: its length, at most KVERBS_EP_PRIVATE_DATA_MAX
  *
- * Returns 0 once connected, or the recorded failure: -ECONNREFUSED when
+ * Return: 0 once connected, or the recorded failure: -ECONNREFUSED when
  * the server rejected it (nothing listens there, or it is busy; what the
  * server said in its reject is then in @ep->private_data), -ETIMEDOUT,
  * -EHOSTUNREACH, -EINTR on a signal.
@@ -553,6 +557,8 @@ int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
  * @timeout_ns: limit on the connection set-up
  *
  * As kverbs_ep_connect_data(), without private data.
+ *
+ * Return: as kverbs_ep_connect_data().
  */
 int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
 {
@@ -564,7 +570,7 @@ int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
  * @ep: the endpoint, with a QP and its receives posted
  * @timeout_ns: limit on the connection set-up
  *
- * Returns 0 once established, or the recorded failure.
+ * Return: 0 once established, or the recorded failure.
  */
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 {
@@ -642,7 +648,7 @@ void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
  *
  * Every send work request of kverbs is posted here: SENDs, RDMA READs
  * and WRITEs, atomics, registrations and invalidations, each traced.
- * Returns 0 or the recorded failure.
+ * Return: 0 or the recorded failure.
  */
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 		     enum kverbs_step step)
@@ -665,7 +671,9 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
  * @ep: the endpoint, connected or about to be
  * @wr: the work request, with one scatter/gather entry
  *
- * Every receive of kverbs is posted here, and traced.  Returns 0 or the
+ * Every receive of kverbs is posted here, and traced.
+ *
+ * Return: 0 or the
  * failure, recorded as KVERBS_STEP_RECV.
  */
 int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr)
@@ -876,7 +884,7 @@ static void kverbs_ep_reap_work(struct work_struct *work)
  * kverbs_ep_reap_init - the work queue endpoints are released from
  *	when their release may wait long (see kverbs_ep_destroy())
  *
- * Returns 0 or -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
 int kverbs_ep_reap_init(void)
 {
@@ -946,7 +954,7 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
  * rdma_cm to destroy, so that nothing waits for the server to notice;
  * the server, or the listener, frees the memory.
  *
- * Returns true if the handler must return non-zero for that.
+ * Return: true if the handler must return non-zero for that.
  */
 bool kverbs_ep_drop_pending(struct kverbs_ep *ep, int error)
 {

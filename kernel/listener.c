@@ -74,7 +74,9 @@ void kverbs_listener_abort(struct kverbs_dev_user *user, int error)
  * @id: the request's new rdma_cm ID
  * @event: RDMA_CM_EVENT_CONNECT_REQUEST
  *
- * In the listener's event handler.  Returns 0 once queued, or non-zero
+ * In the listener's event handler.
+ *
+ * Return: 0 once queued, or non-zero
  * after rejecting it (the queue is full, the listener failed, no
  * memory): rdma_cm then destroys @id.
  */
@@ -245,7 +247,7 @@ static void kverbs_listener_shutdown(struct kverbs_listener *lsn)
  * The ID is created in the caller's network namespace: a process can
  * only listen on the addresses it can see.  Process context.
  *
- * Returns the listener or an ERR_PTR: -EADDRINUSE when the port is taken,
+ * Return: the listener or an ERR_PTR: -EADDRINUSE when the port is taken,
  * -EADDRNOTAVAIL when @addr is not a local address of the caller's
  * network namespace.
  */
@@ -339,7 +341,9 @@ static bool kverbs_listener_ready(struct kverbs_listener *lsn, int *error)
  * @lsn: the listener
  *
  * Waits without a time limit, until a client connects or a signal
- * arrives.  Returns the new connection's endpoint, attached to its device
+ * arrives.
+ *
+ * Return: the new connection's endpoint, attached to its device
  * but not yet accepted, or an ERR_PTR: -EINTR on a signal, -ENODEV when
  * the listener's device went away.  If the endpoint cannot be attached it
  * comes back rejected and failed, for the caller to count and destroy.

@@ -26,7 +26,7 @@
  * kverbs_max_reg_size - largest buffer one fast-registration MR can map
  * @ibdev: the device
  *
- * Returns the size in bytes, 0 if the device cannot fast-register.
+ * Return: the size in bytes, 0 if the device cannot fast-register.
  */
 unsigned int kverbs_max_reg_size(struct ib_device *ibdev)
 {
@@ -51,7 +51,7 @@ static atomic_long_t kverbs_pinned_pages = ATOMIC_LONG_INIT(0);
  *
  * Call it in the thread of the test's ioctl.
  *
- * Returns 0, -ENOBUFS past the module's limit, -EDQUOT past the user's,
+ * Return: 0, -ENOBUFS past the module's limit, -EDQUOT past the user's,
  * or -ENOMEM.
  */
 int kverbs_pin_account(struct kverbs_user **user, unsigned int npages)
@@ -97,7 +97,7 @@ static int kverbs_buf_build_sgt(struct kverbs_buf *buf, size_t len)
  * @buf: zeroed by the caller
  * @len: size, at least 1
  *
- * Returns 0, -ENOBUFS past the module's max_pinned_mb, -EDQUOT past the
+ * Return: 0, -ENOBUFS past the module's max_pinned_mb, -EDQUOT past the
  * caller's max_pinned_mb_per_user, or -ENOMEM.
  * kverbs_buf_free() releases what was allocated, also after a failure.
  */
@@ -135,7 +135,9 @@ int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len)
  * @len: the new size, at least 1
  *
  * Keeps the pages when they are enough, else reallocates them (the
- * contents are then lost).  Returns 0 or -ENOMEM, after which @buf must
+ * contents are then lost).
+ *
+ * Return: 0 or -ENOMEM, after which @buf must
  * still be freed.
  */
 int kverbs_buf_resize(struct kverbs_buf *buf, size_t len)
@@ -167,7 +169,7 @@ int kverbs_buf_resize(struct kverbs_buf *buf, size_t len)
  * the peer says nothing about kernel addresses (devices such as rxe and
  * siw use kernel virtual addresses as DMA addresses).
  *
- * Returns 0, -EMSGSIZE when the device cannot map that much with one MR,
+ * Return: 0, -EMSGSIZE when the device cannot map that much with one MR,
  * or another negative errno.  kverbs_buf_free() undoes it.
  */
 int kverbs_buf_map(struct kverbs_buf *buf, struct ib_pd *pd,
@@ -360,7 +362,9 @@ void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
  * kverbs_buf_inv_wr - build the work request that invalidates @buf's key
  * @buf: a registered buffer
  * @wr: the work request to fill in
- * @signaled: complete it, so the caller can wait with kverbs_buf_wait_inv()
+ * @signaled: complete it, so the caller can wait for @buf->inv_done
+ *	to be set (kverbs_is_done()); unsignaled, it completes with the next
+ *	signaled work request after it
  */
 void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 		       bool signaled)
@@ -399,7 +403,7 @@ static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)
  * @len: size in bytes
  * @dir: DMA_TO_DEVICE for a send buffer, DMA_FROM_DEVICE for a receive
  *
- * Returns 0 or a negative errno; kverbs_msg_free() releases it either way.
+ * Return: 0 or a negative errno; kverbs_msg_free() releases it either way.
  */
 int kverbs_msg_alloc(struct kverbs_msg *msg, struct ib_pd *pd, size_t len,
 		     enum dma_data_direction dir)
@@ -440,7 +444,7 @@ void kverbs_msg_free(struct kverbs_msg *msg)
  * @ep: the endpoint
  *
  * Clears @msg->done, which the completion sets along with @msg->byte_len.
- * Returns 0 or the recorded failure.
+ * Return: 0 or the recorded failure.
  */
 int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep)
 {

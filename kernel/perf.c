@@ -29,6 +29,8 @@ static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
  * message that never arrived leaves the older one in place.  The first
  * byte of the pattern changes with the iteration with a period of 256,
  * so a multiple of 256 is avoided: a stale 1-byte message cannot pass.
+ *
+ * Return: the number of slots, at least 1 and at most @depth.
  */
 u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes)
 {
@@ -95,7 +97,7 @@ void kverbs_perf_fill(void *buf, u32 len, u64 iter)
  * @iter: iteration number
  * @offset: set to the first differing byte when they differ
  *
- * Returns true when every byte matches.
+ * Return: true when every byte matches.
  */
 bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset)
 {
@@ -132,7 +134,7 @@ bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset)
  * whose TSC was found unstable it is an emulated HPET, and reading it
  * every round took a third of a 64-byte write_bw's time there).
  *
- * Returns 0 to poll again, the endpoint's failure, -EINTR or -ETIMEDOUT.
+ * Return: 0 to poll again, the endpoint's failure, -EINTR or -ETIMEDOUT.
  */
 int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 		     unsigned int round)
@@ -209,7 +211,7 @@ void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep)
  * @len: room for it
  *
  * Clears @r->done, which the completion sets along with @r->byte_len.
- * Returns 0 or the failure, recorded as KVERBS_STEP_RECV.
+ * Return: 0 or the failure, recorded as KVERBS_STEP_RECV.
  */
 int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 			  u32 offset, u32 len)
@@ -255,7 +257,7 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
  * @ctrl_send: the buffer control messages are sent from
  * @ctrl_len: its size
  *
- * Returns 0 or a negative errno; the caller frees whatever was allocated.
+ * Return: 0 or a negative errno; the caller frees whatever was allocated.
  */
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len)
@@ -285,7 +287,9 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
  * @timeout_ns: limit on the wait
  *
  * Nothing else of the test is posted before the registration completed
- * (see kverbs_buf_reg_wr()).  Returns 0 or the recorded failure.
+ * (see kverbs_buf_reg_wr()).
+ *
+ * Return: 0 or the recorded failure.
  */
 int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,
 			 int access, u64 timeout_ns)
@@ -328,7 +332,7 @@ void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep)
  * @count: bytes or operations
  * @ns: the time they took, not 0
  *
- * Returns the rate, or U64_MAX where it does not fit in 64 bits: on
+ * Return: the rate, or U64_MAX where it does not fit in 64 bits: on
  * x86-64 mul_u64_u64_div_u64() is one divide instruction, which traps
  * when the quotient overflows.
  */
@@ -372,6 +376,8 @@ void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
  * DONE comes from the network, so it is checked as ioctl input is: no
  * more operations than were asked for, and a byte count and rates that
  * fit in the result's 64-bit fields.
+ *
+ * Return: true when DONE is within those bounds.
  */
 bool kverbs_perf_done_valid(const struct kverbs_perf_run *run, u32 msg_size,
 			    u64 ops, u64 elapsed_ns)
@@ -485,7 +491,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
  * @refused: the error the test was refused with before it began, or 0
  * @lsn: the file's listener (KVERBS_IOC_LISTEN), or NULL if it has none
  *
- * Returns 0 when the test completed, else a negative errno as
+ * Return: 0 when the test completed, else a negative errno as
  * include/uapi/kverbs.h lists them.
  */
 int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,

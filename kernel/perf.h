@@ -149,6 +149,8 @@ struct kverbs_perf_msg {
  *
  * A &struct kverbs_perf_msg, padded with zeros where a SEND_BW or SEND_LAT
  * data message would be just as long.
+ *
+ * Return: the length in bytes.
  */
 static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
 {

@@ -197,7 +197,7 @@ static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
  * @smp: where each round trip's half goes, if @smp->chunk
  *
  * @pp->iters counts the round trips completed, also on failure.
- * Returns 0, or the failure, which is recorded on the endpoint.
+ * Return: 0, or the failure, which is recorded on the endpoint.
  */
 int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 			  u64 deadline_ns, struct kverbs_perf_samples *smp)
@@ -292,7 +292,9 @@ static int kverbs_perf_pp_server_ctrl(struct kverbs_perf_pp *pp,
  * @m: where the control message goes
  *
  * Receives are posted again before an answer goes out.  @pp->iters
- * counts the messages answered.  Returns 0 with the client's control
+ * counts the messages answered.
+ *
+ * Return: 0 with the client's control
  * message in @m (other than WRITE_LAT's ADV, taken here), or the failure,
  * recorded on the endpoint.
  */
@@ -344,6 +346,8 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
  * @pp: the server's side
  *
  * SEND_LAT only; before the client may send, so before the ADV.
+ *
+ * Return: 0 or the failure, recorded as KVERBS_STEP_RECV.
  */
 int kverbs_perf_pp_server_start(struct kverbs_perf_pp *pp)
 {

@@ -618,7 +618,9 @@ static enum kverbs_step kverbs_perf_req_step(u32 test)
  *
  * Creates the QP, allocates the buffer and posts the receive for the
  * responder's first message, all before the connection exists, so that
- * nothing the responder sends can find us unready.  Returns the side,
+ * nothing the responder sends can find us unready.
+ *
+ * Return: the side,
  * or an ERR_PTR() with the failure recorded in @ep.
  */
 struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
@@ -649,7 +651,7 @@ struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
  * kverbs_perf_req_run - run the test on a connected endpoint
  * @c: the requester's side
  *
- * Returns 0 when the test ran to its end and the responder has our
+ * Return: 0 when the test ran to its end and the responder has our
  * report, else the first failure, which is also in the endpoint;
  * -EINTR when a signal ended it.  The result holds the numbers of what
  * ran, and the latency samples went to userspace, either way.

@@ -485,7 +485,7 @@ static void kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
  * @ep: its endpoint, bound to a device, not yet connected
  *
  * Creates the QP and allocates the buffer the requester will be offered.
- * Returns the side, or an ERR_PTR() with the failure recorded in @ep.
+ * Return: the side, or an ERR_PTR() with the failure recorded in @ep.
  */
 struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 						 struct kverbs_ep *ep)
@@ -525,7 +525,7 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
  *
  * Offers the buffer, a server once the client has said START, and takes
  * the requester's messages until its DONE.
- * Returns 0 when the test ran to its end, with the requester's numbers
+ * Return: 0 when the test ran to its end, with the requester's numbers
  * in the result; else the failure that ended it, -EINTR for a signal,
  * with the numbers of what arrived until then.
  */

@@ -89,7 +89,7 @@ MODULE_PARM_DESC(perf_max_iterations,
 /**
  * kverbs_perf_max_duration_ns - the module's ceiling on a session's duration
  *
- * Returns perf_max_duration_s in ns, at most KVERBS_PERF_MAX_DURATION_NS.
+ * Return: perf_max_duration_s in ns, at most KVERBS_PERF_MAX_DURATION_NS.
  */
 u64 kverbs_perf_max_duration_ns(void)
 {
@@ -99,7 +99,7 @@ u64 kverbs_perf_max_duration_ns(void)
 /**
  * kverbs_perf_max_iterations - the module's ceiling on iterations
  *
- * Returns perf_max_iterations, at least 1.
+ * Return: perf_max_iterations, at least 1.
  */
 u64 kverbs_perf_max_iterations(void)
 {
@@ -201,7 +201,7 @@ static void kverbs_perf_client_rejected(struct kverbs_perf_run *run,
  * kverbs_perf_client - run the client side of a perf test
  * @run: the test
  *
- * Returns 0 when the test ran to its end, else the first failure, which
+ * Return: 0 when the test ran to its end, else the first failure, which
  * is also in @run->common.fail; -EINTR when a signal ended it, with the
  * numbers of what ran until then in @run->result.
  */
@@ -462,7 +462,9 @@ out:
  * kverbs_perf_server - run the server side of a perf test
  * @run: the test
  *
- * Serves one client.  Returns 0 when its test ran to its end, -EINTR when
+ * Serves one client.
+ *
+ * Return: 0 when its test ran to its end, -EINTR when
  * a signal ended the wait or the test, or the failure that ended it.
  */
 int kverbs_perf_server(struct kverbs_perf_run *run)

@@ -48,7 +48,7 @@ void kverbs_ping_fill(void *buf, u32 len, u64 iter)
  * @iter: iteration number
  * @offset: set to the first differing byte when they differ
  *
- * Returns true when every byte matches.
+ * Return: true when every byte matches.
  */
 bool kverbs_ping_check(const void *buf, u32 len, u64 iter, u32 *offset)
 {
@@ -206,7 +206,7 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_listener *ls
  * @refused: the error the ping was refused with before it began, or 0
  * @lsn: the file's listener (KVERBS_IOC_LISTEN), or NULL if it has none
  *
- * Returns 0 when the ping completed, else a negative errno as
+ * Return: 0 when the ping completed, else a negative errno as
  * include/uapi/kverbs.h lists them.
  */
 int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,

@@ -211,7 +211,7 @@ static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
  * kverbs_ping_client - run the client side of a ping
  * @run: the ping
  *
- * Returns 0 when all iterations completed, else the first failure, which
+ * Return: 0 when all iterations completed, else the first failure, which
  * is also in @run->common.fail.
  */
 int kverbs_ping_client(struct kverbs_ping_run *run)

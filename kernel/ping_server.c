@@ -342,7 +342,9 @@ out_report:
  *
  * Serves one client, or with KVERBS_PING_F_PERSISTENT one after another
  * until a signal; from its own listener, or the file's with
- * KVERBS_PING_F_LISTENER, which other servers may share.  Returns 0 when the (last) client's session succeeded,
+ * KVERBS_PING_F_LISTENER, which other servers may share.
+ *
+ * Return: 0 when the (last) client's session succeeded,
  * -EINTR when a signal ended it, or the failure that ended it.
  */
 int kverbs_ping_server(struct kverbs_ping_run *run)

@@ -17,7 +17,7 @@
  * @ss: a sockaddr_in or sockaddr_in6 in its storage
  * @need_port: whether the port must be set (else it must be 0)
  *
- * Returns 0, or -EINVAL for another family, a port that is or is not
+ * Return: 0, or -EINVAL for another family, a port that is or is not
  * there against @need_port, or non-zero bytes past the address.
  */
 int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
@@ -56,7 +56,7 @@ int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
  *	NULL for a server that takes its client from a listener it was given
  * @src: the caller's local address for a client, all zero if none
  *
- * Returns 0, or -EINVAL: a limit above an hour, a bad address, or a
+ * Return: 0, or -EINVAL: a limit above an hour, a bad address, or a
  * source address where there may be none (a server) or of the wrong
  * family.
  */
@@ -97,7 +97,7 @@ int kverbs_test_parse(struct kverbs_test *t, bool server, u64 timeout_ns,
  * @error: negative errno
  * @step: what the test was doing
  *
- * Returns @error.
+ * Return: @error.
  */
 int kverbs_test_failed(struct kverbs_test *t, int error, enum kverbs_step step)
 {
@@ -122,7 +122,7 @@ void kverbs_test_fail(struct kverbs_test *t, struct kverbs_ep *ep, int error)
  * kverbs_test_ep_create - a new endpoint for the test
  * @t: the test
  *
- * Returns the endpoint, or an ERR_PTR with the failure in @t->fail.
+ * Return: the endpoint, or an ERR_PTR with the failure in @t->fail.
  */
 struct kverbs_ep *kverbs_test_ep_create(struct kverbs_test *t)
 {
@@ -138,7 +138,7 @@ struct kverbs_ep *kverbs_test_ep_create(struct kverbs_test *t)
  * @t: the test
  * @ep: its endpoint
  *
- * Returns 0 once @ep has the device, port and route that reach @t->addr,
+ * Return: 0 once @ep has the device, port and route that reach @t->addr,
  * else the failure, which @ep records.
  */
 int kverbs_test_resolve(struct kverbs_test *t, struct kverbs_ep *ep)
@@ -151,7 +151,7 @@ int kverbs_test_resolve(struct kverbs_test *t, struct kverbs_ep *ep)
  * kverbs_test_listen - a server's listener on @t->addr
  * @t: the test
  *
- * Returns the listener, or an ERR_PTR with the failure in @t->fail.
+ * Return: the listener, or an ERR_PTR with the failure in @t->fail.
  */
 struct kverbs_listener *kverbs_test_listen(struct kverbs_test *t)
 {

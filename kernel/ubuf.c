@@ -28,7 +28,7 @@
  * May fault the pages in, and so sleep as long as that takes; a fatal
  * signal ends it.  Call it before the test holds any device.
  *
- * Returns 0 with @ub->kaddr mapping the range, -EFAULT when a page of it
+ * Return: 0 with @ub->kaddr mapping the range, -EFAULT when a page of it
  * cannot be written, -ENOBUFS past max_pinned_mb, -EDQUOT past
  * max_pinned_mb_per_user, or -ENOMEM.
  * kverbs_ubuf_unpin() releases it, also after a failure.

@@ -140,7 +140,7 @@ static void kverbs_user_uncharge(struct kverbs_user *user,
  *
  * Call it in the thread of the test's ioctl.
  *
- * Returns the user, to be passed to kverbs_user_session_end() when the
+ * Return: the user, to be passed to kverbs_user_session_end() when the
  * test ends; ERR_PTR(-EDQUOT) when the user already runs
  * max_sessions_per_user tests, or ERR_PTR(-ENOMEM).
  */
@@ -166,7 +166,7 @@ void kverbs_user_session_end(struct kverbs_user *user)
  *
  * Call it in the thread of the test's ioctl.
  *
- * Returns the user, to be kept with the pages and passed to
+ * Return: the user, to be kept with the pages and passed to
  * kverbs_user_unpin() when they are released; ERR_PTR(-EDQUOT) when
  * that would pass max_pinned_mb_per_user, or ERR_PTR(-ENOMEM).
  */

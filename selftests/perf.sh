@@ -560,6 +560,42 @@ test_text_output() {
 		fail "unexpected output: $(cat "$KV_TMP/t.out")"
 }
 
+# perftest's habits: a text server says where it waits (on stderr, and
+# not with --json); perftest's no-op flags are taken; --out_json_file
+# gets the document --json prints.  A client that finds no kverbs server
+# hints that perftest may be there.
+test_perftest_habits() {
+	port=$((port + 1))
+	timeout -k 5 $((60 * KV_TIME_SCALE)) "$KVERBS" write_bw -p "$port" -F -R \
+		--timeout "$step_limit" >"$KV_TMP/srv.out" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "server not listening" || return
+	wait_for 5 grep -q "^kverbs write_bw: waiting for a client on 0.0.0.0:$port\$" \
+		"$KV_TMP/srv.err" || fail "server stderr: $(cat "$KV_TMP/srv.err")" || return
+	timeout -k 5 $((60 * KV_TIME_SCALE)) "$KVERBS" write_bw -p "$port" -F -R --report-both \
+		--timeout "$step_limit" --json --out_json_file="$KV_TMP/out.json" -s 4096 -n 100 \
+		"$KV_ADDR" >"$KV_TMP/cli.json" 2>"$KV_TMP/cli.err" ||
+		fail "client: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err")" || return
+	cmp -s "$KV_TMP/cli.json" "$KV_TMP/out.json" ||
+		fail "--out_json_file differs from --json: $(cat "$KV_TMP/out.json")" || return
+	json_check "$KV_TMP/out.json" 'd["status"] == "ok"' 'd["iterations"] == 100' || return
+	[ ! -s "$KV_TMP/cli.err" ] || fail "client stderr: $(cat "$KV_TMP/cli.err")" || return
+	# --json servers print nothing on stderr while they wait.
+	port=$((port + 1))
+	perf_server srv write_bw || return 1
+	kv_sleep 1
+	[ ! -s "$KV_TMP/srv.err" ] || fail "--json server's stderr: $(cat "$KV_TMP/srv.err")" || return
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 10 >/dev/null
+	# Nobody listens on the next port: kverbs or perftest, the client says.
+	port=$((port + 1))
+	perf_client none write_bw -n 10
+	[ $? = 1 ] || fail "client without a server: $(cat "$KV_TMP/none.err")" || return
+	grep -q "hint: if perftest serves $KV_ADDR:$port, it cannot answer kverbs" "$KV_TMP/none.err" ||
+		fail "no perftest hint: $(cat "$KV_TMP/none.err")"
+}
+
 # A client asking for more than the server accepts is told why.
 test_size_above_server_limit() {
 	port=$((port + 1))
@@ -624,8 +660,12 @@ test_hello_reserved_set() {
 	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 3" EPROTO
 }
 
+# A hello that is not kverbs' is what a perftest client (ib_write_bw -R)
+# sends: the server says it may be one.
 test_hello_bad_magic() {
-	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 3" EPROTO
+	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 3" EPROTO || return 1
+	grep -q "hint: was that perftest" "$KV_TMP/mag.err" ||
+		fail "no perftest hint on the server: $(cat "$KV_TMP/mag.err")"
 }
 
 # No hello at all, as from a client that is not kverbs'.  (A short one
@@ -846,7 +886,7 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_lat_2_validate test_send_lat_4096_validate test_send_lat_48_validate \
 	test_write_lat_duration test_send_lat_duration test_pingpong_other_refused \
 	test_write_bw_duration test_send_bw_duration_validate test_json_fields \
-	test_text_output test_size_above_server_limit test_other_test_refused \
+	test_text_output test_perftest_habits test_size_above_server_limit test_other_test_refused \
 	test_write_bw_all_sizes test_read_lat_all_sizes_text \
 	test_write_bw_4_qps_validate test_send_bw_2_qps_duration_validate \
 	test_write_bw_bidir_validate test_read_bw_bidir_validate \

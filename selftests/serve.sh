@@ -148,6 +148,8 @@ test_no_reverse_refuses_bidir_client() {
 	kv_wait c2 60 || fail "forward client: $(cat "$KV_TMP/c2.err" "$KV_TMP/c2.json")" || return
 	kill -INT "$kv_pid_sv"
 	kv_wait sv 10
+	# As ping -s -P: after SIGINT, 1 when a session it served failed.
+	[ $? = 1 ] || fail "serve with a refused client: exit $?, expected 1 after SIGINT" || return
 	check_lines "$KV_TMP/sv.json" \
 		'any(d["error"] and d["error"].get("reject_reason") == "reverse direction not served" and d["error"]["name"] == "EOPNOTSUPP" for d in L)' \
 		'any(d["status"] == "ok" and d["iterations"] == 100 for d in L)'
@@ -165,13 +167,19 @@ test_ceiling_above_module_refused() {
 	esac
 }
 
-# A signal ends it at once, waiting threads and all.
+# A signal ends it at once, waiting threads and all.  Serving until then
+# is what was asked (as ping -s -P): 0 when nothing failed; but with -C,
+# 130 when the count was not done.
 test_sigint_while_waiting() {
 	serve sv 17803 -j 4 || return
 	kill -INT "$kv_pid_sv"
 	kv_wait sv 10
-	[ $? = 130 ] || fail "serve should exit 130 on SIGINT: $(cat "$KV_TMP/sv.err")" || return
-	wait_for 5 eval '! kv_listening 0.0.0.0 17803' || fail "still listening after exit"
+	[ $? = 0 ] || fail "serve should exit 0 on SIGINT with nothing failed: $(cat "$KV_TMP/sv.err")" || return
+	wait_for 5 eval '! kv_listening 0.0.0.0 17803' || fail "still listening after exit" || return
+	serve sv 17803 -C 2 -j 1 || return
+	kill -INT "$kv_pid_sv"
+	kv_wait sv 10
+	[ $? = 130 ] || fail "serve -C 2 should exit 130 on SIGINT before its count: $(cat "$KV_TMP/sv.err")"
 }
 
 test_port_in_use() {

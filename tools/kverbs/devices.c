@@ -26,7 +26,7 @@ static void devices_usage(FILE *f)
 		"List the RDMA devices the kverbs module sees, with their ports and\n"
 		"the limits that matter to kernel verbs.\n"
 		"\n"
-		"  -j, --json   one JSON document instead of text\n"
+		"      --json   one JSON document instead of text\n"
 		"  -h, --help   this help\n",
 		kv_prog);
 }
@@ -242,6 +242,11 @@ int kv_cmd_devices(int argc, char **argv)
 	char buf[8];
 	int opt, fd, ret;
 
+	/*
+	 * -j is --jobs in ping and serve; JSON is --json, long only, in every
+	 * command.  Here -j still works, undocumented but for the man page,
+	 * for scripts written when it meant --json: devices has no jobs.
+	 */
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {

@@ -44,6 +44,7 @@ int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
 const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 const char *kv_bad_option(char **argv, const char *optstring, char *buf,
 			  size_t len);
+int kv_perftest_only(const char *cmd, const char *opt);
 void kv_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -141,6 +142,8 @@ struct kv_perf_opts {
 	uint64_t max_duration_ns;	/* --max-duration */
 	uint64_t max_iters;		/* --max-iters */
 	bool no_reverse;		/* --no-reverse: refuse -b's reverse half */
+	const char *json_file;		/* --out_json(_file): the report there too */
+	FILE *json_out;			/* ... open while the test runs */
 };
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
@@ -152,6 +155,8 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		const char *addr, const char *where);
 int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 			    uint64_t *features);
+void kv_perf_hint(const struct kv_perf_opts *o, const struct kverbs_perf *cmd, int err,
+		  const char *where);
 int kv_perf_describe_reject(char *buf, size_t len,
 			    const struct kverbs_perf_result *r, bool server,
 			    bool atomic);

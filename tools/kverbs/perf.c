@@ -119,13 +119,15 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
 		"The client says what to run; the server's options only set limits.\n"
+		"Not wire-compatible with perftest: a kverbs client needs a kverbs server\n"
+		"(this command without ADDR, or kverbs serve), though both use port %u.\n"
 		"\n",
 		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE | -a]",
 		lat ? "" : " [-t TXDEPTH] [-q QPS] [-b]",
 		t->test == KVERBS_PERF_WRITE_LAT ? "" : " [-e]",
 		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "",
 		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", lat ? "" : " [--no-reverse]",
-		t->cmd);
+		t->cmd, KVERBS_PERF_DEFAULT_PORT);
 	if (atomic)
 		fprintf(f,
 			"  -A, --atomic_type TYPE\n"
@@ -194,8 +196,20 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"                        (default: the module's perf_max_iterations; at most it)\n"
 		"%s"
 		"      --json            one JSON document instead of text\n"
-		"  -d, --debug           print everything the kernel reported\n"
-		"  -h, --help            this help\n",
+		"  -d, --debug           print everything the kernel reported (not perftest's\n"
+		"                        -d DEVICE: rdma_cm picks the device)\n"
+		"  -h, --help            this help\n"
+		"\n"
+		"perftest's options that change nothing here, accepted so that its command\n"
+		"lines run:\n"
+		"  -F, --CPU-freq        no effect: kverbs does not check the CPU frequency\n"
+		"  -R, --rdma_cm         no effect: kverbs always connects with rdma_cm\n"
+		"      --report-both     no effect: -b reports the sum of both directions\n"
+		"      --out_json        also write the --json report to perftest_out.json\n"
+		"      --out_json_file FILE\n"
+		"                        ... to FILE instead\n"
+		"perftest's -d DEVICE, -i PORT and -x GID_INDEX are refused: rdma_cm takes the\n"
+		"device, port and GID from the address.  --run_infinitely is refused too.\n",
 		KVERBS_PERF_DEFAULT_PORT, lat ? " (in --json)" : "",
 		atomic ? "check every value fetched, and the server every word's\n"
 			 "                        final value" :
@@ -208,6 +222,57 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		lat ? "" :
 		"      --no-reverse      server: refuse the reverse direction, the half of a\n"
 		"                        client's -b in which the server moves the data\n");
+}
+
+/* Where perftest's --out_json writes when no --out_json_file names a file. */
+#define KV_PERFTEST_JSON_FILE	"perftest_out.json"
+
+/* Whether @name is an RDMA device of this host, as perftest's -d names one. */
+static bool kv_is_ibdev(const char *name)
+{
+	char path[256];
+
+	if (!*name || strchr(name, '/') || strlen(name) > 64)
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * perftest's "-d mlx5_0" or "-dmlx5_0": here -d is --debug and takes no
+ * value, so the device name would become the address, or an unknown
+ * option.  @after_d is the word that followed a lone -d, if it was not an
+ * option: refuse it when it cannot be the address: an RDMA device's name,
+ * a name no host has ('_'), or one followed by the real address.  Returns
+ * 0, or -1 after a usage error.
+ */
+static int kv_perf_device_arg(const char *cmd, int argc, char **argv, const char *after_d)
+{
+	struct sockaddr_storage ss;
+	bool positional = false;
+	int i;
+
+	if (!after_d)
+		return 0;
+	/* getopt_long() has moved the words that are not options to the end. */
+	for (i = optind; i < argc; i++)
+		positional |= argv[i] == after_d;
+	if (positional && (argc - optind > 1 || kv_is_ibdev(after_d) || strchr(after_d, '_') ||
+			   kv_parse_addr(after_d, 0, &ss)))
+		return kv_perftest_only(cmd, "-d");
+	return 0;
+}
+
+/* "-dmlx5_0", which getopt_long() would take for -d -m ...: before it does. */
+static int kv_perf_device_attached(const char *cmd, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "-d", 2) && argv[i][2] &&
+		    (kv_is_ibdev(argv[i] + 2) || strchr(argv[i] + 2, '_')))
+			return kv_perftest_only(cmd, "-d");
+	return 0;
 }
 
 /**
@@ -224,7 +289,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 {
 	enum {
 		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
-		OPT_MAX_ITERS, OPT_NO_REVERSE,
+		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
+		OPT_IB_DEV, OPT_RUN_INFINITELY,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -246,12 +312,22 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		/* perftest's, for its command lines: no-ops, or refused saying why */
+		{ "CPU-freq", no_argument, NULL, 'F' },
+		{ "rdma_cm", no_argument, NULL, 'R' },
+		{ "report-both", no_argument, NULL, OPT_REPORT_BOTH },
+		{ "out_json", no_argument, NULL, OPT_OUT_JSON },
+		{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
+		{ "ib-dev", required_argument, NULL, OPT_IB_DEV },
+		{ "ib-port", required_argument, NULL, 'i' },
+		{ "gid-index", required_argument, NULL, 'x' },
+		{ "run_infinitely", no_argument, NULL, OPT_RUN_INFINITELY },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":s:n:D:t:p:A:aq:bedh";
+	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:";
 	const struct kv_perf_test *t = kv_perf_test(test);
 	bool lat = t->kind & KV_PERF_LAT;
-	const char *cmd = t->cmd;
+	const char *cmd = t->cmd, *after_d = NULL;
 	char buf[8];
 	int opt;
 
@@ -264,11 +340,36 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	o->qps = 1;
 	/* perftest's latency clients send one at a time; 0 is the module's 128. */
 	o->tx_depth = lat ? 1 : 0;
+	if (kv_perf_device_attached(cmd, argc, argv))
+		return -1;
 	/* 0, not 1: also forget a group of options a previous parse left half-read. */
 	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'F':
+		case 'R':
+		case OPT_REPORT_BOTH:
+			break;
+		case OPT_OUT_JSON:
+			if (!o->json_file)
+				o->json_file = KV_PERFTEST_JSON_FILE;
+			break;
+		case OPT_OUT_JSON_FILE:
+			if (!*optarg) {
+				kv_usage_error(cmd, "--out_json_file needs a file name");
+				return -1;
+			}
+			o->json_file = optarg;
+			break;
+		case OPT_IB_DEV:
+			return kv_perftest_only(cmd, "-d");
+		case 'i':
+			return kv_perftest_only(cmd, "-i");
+		case 'x':
+			return kv_perftest_only(cmd, "-x");
+		case OPT_RUN_INFINITELY:
+			return kv_perftest_only(cmd, "--run_infinitely");
 		case 's':
 			if (kv_parse_size(optarg, &o->size) || !o->size) {
 				kv_usage_error(cmd, "invalid size '%s'", optarg);
@@ -391,6 +492,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			break;
 		case 'd':
 			o->debug = true;
+			/* Before getopt_long() moves it: the word after a lone -d. */
+			if (!strcmp(argv[optind - 1], "-d") && optind < argc && argv[optind][0] != '-')
+				after_d = argv[optind];
 			break;
 		case 'h':
 			perf_usage(stdout, t);
@@ -404,6 +508,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			return -1;
 		}
 	}
+	if (kv_perf_device_arg(cmd, argc, argv, after_d))
+		return -1;
 	if (optind < argc)
 		o->addr = argv[optind++];
 	if (optind < argc) {
@@ -621,6 +727,41 @@ int kv_perf_describe_reject(char *buf, size_t len,
 	}
 }
 
+/**
+ * kv_perf_hint - say on stderr when the peer may be perftest's
+ * @o: the command line
+ * @cmd: the test's argument and result
+ * @err: its errno
+ * @where: the address and port, for the message
+ *
+ * kverbs' perf tests share perftest's names, options and port but not its
+ * protocol.  A server sees a perftest client (ib_write_bw -R) as a hello
+ * that is not a kverbs one; a client finds a perftest server either not
+ * listening with rdma_cm, or rejecting, or answering with messages that
+ * are not kverbs': say what is likely.
+ */
+void kv_perf_hint(const struct kv_perf_opts *o, const struct kverbs_perf *cmd, int err,
+		  const char *where)
+{
+	const struct kverbs_perf_result *r = &cmd->result;
+	bool server = o->role == KVERBS_ROLE_SERVER;
+
+	if (server) {
+		if (r->reject_reason != KVERBS_PERF_REJECT_MAGIC &&
+		    r->reject_reason != KVERBS_PERF_REJECT_VERSION)
+			return;
+		fprintf(stderr, "%s %s: hint: was that perftest (ib_*_bw -R, ib_*_lat -R)?  kverbs' perf tests are not wire-compatible with perftest: run kverbs at both ends\n",
+			kv_prog, o->cmd);
+		return;
+	}
+	if (r->reject_reason || r->iterations)
+		return;
+	if ((r->failed_step == KVERBS_STEP_CONNECT && err == ECONNREFUSED) ||
+	    err == EPROTO || err == EBADMSG)
+		fprintf(stderr, "%s %s: hint: if perftest serves %s, it cannot answer kverbs: kverbs' perf tests are not wire-compatible with perftest (they share only the port, %u); run 'kverbs serve' or 'kverbs %s' there\n",
+			kv_prog, o->cmd, where, KVERBS_PERF_DEFAULT_PORT, o->cmd);
+}
+
 static void kv_perf_describe(char *buf, size_t len, int err,
 			     const struct kv_perf_opts *o,
 			     const struct kverbs_perf *cmd, const char *where)
@@ -699,7 +840,7 @@ static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
 	kv_json_end_object(j);
 }
 
-static void kv_perf_print_json(const struct kv_perf_opts *o,
+static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 			       const struct kverbs_perf *cmd, const char *addr,
 			       int err, const char *status, const char *message,
 			       const struct kv_perf_lat *lat)
@@ -709,7 +850,7 @@ static void kv_perf_print_json(const struct kv_perf_opts *o,
 	const char *atomic_type = kv_perf_atomic_type(cmd);
 	struct kv_json j;
 
-	kv_json_init(&j, stdout);
+	kv_json_init(&j, f);
 	kv_json_begin_object(&j);
 	kv_json_key(&j, "test");
 	kv_json_string(&j, t->cmd);
@@ -890,11 +1031,20 @@ static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf
 	pthread_mutex_lock(&kv_perf_print_lock);
 	if (o->debug)
 		kv_perf_print_debug(cmd, err);
+	/* --out_json: the same document in a file, whatever goes on stdout. */
+	if (o->json_out) {
+		if (o->all)
+			fprintf(o->json_out, "%s", o->seq ? ",\n" : "[\n");
+		kv_perf_print_json(o->json_out, o, cmd, addr, err, status, message, lat);
+		fflush(o->json_out);
+	}
+	if (err && code != KV_EXIT_USAGE)
+		kv_perf_hint(o, cmd, err, where);
 	if (o->json) {
 		/* -a: one document, an array with an object per size. */
 		if (o->all)
 			printf("%s", o->seq ? ",\n" : "[\n");
-		kv_perf_print_json(o, cmd, addr, err, status, message, lat);
+		kv_perf_print_json(stdout, o, cmd, addr, err, status, message, lat);
 	} else {
 		if (message)
 			fprintf(stderr, "%s %s: %s\n", kv_prog, o->cmd, message);
@@ -1161,6 +1311,8 @@ static int kv_perf_all(int fd, struct kv_perf_opts *o, const struct kverbs_perf 
 			break;
 	}
 	/* Close the table, or the array, if anything went into it. */
+	if (o->json_out)
+		fprintf(o->json_out, "]\n");
 	if (o->json)
 		printf("]\n");
 	else if (o->seq || cmd.result.iterations)
@@ -1229,12 +1381,29 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		cmd.flags |= KVERBS_PERF_F_LISTENER;
 		memset(&cmd.addr, 0, sizeof(cmd.addr));
 	}
+	if (o.json_file) {
+		o.json_out = fopen(o.json_file, "w");
+		if (!o.json_out) {
+			fprintf(stderr, "%s %s: cannot write %s: %s\n", kv_prog, o.cmd,
+				o.json_file, strerror(errno));
+			close(fd);
+			return KV_EXIT_USAGE;
+		}
+	}
+	/* As perftest's servers say, where scripts look for it; JSON stays quiet. */
+	if (o.role == KVERBS_ROLE_SERVER && !o.json)
+		fprintf(stderr, "%s %s: waiting for a client on %s\n", kv_prog, o.cmd, where);
 	kv_catch_signals();
 	if (o.all)
 		code = kv_perf_all(fd, &o, &cmd, addr, where);
 	else
 		code = kv_perf_one(fd, &o, &cmd, addr, where);
 	close(fd);
+	if (o.json_out && fclose(o.json_out) && code == KV_EXIT_OK) {
+		fprintf(stderr, "%s %s: cannot write %s: %s\n", kv_prog, o.cmd, o.json_file,
+			strerror(errno));
+		code = KV_EXIT_FAILED;
+	}
 	return code;
 }
 

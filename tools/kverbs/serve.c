@@ -71,8 +71,12 @@ static void serve_usage(FILE *f)
 		"  -d, --debug           print everything the kernel reported\n"
 		"  -h, --help            this help\n"
 		"\n"
-		"Exit status: 0 when the COUNT clients were served and every test passed,\n"
-		"1 when one failed, 130 when a signal ended it.\n",
+		"Not wire-compatible with perftest: its clients cannot use this server.\n"
+		"\n"
+		"Exit status, as for a persistent ping server (ping -s -P): serving until a\n"
+		"signal is what was asked, so SIGINT or SIGTERM ends it with 0 when every\n"
+		"test it served passed, 1 when one failed; so does the end of -C COUNT.  A\n"
+		"signal before the COUNT clients were served exits 130.\n",
 		kv_prog, (int)strlen(kv_prog), "", (int)strlen(kv_prog), "",
 		KVERBS_PERF_DEFAULT_PORT,
 		KV_SERVE_JOBS, KV_SERVE_MAX_JOBS);
@@ -275,9 +279,14 @@ int kv_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "%s serve: cannot start a thread: %s\n", kv_prog, strerror(-ret));
 		return KV_EXIT_FAILED;
 	}
-	if (ret)
-		return KV_EXIT_INTERRUPTED;
 	if (sv.fatal)
 		return sv.fatal;
+	/*
+	 * As kv_ping_outcome() decides for ping -s -P: without -C a signal is
+	 * the end asked for, and the sessions served say how it went; with
+	 * -C it came before the count was done.
+	 */
+	if (ret && sv.count)
+		return KV_EXIT_INTERRUPTED;
 	return sv.failed ? KV_EXIT_FAILED : KV_EXIT_OK;
 }

@@ -257,6 +257,33 @@ kv_usage_error serve_max_iters_zero serve "invalid maximum iterations '0' (1 to 
 kv_usage_error serve_max_iters_not_a_number serve "invalid maximum iterations 'lots'" \
 	-- serve --max-iters lots
 
+# ---- perftest's habits ----
+
+# Same names, options and port as perftest, not the same protocol: say so.
+for c in write_bw read_bw send_bw read_lat atomic_lat atomic_bw write_lat send_lat serve; do
+	kv_case "${c}_help_not_perftest_wire" 0 "out=Not wire-compatible with perftest" \
+		err-empty -- "$c" --help
+done
+kv_case write_bw_help_perftest_no_ops 0 "out=-F, --CPU-freq" "out=-R, --rdma_cm" \
+	out=--report-both out=--out_json out=--out_json_file -- write_bw --help
+# rdma_cm picks device, port and GID: perftest's ways to name them are refused, saying why.
+kv_usage_error perftest_device_client write_bw "-d DEVICE is perftest's; kverbs does not need it: rdma_cm picks" \
+	-- write_bw -d mlx5_0 1.2.3.4
+kv_usage_error perftest_device_server read_bw "-d DEVICE is perftest's" -- read_bw -d mlx5_0
+kv_usage_error perftest_device_attached send_bw "-d DEVICE is perftest's" -- send_bw -dmlx5_0 1.2.3.4
+kv_usage_error perftest_device_unresolvable write_bw "-d DEVICE is perftest's" \
+	-- write_bw -d "no such device!"
+kv_usage_error perftest_device_long read_lat "-d DEVICE is perftest's" -- read_lat --ib-dev=rxe0 1.2.3.4
+kv_usage_error perftest_gid_index write_bw "-x GID_INDEX is perftest's" -- write_bw -x 3 1.2.3.4
+kv_usage_error perftest_ib_port atomic_bw "-i PORT is perftest's" -- atomic_bw -i 1 1.2.3.4
+kv_usage_error perftest_ib_port_long write_lat "-i PORT is perftest's" -- write_lat --ib-port=1
+kv_usage_error perftest_run_infinitely write_bw "--run_infinitely is perftest's; kverbs reports once" \
+	-- write_bw --run_infinitely -D 1 1.2.3.4
+kv_usage_error perftest_out_json_file_empty write_bw "--out_json_file needs a file name" \
+	-- write_bw --out_json_file= 1.2.3.4
+# -j is --jobs wherever it is a short option; devices documents only --json.
+kv_case devices_help_json_long_only 0 "out=      --json" -- devices --help
+
 # ---- without the module: exit 3 and what to do about it ----
 
 without_module=(
@@ -274,6 +301,12 @@ without_module=(
 	send_lat_server_without_module "send_lat --json"
 	serve_ceilings_without_module "serve --max-duration 10 --max-iters 1000 --no-reverse"
 	write_bw_server_ceilings_without_module "write_bw --max-duration 1.5 --no-reverse"
+	# perftest's no-ops are taken, and -d before an address is --debug.
+	write_bw_perftest_no_ops_without_module "write_bw -F -R --report-both -b 127.0.0.1"
+	read_bw_out_json_without_module "read_bw --out_json --out_json_file=/nonexistent/x.json 127.0.0.1"
+	send_bw_debug_then_address_without_module "send_bw -d 127.0.0.1"
+	write_bw_long_value_then_debug_address_without_module "write_bw --timeout 5 -d 127.0.0.1"
+	devices_old_json_spelling_without_module "devices -j"
 )
 for ((i = 0; i < ${#without_module[@]}; i += 2)); do
 	name=${without_module[i]}
