@@ -19,17 +19,26 @@
  *
  * Needs CONFIG_FAULT_INJECTION_DEBUG_FS and CONFIG_FAILSLAB (the debug
  * lane's kernel); skips elsewhere.
+ *
+ * Written on kselftest_harness.h (see uapi.c): each test runs in a
+ * process of its own, whose fixture opens /dev/kverbs and sets failslab
+ * up, or skips and says what is missing.  The calls that are failed the
+ * same way, INFO, DEVICES and a ping client, are the variants of
+ * failnth_call; the four perf rounds, client or server, forward or
+ * reverse, those of failnth_perf.
  */
 #include "kvlib.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
-KV_MAIN()
+#include "kselftest_harness.h"
+#include "kvharness.h"
 
 #define KV_PORT_CLIENT_FAULTS	17480
 #define KV_PORT_SERVER_FAULTS	17481
@@ -59,97 +68,138 @@ static int kv_write_file(const char *path, const char *value)
 #define KV_FAILNTH_BEGIN	"kverbs-selftests: fail-nth injection begins"
 #define KV_FAILNTH_END		"kverbs-selftests: fail-nth injection ends"
 
-static void kv_failslab_done(void)
+/*
+ * What every test of this program needs first: /dev/kverbs, fail-nth,
+ * and failslab told to fail what fail-nth asks for, GFP_KERNEL
+ * allocations included, and quietly: its stack dumps would read as
+ * splats.  Skips, saying what is missing, without them.  Each test runs
+ * in a process of its own, so each marks its span in the kernel log
+ * (kv_failnth_end() closes it; run.sh does too, should a test die).
+ */
+static void kv_failnth_begin(struct __test_metadata *_metadata, int *fd, int *marked)
 {
-	kv_write_file("/dev/kmsg", KV_FAILNTH_END);
+	kv_open(_metadata, fd);
+	if (_metadata->exit_code)
+		return;
+	if (access("/proc/thread-self/fail-nth", W_OK))
+		SKIP(return, "no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
+	if (access(KV_FAILSLAB "ignore-gfp-wait", W_OK))
+		SKIP(return, "no " KV_FAILSLAB " (CONFIG_FAILSLAB, debugfs)");
+	ASSERT_OK(kv_write_file(KV_FAILSLAB "ignore-gfp-wait", "N"));
+	ASSERT_OK(kv_write_file(KV_FAILSLAB "verbose", "0"));
+	/* The allocators' reports of what we fail are expected from here on. */
+	ASSERT_OK(kv_write_file("/dev/kmsg", KV_FAILNTH_BEGIN));
+	*marked = 1;
+}
+
+static void kv_failnth_end(int fd, int marked)
+{
+	if (marked)
+		kv_write_file("/dev/kmsg", KV_FAILNTH_END);
+	kv_close(fd);
 }
 
 /*
- * Make failslab fail what fail-nth asks for, GFP_KERNEL allocations
- * included, and quietly: its stack dumps would read as splats.
+ * The harness kills a test at its time limit, and names it; the limit is
+ * set at run time, in the harness's constructors, so it scales with
+ * KV_TIME_SCALE as every limit of the tests does.  A test here makes a
+ * call, or a round of a server and a client, twice for each of up to
+ * some 150 allocations: all eight took 741 s together on the debug
+ * lane's kernel over rxe with one vCPU (KV_TIME_SCALE 10).  siw, whose
+ * connects can wait ten seconds for a silent client's server, was not
+ * timed and may be slower, so each test gets ten minutes, times the
+ * scale; at the debug lane's scale run.sh's suite limit
+ * (KV_SUITE_LIMIT) comes first.
  */
-static void kv_failslab_setup(void)
-{
-	static int done;
+#define KV_FAILNTH_TIMEOUT	(600 * kv_time_scale())
 
-	if (done)
-		return;
-	kv_dev();
-	if (access("/proc/thread-self/fail-nth", W_OK))
-		kv_skip("no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)");
-	if (access(KV_FAILSLAB "ignore-gfp-wait", W_OK))
-		kv_skip("no " KV_FAILSLAB " (CONFIG_FAILSLAB, debugfs)");
-	KV_ASSERT_OK(kv_write_file(KV_FAILSLAB "ignore-gfp-wait", "N"));
-	KV_ASSERT_OK(kv_write_file(KV_FAILSLAB "verbose", "0"));
-	/* The allocators' reports of what we fail are expected from here on. */
-	KV_ASSERT_OK(kv_write_file("/dev/kmsg", KV_FAILNTH_BEGIN));
-	atexit(kv_failslab_done);
-	done = 1;
-}
+/* ------------------------------------------------------------------ */
+/* One call repeated: INFO, DEVICES, a ping client                      */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(failnth_call) {
+	int fd;
+	int marked;
+	/* The ping client's argument, for kv_ping_check() after the call. */
+	struct kverbs_ping ping;
+};
 
 /**
- * struct kv_nth - one call to repeat under fault injection
+ * FIXTURE_VARIANT(failnth_call) - one call to repeat under fault injection
  * @name: for the diagnostics
  * @call: makes the call; returns its return value, errno in *@err
  * @again: makes it once more, without a fault, after one (NULL: @call)
  * @check: after a failed call: 0 if what it reported is consistent
- * @ctx: for @call and @check
  * @min_allocs: fewer injection points than this means injection failed
+ * @server_port: a persistent ping server on this port serves the calls,
+ *	and must still be serving after them (0: none)
+ *
+ * @call, @again and @check take the fixture's @ping.
  */
-struct kv_nth {
+FIXTURE_VARIANT(failnth_call) {
 	const char *name;
 	long (*call)(void *ctx, int *err);
 	long (*again)(void *ctx, int *err);
 	int (*check)(void *ctx, int err);
-	void *ctx;
 	unsigned int min_allocs;
+	unsigned short server_port;
 };
+
+FIXTURE_SETUP(failnth_call)
+{
+	kv_failnth_begin(_metadata, &self->fd, &self->marked);
+}
+
+FIXTURE_TEARDOWN(failnth_call)
+{
+	kv_failnth_end(self->fd, self->marked);
+}
 
 /*
  * Run @c with the n-th allocation failing, for every n until the call
  * no longer reaches it; after each injected failure the call must work
- * without one.  Returns how many failures were injected.
+ * without one.
  */
-static unsigned int kv_each_nth(const struct kv_nth *c)
+static void kv_each_nth(struct __test_metadata *_metadata,
+			const FIXTURE_VARIANT(failnth_call) *c, void *ctx)
 {
 	unsigned int n, failed_calls = 0;
 	long ret, left;
 	int err;
 
-	kv_failslab_setup();
 	for (n = 1; n <= KV_MAX_NTH; n++) {
-		KV_ASSERT_OK(kv_fail_nth_set(n));
-		ret = c->call(c->ctx, &err);
+		ASSERT_OK(kv_fail_nth_set(n));
+		ret = c->call(ctx, &err);
 		left = kv_fail_nth_get();
-		KV_ASSERT_GE(left, 0);
+		ASSERT_LE(0, left) TH_LOG("%s, allocation %u: could not read or reset fail-nth",
+					  c->name, n);
 		if (left) {
 			/* The call finished before its n-th allocation. */
-			if (ret)
-				KV_FAIL_AT(1, "%s without an injected fault: errno %d (%s)",
-					   c->name, err, strerror(err));
-			kv_diag("%s: %u allocations, each failed once: %u calls failed, the rest coped",
-				c->name, n - 1, failed_calls);
-			if (c->min_allocs && n - 1 < c->min_allocs)
-				KV_FAIL_AT(1, "%s made only %u allocations: is failslab working?",
-					   c->name, n - 1);
-			return n - 1;
+			ASSERT_EQ(0, ret) TH_LOG("%s without an injected fault: errno %d (%s)",
+						 c->name, err, strerror(err));
+			TH_LOG("%s: %u allocations, each failed once: %u calls failed, the rest coped",
+			       c->name, n - 1, failed_calls);
+			ASSERT_LE(c->min_allocs, n - 1)
+				TH_LOG("%s made only %u allocations: is failslab working?",
+				       c->name, n - 1);
+			return;
 		}
 		if (ret) {
 			failed_calls++;
-			if (ret != -1 || !err)
-				KV_FAIL_AT(1, "%s, allocation %u failed: returned %ld errno %d",
-					   c->name, n, ret, err);
-			if (c->check && c->check(c->ctx, err))
-				KV_FAIL_AT(1, "%s, allocation %u failed: errno %d (%s) reported inconsistently",
-					   c->name, n, err, strerror(err));
+			ASSERT_TRUE(ret == -1 && err)
+				TH_LOG("%s, allocation %u failed: returned %ld errno %d",
+				       c->name, n, ret, err);
+			if (c->check) {
+				ASSERT_EQ(0, c->check(ctx, err))
+					TH_LOG("%s, allocation %u failed: errno %d (%s) reported inconsistently",
+					       c->name, n, err, strerror(err));
+			}
 		}
-		ret = (c->again ?: c->call)(c->ctx, &err);
-		if (ret)
-			KV_FAIL_AT(1, "%s right after allocation %u failed: errno %d (%s)",
-				   c->name, n, err, strerror(err));
+		ret = (c->again ?: c->call)(ctx, &err);
+		ASSERT_EQ(0, ret) TH_LOG("%s right after allocation %u failed: errno %d (%s)",
+					 c->name, n, err, strerror(err));
 	}
-	KV_FAIL_AT(1, "%s still allocating after %u allocations", c->name, n);
-	return n;
+	KV_FAIL_FATAL("%s still allocating after %u allocations", c->name, n);
 }
 
 static long kv_call_info(void *ctx, int *err)
@@ -164,13 +214,11 @@ static long kv_call_info(void *ctx, int *err)
 	return ret;
 }
 
-KV_TEST(info)
-{
-	/* INFO allocates nothing today: this shows it fails nothing either. */
-	struct kv_nth c = { "INFO", kv_call_info, NULL, NULL, NULL, 0 };
-
-	kv_each_nth(&c);
-}
+/* INFO allocates nothing today: this shows it fails nothing either. */
+FIXTURE_VARIANT_ADD(failnth_call, info) {
+	.name = "INFO",
+	.call = kv_call_info,
+};
 
 static long kv_call_devices(void *ctx, int *err)
 {
@@ -198,12 +246,11 @@ static long kv_call_devices(void *ctx, int *err)
 	return ret;
 }
 
-KV_TEST(devices)
-{
-	struct kv_nth c = { "DEVICES", kv_call_devices, NULL, NULL, NULL, 1 };
-
-	kv_each_nth(&c);
-}
+FIXTURE_VARIANT_ADD(failnth_call, devices) {
+	.name = "DEVICES",
+	.call = kv_call_devices,
+	.min_allocs = 1,
+};
 
 /* The ping of these tests: 3 validated 4 KiB iterations. */
 static void kv_ping_fill(struct kverbs_ping *p, unsigned short port)
@@ -277,24 +324,53 @@ static long kv_call_client_again(void *ctx, int *err)
 }
 
 /* The client's allocations fail; a persistent server serves each attempt. */
-KV_TEST(ping_client)
-{
-	struct kverbs_ping p;
-	struct kv_nth c = { "ping client", kv_call_client, kv_call_client_again,
-			    kv_check_client, &p, 10 };
-	struct kv_server *s;
+FIXTURE_VARIANT_ADD(failnth_call, ping_client) {
+	.name = "ping client",
+	.call = kv_call_client,
+	.again = kv_call_client_again,
+	.check = kv_check_client,
+	.min_allocs = 10,
+	.server_port = KV_PORT_CLIENT_FAULTS,
+};
 
-	kv_failslab_setup();
+TEST_F_TIMEOUT(failnth_call, each_alloc, KV_FAILNTH_TIMEOUT)
+{
+	struct kv_server *s = NULL;
+
 	/* Quick to give up on a client that left silently: see above. */
-	s = kv_server_start_with(KV_PORT_CLIENT_FAULTS,
-				 KVERBS_PING_F_VALIDATE | KVERBS_PING_F_PERSISTENT,
-				 kv_client_server_timeout_ns(), 0);
-	kv_each_nth(&c);
+	if (variant->server_port)
+		s = kv_server_start_with(variant->server_port,
+					 KVERBS_PING_F_VALIDATE | KVERBS_PING_F_PERSISTENT,
+					 kv_client_server_timeout_ns(), 0);
+	kv_each_nth(_metadata, variant, &self->ping);
+	if (!s)
+		return;
 	/* Only the signal ends it: it must still be serving. */
-	KV_EXPECT_EQ(__atomic_load_n(&s->done, __ATOMIC_ACQUIRE), 0);
-	KV_EXPECT_EQ(kv_server_wait(s, 0), -1);
-	KV_EXPECT_EQ(s->err, EINTR);
+	EXPECT_EQ(0, __atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+		TH_LOG("the persistent server ended: errno %d (%s)", s->err, strerror(s->err));
+	EXPECT_EQ(-1, kv_server_wait(s, 0)) TH_LOG("the persistent server ended by itself");
+	EXPECT_EQ(EINTR, s->err) TH_LOG("the persistent server, interrupted: errno %d (%s)",
+					s->err, strerror(s->err));
 	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* A ping server's allocations                                          */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(failnth) {
+	int fd;
+	int marked;
+};
+
+FIXTURE_SETUP(failnth)
+{
+	kv_failnth_begin(_metadata, &self->fd, &self->marked);
+}
+
+FIXTURE_TEARDOWN(failnth)
+{
+	kv_failnth_end(self->fd, self->marked);
 }
 
 /**
@@ -322,7 +398,8 @@ struct kv_round {
  * and a healthy client for it, retried while the server is not yet
  * listening and has not given up.
  */
-static void kv_round(unsigned int n, struct kv_round *r)
+static void kv_round(struct __test_metadata *_metadata, unsigned int n,
+		     struct kv_round *r)
 {
 	struct timespec start, now;
 	struct kv_server *s;
@@ -343,71 +420,119 @@ static void kv_round(unsigned int n, struct kv_round *r)
 			break;
 		usleep(20000);
 	}
-	if (kv_server_wait(s, 30))
-		KV_FAIL_AT(1, "the server did not end after its client");
+	ASSERT_EQ(0, kv_server_wait(s, 30)) TH_LOG("the server did not end after its client");
 	r->server = s->ping;
 	r->server_ret = s->ret;
 	r->server_err = s->err;
-	if (n && s->fail_nth_left < 0)
-		KV_FAIL_AT(1, "could not set or read the server thread's fail-nth");
+	if (n) {
+		ASSERT_LE(0, s->fail_nth_left)
+			TH_LOG("could not set or read the server thread's fail-nth");
+	}
 	r->injected = n && s->fail_nth_left == 0;
 	free(s);
 }
 
 /* The server's allocations fail, one per round; a healthy client tries each. */
-KV_TEST(ping_server)
+TEST_F_TIMEOUT(failnth, ping_server, KV_FAILNTH_TIMEOUT)
 {
 	unsigned int n, failed_calls = 0;
 	struct kv_round r;
 
-	kv_failslab_setup();
 	for (n = 1; n <= KV_MAX_NTH; n++) {
-		kv_round(n, &r);
+		kv_round(_metadata, n, &r);
 		if (!r.injected) {
-			if (r.server_ret || r.client_ret)
-				KV_FAIL_AT(1, "without an injected fault: server errno %d (%s), client errno %d (%s)",
-					   r.server_err, strerror(r.server_err),
-					   r.client_err, strerror(r.client_err));
-			kv_diag("ping server: %u allocations, each failed once: %u calls failed, the rest coped",
-				n - 1, failed_calls);
-			if (n - 1 < 10)
-				KV_FAIL_AT(1, "the server made only %u allocations: is failslab working?",
-					   n - 1);
+			ASSERT_TRUE(!r.server_ret && !r.client_ret)
+				TH_LOG("without an injected fault: server errno %d (%s), client errno %d (%s)",
+				       r.server_err, strerror(r.server_err),
+				       r.client_err, strerror(r.client_err));
+			TH_LOG("ping server: %u allocations, each failed once: %u calls failed, the rest coped",
+			       n - 1, failed_calls);
+			ASSERT_LE(10, n - 1)
+				TH_LOG("the server made only %u allocations: is failslab working?",
+				       n - 1);
 			return;
 		}
 		/* A server that coped must have served its client in full. */
-		if (!r.server_ret && r.client_ret)
-			KV_FAIL_AT(1, "server coped with allocation %u failing, but its client got errno %d (%s)",
-				   n, r.client_err, strerror(r.client_err));
+		if (!r.server_ret) {
+			ASSERT_EQ(0, r.client_ret)
+				TH_LOG("server coped with allocation %u failing, but its client got errno %d (%s)",
+				       n, r.client_err, strerror(r.client_err));
+		}
 		if (r.server_ret) {
 			failed_calls++;
-			if (r.server_ret != -1 || !r.server_err ||
-			    kv_ping_check(&r.server, r.server_err))
-				KV_FAIL_AT(1, "server, allocation %u failed: returned %ld errno %d (%s)",
-					   n, r.server_ret, r.server_err,
-					   strerror(r.server_err));
+			ASSERT_TRUE(r.server_ret == -1 && r.server_err &&
+				    !kv_ping_check(&r.server, r.server_err))
+				TH_LOG("server, allocation %u failed: returned %ld errno %d (%s)",
+				       n, r.server_ret, r.server_err,
+				       strerror(r.server_err));
 		}
 		/* Whatever the client saw, it returned; now all must work. */
-		kv_round(0, &r);
-		if (r.server_ret || r.client_ret)
-			KV_FAIL_AT(1, "right after server allocation %u failed: server errno %d (%s), client errno %d (%s)",
-				   n, r.server_err, strerror(r.server_err),
-				   r.client_err, strerror(r.client_err));
+		kv_round(_metadata, 0, &r);
+		ASSERT_TRUE(!r.server_ret && !r.client_ret)
+			TH_LOG("right after server allocation %u failed: server errno %d (%s), client errno %d (%s)",
+			       n, r.server_err, strerror(r.server_err),
+			       r.client_err, strerror(r.client_err));
 	}
-	KV_FAIL_AT(1, "server still allocating after %u allocations", n);
+	KV_FAIL_FATAL("server still allocating after %u allocations", n);
 }
 
-/* KVERBS_PERF_F_REVERSE in the reverse rounds, where the server writes. */
-static uint32_t kv_perf_reverse;
+/* ------------------------------------------------------------------ */
+/* A write_bw's allocations, on either end, either way                  */
+/* ------------------------------------------------------------------ */
+
+FIXTURE(failnth_perf) {
+	int fd;
+	int marked;
+};
+
+/**
+ * FIXTURE_VARIANT(failnth_perf) - whose allocations fail, which way
+ * @client: the client's (else the server's)
+ * @flags: KVERBS_PERF_F_REVERSE in the reverse rounds, where the server
+ *	writes; 0 otherwise
+ */
+FIXTURE_VARIANT(failnth_perf) {
+	int client;
+	__u32 flags;
+};
+
+FIXTURE_SETUP(failnth_perf)
+{
+	kv_failnth_begin(_metadata, &self->fd, &self->marked);
+}
+
+FIXTURE_TEARDOWN(failnth_perf)
+{
+	kv_failnth_end(self->fd, self->marked);
+}
+
+FIXTURE_VARIANT_ADD(failnth_perf, client) {
+	.client = 1,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, server) {
+	.client = 0,
+};
+
+/* The same with the roles in the data path swapped: see perf_session.c. */
+FIXTURE_VARIANT_ADD(failnth_perf, client_reverse) {
+	.client = 1,
+	.flags = KVERBS_PERF_F_REVERSE,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, server_reverse) {
+	.client = 0,
+	.flags = KVERBS_PERF_F_REVERSE,
+};
 
 /* The perf test of these tests: a validated write_bw of 20 4 KiB messages. */
-static void kv_perf_fill(struct kverbs_perf *p)
+static void kv_perf_fill(struct kverbs_perf *p, __u32 flags)
 {
 	memset(p, 0, sizeof(*p));
 	p->size = sizeof(*p);
 	p->role = KVERBS_ROLE_CLIENT;
 	p->test = KVERBS_PERF_WRITE_BW;
-	p->flags = KVERBS_PERF_F_VALIDATE | kv_perf_reverse;
+	p->flags = KVERBS_PERF_F_VALIDATE | flags;
 	p->msg_size = 4096;
 	p->iterations = 20;
 	p->timeout_ns = kv_step_timeout_ns();
@@ -445,12 +570,14 @@ struct kv_perf_round {
 };
 
 /*
- * One server, one client; the client's @client_nth-th or the server's
- * @server_nth-th allocation fails (0: none).  The client retries while
- * the server is not listening yet.  A server whose client failed is
- * stopped: it may wait for a client that never comes.
+ * One server, one client, with the client's @flags; the client's
+ * @client_nth-th or the server's @server_nth-th allocation fails (0:
+ * none).  The client retries while the server is not listening yet.  A
+ * server whose client failed is stopped: it may wait for a client that
+ * never comes.
  */
-static void kv_perf_round(unsigned int client_nth, unsigned int server_nth,
+static void kv_perf_round(struct __test_metadata *_metadata, __u32 flags,
+			  unsigned int client_nth, unsigned int server_nth,
 			  struct kv_perf_round *r)
 {
 	uint64_t start = kv_now_ns();
@@ -459,15 +586,17 @@ static void kv_perf_round(unsigned int client_nth, unsigned int server_nth,
 
 	s = kv_perf_server_start(KV_PORT_PERF_FAULTS, server_nth);
 	for (;;) {
-		kv_perf_fill(&r->client);
-		if (client_nth)
-			KV_ASSERT_OK(kv_fail_nth_set(client_nth));
+		kv_perf_fill(&r->client, flags);
+		if (client_nth) {
+			ASSERT_OK(kv_fail_nth_set(client_nth));
+		}
 		errno = 0;
 		r->client_ret = ioctl(kv_fd, KVERBS_IOC_PERF, &r->client);
 		r->client_err = errno;
 		if (client_nth)
 			left = kv_fail_nth_get();
-		KV_ASSERT_GE(left, 0);
+		ASSERT_LE(0, left) TH_LOG("client, allocation %u: could not read or reset fail-nth",
+					  client_nth);
 		if (!left || r->client_ret != -1 || r->client_err != ECONNREFUSED ||
 		    r->client.result.failed_step != KVERBS_STEP_CONNECT ||
 		    __atomic_load_n(&s->done, __ATOMIC_ACQUIRE) ||
@@ -475,94 +604,75 @@ static void kv_perf_round(unsigned int client_nth, unsigned int server_nth,
 			break;
 		usleep(20000);
 	}
-	if (r->client_ret)
+	if (r->client_ret) {
 		kv_server_stop(s);
-	else if (kv_server_wait(s, 30))
-		KV_FAIL_AT(1, "the server did not end after its client");
+	} else {
+		ASSERT_EQ(0, kv_server_wait(s, 30))
+			TH_LOG("the server did not end after its client");
+	}
 	r->server = s->perf;
 	r->server_ret = s->ret;
 	r->server_err = s->err;
-	if (server_nth && s->fail_nth_left < 0)
-		KV_FAIL_AT(1, "could not set or read the server thread's fail-nth");
+	if (server_nth) {
+		ASSERT_LE(0, s->fail_nth_left)
+			TH_LOG("could not set or read the server thread's fail-nth");
+	}
 	r->injected = client_nth ? !left : server_nth && s->fail_nth_left == 0;
 	free(s);
 }
 
 /*
- * The client's (@client) or the server's allocations fail, one per
- * round, until a round no longer reaches the n-th; after each, a round
- * without a fault must work in full.
+ * The client's or the server's allocations fail, as the variant says,
+ * one per round, until a round no longer reaches the n-th; after each, a
+ * round without a fault must work in full.
  */
-static void kv_perf_each_nth(int client)
+TEST_F_TIMEOUT(failnth_perf, write_bw, KV_FAILNTH_TIMEOUT)
 {
+	const int client = variant->client;
 	const char *who = client ? "perf client" : "perf server";
 	unsigned int n, failed_calls = 0;
 	struct kv_perf_round r;
+	__u64 iterations;
 	long ret;
 	int err;
 
-	kv_failslab_setup();
 	for (n = 1; n <= KV_MAX_NTH; n++) {
-		kv_perf_round(client ? n : 0, client ? 0 : n, &r);
+		kv_perf_round(_metadata, variant->flags, client ? n : 0, client ? 0 : n, &r);
 		ret = client ? r.client_ret : r.server_ret;
 		err = client ? r.client_err : r.server_err;
 		if (!r.injected) {
-			if (r.server_ret || r.client_ret)
-				KV_FAIL_AT(1, "%s without an injected fault: server errno %d (%s), client errno %d (%s)",
-					   who, r.server_err, strerror(r.server_err),
-					   r.client_err, strerror(r.client_err));
-			kv_diag("%s: %u allocations, each failed once: %u calls failed, the rest coped",
-				who, n - 1, failed_calls);
-			if (n - 1 < 10)
-				KV_FAIL_AT(1, "%s made only %u allocations: is failslab working?",
-					   who, n - 1);
+			ASSERT_TRUE(!r.server_ret && !r.client_ret)
+				TH_LOG("%s without an injected fault: server errno %d (%s), client errno %d (%s)",
+				       who, r.server_err, strerror(r.server_err),
+				       r.client_err, strerror(r.client_err));
+			TH_LOG("%s: %u allocations, each failed once: %u calls failed, the rest coped",
+			       who, n - 1, failed_calls);
+			ASSERT_LE(10, n - 1)
+				TH_LOG("%s made only %u allocations: is failslab working?",
+				       who, n - 1);
 			return;
 		}
 		/* A side that coped must have run the test in full. */
-		if (!ret && (client ? r.client.result.iterations :
-				      r.server.result.iterations) != 20)
-			KV_FAIL_AT(1, "%s coped with allocation %u failing, but ran %llu messages",
-				   who, n, (unsigned long long)(client ?
-				   r.client.result.iterations : r.server.result.iterations));
+		iterations = client ? r.client.result.iterations : r.server.result.iterations;
+		if (!ret) {
+			ASSERT_EQ(20, iterations)
+				TH_LOG("%s coped with allocation %u failing, but ran %llu messages",
+				       who, n, (unsigned long long)iterations);
+		}
 		if (ret) {
 			failed_calls++;
-			if (ret != -1 || !err ||
-			    kv_perf_check(client ? &r.client : &r.server, err))
-				KV_FAIL_AT(1, "%s, allocation %u failed: returned %ld errno %d (%s)",
-					   who, n, ret, err, strerror(err));
+			ASSERT_TRUE(ret == -1 && err &&
+				    !kv_perf_check(client ? &r.client : &r.server, err))
+				TH_LOG("%s, allocation %u failed: returned %ld errno %d (%s)",
+				       who, n, ret, err, strerror(err));
 		}
-		kv_perf_round(0, 0, &r);
-		if (r.server_ret || r.client_ret)
-			KV_FAIL_AT(1, "right after %s allocation %u failed: server errno %d (%s), client errno %d (%s)",
-				   who, n, r.server_err, strerror(r.server_err),
-				   r.client_err, strerror(r.client_err));
+		kv_perf_round(_metadata, variant->flags, 0, 0, &r);
+		ASSERT_TRUE(!r.server_ret && !r.client_ret)
+			TH_LOG("right after %s allocation %u failed: server errno %d (%s), client errno %d (%s)",
+			       who, n, r.server_err, strerror(r.server_err),
+			       r.client_err, strerror(r.client_err));
 	}
-	KV_FAIL_AT(1, "%s still allocating after %u allocations", who, n);
+	KV_FAIL_FATAL("%s still allocating after %u allocations", who, n);
 }
 
-KV_TEST(perf_client)
-{
-	kv_perf_reverse = 0;
-	kv_perf_each_nth(1);
-}
-
-KV_TEST(perf_server)
-{
-	kv_perf_reverse = 0;
-	kv_perf_each_nth(0);
-}
-
-/* The same with the roles in the data path swapped: see perf_session.c. */
-KV_TEST(perf_client_reverse)
-{
-	kv_perf_reverse = KVERBS_PERF_F_REVERSE;
-	kv_perf_each_nth(1);
-	kv_perf_reverse = 0;
-}
-
-KV_TEST(perf_server_reverse)
-{
-	kv_perf_reverse = KVERBS_PERF_F_REVERSE;
-	kv_perf_each_nth(0);
-	kv_perf_reverse = 0;
-}
+TEST_HARNESS_MAIN

@@ -19,12 +19,17 @@
  * dmesg is clean; the debug lane adds KASAN and kmemleak.
  *
  * The run is reproducible from its seed, which is printed first:
- *	KV_FUZZ_SEED=1234 KV_FUZZ_CALLS=100000 selftests/fuzz
+ *	KV_FUZZ_SEED=1234 KV_FUZZ_CALLS=100000 selftests/fuzz -t calls
+ *
+ * Written on kselftest_harness.h (see uapi.c): each test runs in a
+ * process of its own, with /dev/kverbs opened by the fuzz fixture;
+ * without it every test skips.
  */
 #include "kvlib.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
@@ -34,7 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
-KV_MAIN()
+#include "kselftest_harness.h"
+#include "kvharness.h"
 
 /* Nobody listens on these ports while the fuzzer runs. */
 #define KV_FUZZ_PORT_BASE	17500
@@ -625,6 +631,47 @@ static const int *kv_make_call(struct kv_call *c)
 	return k->errnos;
 }
 
+/* ------------------------------------------------------------------ */
+/* The tests                                                             */
+/* ------------------------------------------------------------------ */
+
+static unsigned long kv_fuzz_calls(void)
+{
+	return strtoul(kv_env("KV_FUZZ_CALLS", "100000"), NULL, 0);
+}
+
+/*
+ * The harness kills a test at its time limit, and names it.  The limits
+ * are set at run time, in the harness's constructors, so they scale with
+ * KV_TIME_SCALE as every limit of the tests does.  The run's: a minute,
+ * and 5 ms a call, ten times what 100,000 calls take on Debian's kernel
+ * (30 to 60 s); each call is bounded by the alarm and the check below.
+ * The valid calls after it: a client that retries for 5 s, a server
+ * given 30 s to end and 6 more on a signal, and room for their steps.
+ */
+static int kv_fuzz_timeout(void)
+{
+	unsigned long long s = (60 + kv_fuzz_calls() / 200ULL) * kv_time_scale();
+
+	return s < INT_MAX ? s : INT_MAX;
+}
+
+#define KV_FUZZ_VALID_TIMEOUT	(90 * kv_time_scale())
+
+FIXTURE(fuzz) {
+	int fd;
+};
+
+FIXTURE_SETUP(fuzz)
+{
+	kv_open(_metadata, &self->fd);
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+	kv_close(self->fd);
+}
+
 /* A valid INFO must still work. */
 static int kv_info_works(int fd)
 {
@@ -634,10 +681,11 @@ static int kv_info_works(int fd)
 	       info.abi_version == KVERBS_ABI_VERSION;
 }
 
-KV_TEST(fuzz_calls)
+/* The run itself, on a file of its own that it reopens as it goes. */
+TEST_F_TIMEOUT(fuzz, calls, kv_fuzz_timeout())
 {
 	struct sigaction sa = { .sa_handler = kv_alarm };	/* no SA_RESTART */
-	unsigned long calls = strtoul(kv_env("KV_FUZZ_CALLS", "100000"), NULL, 0);
+	unsigned long calls = kv_fuzz_calls();
 	uint64_t seed = strtoull(kv_env("KV_FUZZ_SEED", "0"), NULL, 0);
 	unsigned long i, ok = 0, bad = 0, by_errno[256] = { 0 };
 	/* Per kind, and last the random ones: calls made, and succeeded. */
@@ -650,27 +698,26 @@ KV_TEST(fuzz_calls)
 	if (!seed)
 		seed = (kv_now_ns() ^ ((uint64_t)getpid() << 32)) | 1;
 	kv_rng = seed;
-	kv_diag("seed %llu, %lu calls (replay: KV_FUZZ_SEED=%llu KV_FUZZ_CALLS=%lu)",
-		(unsigned long long)seed, calls, (unsigned long long)seed, calls);
-	fflush(stdout);
+	TH_LOG("seed %llu, %lu calls (replay: KV_FUZZ_SEED=%llu KV_FUZZ_CALLS=%lu)",
+	       (unsigned long long)seed, calls, (unsigned long long)seed, calls);
 
-	kv_dev();	/* skips without the module */
 	fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
-	KV_ASSERT_GE(fd, 0);
+	ASSERT_LE(0, fd) TH_LOG("open /dev/kverbs: %s", strerror(errno));
 	kv_arena_init();
-	KV_ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
+	ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
 
 	for (i = 0; i < calls; i++) {
 		struct kv_call c;
 		const int *allowed = kv_make_call(&c);
 		uint64_t t0, took;
 		long ret;
-		int err;
+		int err, works;
 
 		if (i && i % KV_FUZZ_REOPEN == 0) {
 			close(fd);
 			fd = open("/dev/kverbs", O_RDWR | O_CLOEXEC);
-			KV_ASSERT_GE(fd, 0);
+			ASSERT_LE(0, fd) TH_LOG("reopening /dev/kverbs after call %lu: %s",
+						i, strerror(errno));
 		}
 		t0 = kv_now_ns();
 		kv_alarm_in(KV_FUZZ_PING_MS);
@@ -689,52 +736,57 @@ KV_TEST(fuzz_calls)
 			made_ok[c.kind]++;
 		} else if (ret != -1 || !kv_errno_allowed(allowed, err)) {
 			if (bad++ < 10)
-				kv_diag("call %lu: %s ioctl 0x%lx, %zu bytes at %p: returned %ld errno %d (%s)",
-					i, c.what, c.ioc, c.len, c.arg, ret, err,
-					strerror(err));
+				TH_LOG("call %lu: %s ioctl 0x%lx, %zu bytes at %p: returned %ld errno %d (%s), which the uAPI does not document",
+				       i, c.what, c.ioc, c.len, c.arg, ret, err,
+				       strerror(err));
 		} else {
 			by_errno[err & 255]++;
 		}
-		if (took > KV_FUZZ_CALL_LIMIT_NS * kv_time_scale()) {
-			kv_diag("call %lu: %s ioctl 0x%lx took %llu ms despite the alarm",
+		if (took > KV_FUZZ_CALL_LIMIT_NS * kv_time_scale())
+			KV_FAIL("call %lu: %s ioctl 0x%lx took %llu ms despite the alarm",
 				i, c.what, c.ioc, (unsigned long long)(took / 1000000));
-			kv_test_failed = 1;
+		if (i % KV_FUZZ_SANITY == 0) {
+			errno = 0;
+			works = kv_info_works(fd);
+			err = errno;
+			ASSERT_TRUE(works) TH_LOG("after call %lu, a valid INFO fails: %s",
+						  i, strerror(err));
 		}
-		if (i % KV_FUZZ_SANITY == 0 && !kv_info_works(fd))
-			KV_FAIL_AT(1, "after call %lu, a valid INFO fails: %s", i,
-				   strerror(errno));
 	}
 	close(fd);
 
-	kv_diag("%lu calls in %llu ms, slowest %llu ms: %lu succeeded, %lu unexpected",
-		calls, (unsigned long long)((kv_now_ns() - start) / 1000000),
-		(unsigned long long)(slowest / 1000000), ok, bad);
+	TH_LOG("%lu calls in %llu ms, slowest %llu ms: %lu succeeded, %lu unexpected",
+	       calls, (unsigned long long)((kv_now_ns() - start) / 1000000),
+	       (unsigned long long)(slowest / 1000000), ok, bad);
 	for (i = 0; i <= KV_ARRAY_SIZE(kv_kinds); i++)
-		kv_diag("  %-7s %lu calls, %lu succeeded, %llu ms",
-			i < KV_ARRAY_SIZE(kv_kinds) ? kv_kinds[i].name : "random",
-			made[i], made_ok[i],
-			(unsigned long long)(spent[i] / 1000000));
+		TH_LOG("  %-7s %lu calls, %lu succeeded, %llu ms",
+		       i < KV_ARRAY_SIZE(kv_kinds) ? kv_kinds[i].name : "random",
+		       made[i], made_ok[i],
+		       (unsigned long long)(spent[i] / 1000000));
 	for (i = 1; i < 256; i++)
 		if (by_errno[i])
-			kv_diag("  %-6lu %s", by_errno[i], strerror(i));
-	KV_EXPECT_EQ(bad, 0);
+			TH_LOG("  %-6lu %s", by_errno[i], strerror(i));
+	EXPECT_EQ(0, bad) TH_LOG("%lu of %lu calls got an answer the uAPI does not document for them",
+				 bad, calls);
 }
 
-/* After all that, the device answers and a real ping works. */
-KV_TEST(valid_calls_after)
+/* After the run, the device answers and a real ping works. */
+TEST_F_TIMEOUT(fuzz, valid_calls_after, KV_FUZZ_VALID_TIMEOUT)
 {
 	struct kverbs_devices d = { 0 };
 	struct kverbs_ping p;
 	struct kv_server *s;
+	int err, works;
 	long ret;
-	int err;
 
-	KV_ASSERT_TRUE(kv_info_works(kv_dev()));
-	if (!kv_arena.rw)
-		kv_arena_init();
+	errno = 0;
+	works = kv_info_works(self->fd);
+	err = errno;
+	ASSERT_TRUE(works) TH_LOG("a valid INFO fails: %s", strerror(err));
+	kv_arena_init();
 	kv_valid_devices(&d);
-	KV_EXPECT_OK(ioctl(kv_fd, KVERBS_IOC_DEVICES, &d));
-	KV_EXPECT_GE(d.device_count, 1);
+	EXPECT_OK(ioctl(self->fd, KVERBS_IOC_DEVICES, &d));
+	EXPECT_LE(1, d.device_count) TH_LOG("DEVICES reports no RDMA device");
 
 	s = kv_server_start(KV_FUZZ_PORT_VALID);
 	kv_ping_base(&p, KV_FUZZ_PORT_VALID);
@@ -742,13 +794,13 @@ KV_TEST(valid_calls_after)
 	p.msg_size = 4096;
 	p.flags = KVERBS_PING_F_VALIDATE;
 	ret = kv_client_run(&p, &err);
-	if (ret)
-		kv_diag("client: errno %d (%s), step %u", err, strerror(err),
-			p.result.failed_step);
-	KV_EXPECT_EQ(ret, 0);
-	KV_EXPECT_EQ(p.result.iterations, 10);
-	KV_EXPECT_EQ(kv_server_wait(s, 30), 0);	/* fails the test if stuck */
-	KV_EXPECT_EQ(s->ret, 0);
+	EXPECT_EQ(0, ret) TH_LOG("client: errno %d (%s), step %u", err, strerror(err),
+				 p.result.failed_step);
+	EXPECT_EQ(10, p.result.iterations) TH_LOG("the client's iterations");
+	/* Fails the test and ends it if the server is stuck. */
+	EXPECT_EQ(0, kv_server_wait(s, 30)) TH_LOG("the server did not end after its client");
+	EXPECT_EQ(0, s->ret) TH_LOG("server: errno %d (%s), step %u", s->err,
+				    strerror(s->err), s->ping.result.failed_step);
 	free(s);
 }
 
@@ -761,7 +813,7 @@ static void *kv_perf_server_main(void *arg)
 }
 
 /* And a real latency test works, its samples stored in full. */
-KV_TEST(valid_perf_after)
+TEST_F_TIMEOUT(fuzz, valid_perf_after, KV_FUZZ_VALID_TIMEOUT)
 {
 	struct sigaction sa = { .sa_handler = kv_alarm };
 	struct kverbs_perf server = { 0 }, input = { 0 }, p;
@@ -773,14 +825,14 @@ KV_TEST(valid_perf_after)
 	long ret;
 	int err;
 
-	kv_dev();
-	KV_ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
+	ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
 	input.size = sizeof(input);
 	input.role = KVERBS_ROLE_SERVER;
 	input.timeout_ns = kv_step_timeout_ns();
 	kv_sockaddr(&input.addr, kv_addr(), KV_FUZZ_PORT_VALID_PERF);
 	server = input;
-	KV_ASSERT_OK(pthread_create(&thread, NULL, kv_perf_server_main, &server));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, kv_perf_server_main, &server))
+		TH_LOG("cannot start the server's thread");
 
 	input.role = KVERBS_ROLE_CLIENT;
 	input.test = KVERBS_PERF_READ_LAT;
@@ -793,29 +845,30 @@ KV_TEST(valid_perf_after)
 	for (;;) {
 		p = input;
 		errno = 0;
-		ret = ioctl(kv_fd, KVERBS_IOC_PERF, &p);
+		ret = ioctl(self->fd, KVERBS_IOC_PERF, &p);
 		err = errno;
 		if (!ret || err != ECONNREFUSED || p.result.reject_reason ||
 		    kv_now_ns() - start > 5000000000ULL * kv_time_scale())
 			break;
 		usleep(20000);
 	}
-	if (ret)
-		kv_diag("client: errno %d (%s), step %u, reject %u", err,
-			strerror(err), p.result.failed_step, p.result.reject_reason);
-	KV_EXPECT_EQ(ret, 0);
-	KV_EXPECT_EQ(p.result.iterations, KV_ARRAY_SIZE(samples));
-	KV_EXPECT_EQ(p.result.samples_stored, KV_ARRAY_SIZE(samples));
-	KV_EXPECT_NE(samples[KV_ARRAY_SIZE(samples) - 1], 0);
+	EXPECT_EQ(0, ret) TH_LOG("client: errno %d (%s), step %u, reject %u", err,
+				 strerror(err), p.result.failed_step, p.result.reject_reason);
+	EXPECT_EQ(KV_ARRAY_SIZE(samples), p.result.iterations) TH_LOG("the client's iterations");
+	EXPECT_EQ(KV_ARRAY_SIZE(samples), p.result.samples_stored)
+		TH_LOG("samples stored of %zu asked for", KV_ARRAY_SIZE(samples));
+	EXPECT_NE(0, samples[KV_ARRAY_SIZE(samples) - 1]) TH_LOG("the last sample is not set");
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 30 * kv_time_scale();
 	if (pthread_timedjoin_np(thread, &server_err, &ts)) {
-		kv_diag("server still running after 30 s: interrupting it");
+		KV_FAIL("server still running after 30 s: interrupting it");
 		pthread_kill(thread, SIGALRM);
-		KV_ASSERT_OK(pthread_join(thread, &server_err));
-		kv_test_failed = 1;
+		ASSERT_EQ(0, pthread_join(thread, &server_err))
+			TH_LOG("cannot join the server's thread");
 	}
-	KV_EXPECT_EQ((intptr_t)server_err, 0);
-	KV_EXPECT_EQ(server.result.test, KVERBS_PERF_READ_LAT);
+	EXPECT_EQ(0, (intptr_t)server_err) TH_LOG("server: %s", strerror((intptr_t)server_err));
+	EXPECT_EQ(KVERBS_PERF_READ_LAT, server.result.test) TH_LOG("the test the server ran");
 }
+
+TEST_HARNESS_MAIN

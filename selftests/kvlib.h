@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kvlib: what kverbs' C selftests share.  The helpers report failures
- * and skips through ktap.h, so they are called from within test cases.
- *
- * A suite on kselftest_harness.h instead builds kvlib with -DKV_HARNESS:
- * the few reporting macros kvlib uses then call kv_harness_fail() and
- * kv_harness_skip(), which that suite defines for the test in progress.
+ * kvlib: what kverbs' C selftests share.  The suites are written on
+ * kselftest_harness.h, which kvlib.c cannot include (it defines the
+ * runner); its few failure and skip reports call kv_harness_fail() and
+ * kv_harness_skip() instead, which kvharness.h defines for the test in
+ * progress.  So the helpers are called from within test cases.
  */
 #ifndef KVERBS_KVLIB_H
 #define KVERBS_KVLIB_H
 
-#ifndef KV_HARNESS
-#include "ktap.h"
-#else
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +33,6 @@ void kv_harness_skip(const char *reason) __attribute__((noreturn));
 	if (!(c))							\
 		KV_FAIL_AT(1, "%s is false", #c);			\
 } while (0)
-#endif
 
 #include <pthread.h>
 #include <stddef.h>
@@ -51,7 +46,7 @@ void kv_harness_skip(const char *reason) __attribute__((noreturn));
 
 #define KV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* /dev/kverbs, opened on first use; kv_dev() skips the test without it. */
+/* /dev/kverbs, as the test's fixture opened it (kv_open()). */
 extern int kv_fd;
 int kv_dev(void);
 

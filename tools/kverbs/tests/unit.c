@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "kverbs.h"
-#include "../../../selftests/ktap.h"
+#include "ktap.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small KTAP harness for kverbs' C selftests, in the spirit of
- * tools/testing/selftests/kselftest_harness.h: each KV_TEST() is one test
- * case reported as one KTAP result line (Documentation/dev-tools/ktap.rst).
+ * A small KTAP harness for the tool's host-side unit tests, in the
+ * spirit of tools/testing/selftests/kselftest_harness.h: each KV_TEST()
+ * is one test case reported as one KTAP result line
+ * (Documentation/dev-tools/ktap.rst).  The selftests use the kernel's
+ * harness itself; these tests run in one process, with no fork per test.
  *
  *	KV_TEST(info_size_too_small)
  *	{
