@@ -198,7 +198,185 @@ test_kclient_a_larger_than_rping_b() {
 	[ $rc = 1 ] || fail "kverbs client exited $rc, expected 1: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return
 	json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' 'd["error"] is not None' \
-		'd["iterations"] == 0'
+		'd["iterations"] == 0' || return
+	# What it said, for the record of this lane's log.
+	kv_python "$KV_TMP/cli.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+print(f"# client's error: {e['name']} at {e['step']}: {e['message']}")
+PY
+}
+
+# perf_run WAY TEST OPTS...: a perf test across the wire, WAY "ab" (the
+# client on A, its server on B) or "ba"; the server gets the options of
+# the array srv_opts.  Both must succeed and report the same run, as
+# perf.sh's perf_pair checks.  Leaves the reports' paths in cli and srv.
+srv_opts=()
+perf_run() {
+	local way=$1 test=$2 rc d
+	shift 2
+	if [ "$way" = ab ]; then
+		kv_peer_bg srv "\"\$KVERBS\" $test -p $port --timeout $step_limit --json" \
+			"${srv_opts[*]} > srv.json 2> srv.err"
+		d=$(kv_peer_dir srv)
+		srv=$d/srv.json
+		kv_peer -t 30 "wait_for 10 kv_listening 0.0.0.0 $port" ||
+			fail "B's $test server is not listening: $(cat "$d/srv.err")" || return
+		cli=$KV_TMP/cli.json
+		timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" "$test" -p "$port" \
+			--timeout "$step_limit" --json "$@" "$KV_PEER_ADDR" > "$cli" 2> "$KV_TMP/cli.err"
+		rc=$?
+		kv_peer_wait srv 60 || fail "B's server exited $?: $(cat "$d/srv.err" "$srv")" ||
+			return
+		[ $rc = 0 ] || fail "A's client exited $rc: $(cat "$KV_TMP/cli.err" "$cli")" || return
+	else
+		"$KVERBS" "$test" -p "$port" --timeout "$step_limit" --json "${srv_opts[@]}" \
+			> "$KV_TMP/srv.json" 2> "$KV_TMP/srv.err" &
+		kv_pid_srv=$!
+		srv=$KV_TMP/srv.json
+		wait_for 10 kv_listening 0.0.0.0 "$port" ||
+			fail "A's $test server is not listening: $(cat "$KV_TMP/srv.err")" || return
+		kv_peer -t 150 "timeout -k 5 120 \"\$KVERBS\" $test -p $port --timeout $step_limit" \
+			"--json $* \$KV_PEER_ADDR > cli.json 2> cli.err"
+		rc=$?
+		d=$(kv_peer_dir fg)
+		cli=$d/cli.json
+		kv_wait srv 60 || fail "A's server exited $?: $(cat "$KV_TMP/srv.err" "$srv")" || return
+		[ $rc = 0 ] || fail "B's client exited $rc: $(cat "$d/cli.err" "$cli")" || return
+	fi
+}
+
+# perf_agree: the client's report and the server's, of a run of one
+# connection or several, agree on what ran.
+perf_agree() {
+	json_check "$cli" 'd["status"] == "ok"' 'd["error"] is None' 'd["validate"] is True' \
+		'd["bytes"] == d["iterations"] * d["size"]' 'd["elapsed_ns"] > 0' \
+		-- "$srv" 'd["status"] == "ok"' 'd["error"] is None' || return
+	kv_python "$cli" "$srv" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("test", "size", "validate", "iterations", "bytes", "elapsed_ns"):
+    if c[k] != s[k]:
+        sys.exit(f"client and server disagree on {k}: {c[k]} != {s[k]}")
+PY
+}
+
+# perf_validated WAY TEST SIZE ITERS [OPTS...]
+perf_validated() {
+	perf_run "$1" "$2" -s "$3" -n "$4" --validate "${@:5}" || return
+	perf_agree || return
+	json_check "$cli" "d['iterations'] == $4" "d['size'] == $3" "d['test'] == '$2'"
+}
+
+# perf_lat WAY TEST SIZE ITERS [OPTS...]: a sample per operation.
+perf_lat() {
+	perf_validated "$@" || return
+	json_check "$cli" "d['samples'] == $4" 'd["latency_usec"]["min"] > 0' \
+		'(lambda l: l["min"] <= l["typical"] <= l["p99"] <= l["max"])(d["latency_usec"])'
+}
+
+test_send_bw_ab()	{ perf_validated ab send_bw 4096 200; }
+test_write_bw_ba()	{ perf_validated ba write_bw 65536 50; }
+test_read_bw_ab()	{ perf_validated ab read_bw 65536 50; }
+test_atomic_bw_ba()	{ perf_validated ba atomic_bw 8 200; }
+test_atomic_bw_cmp_swap_ab()	{ perf_validated ab atomic_bw 8 200 -A CMP_AND_SWAP; }
+test_send_lat_ba()	{ perf_lat ba send_lat 4096 50; }
+test_write_lat_ab()	{ perf_lat ab write_lat 64 50; }
+test_read_lat_ba()	{ perf_lat ba read_lat 4096 50; }
+test_atomic_lat_ab()	{ perf_lat ab atomic_lat 8 50; }
+
+# -b: a connection each way, each byte checked by the side it lands on;
+# the numbers are the sums of both directions.
+perf_bidir() {
+	srv_opts=(-b)
+	perf_run "$1" "$2" -b -s "$3" -n "$4" --validate || return
+	perf_agree || return
+	json_check "$cli" "d['iterations'] == 2 * $4" 'd["bidirectional"] is True' \
+		-- "$srv" 'd["bidirectional"] is True'
+}
+
+test_write_bw_bidir_ab()	{ perf_bidir ab write_bw 4096 100; }
+test_send_bw_bidir_ba()		{ perf_bidir ba send_bw 4096 100; }
+
+# -q 4: four connections, four threads, every byte checked.
+test_write_bw_4_qps_ab() {
+	srv_opts=(-q 4)
+	perf_run ab write_bw -q 4 -s 4096 -n 100 --validate || return
+	perf_agree || return
+	json_check "$cli" 'd["iterations"] == 400' 'd["qps"] == 4' -- "$srv" 'd["qps"] == 4'
+}
+
+test_read_bw_4_qps_ba() {
+	srv_opts=(-q 4)
+	perf_run ba read_bw -q 4 -s 4096 -n 50 --validate || return
+	perf_agree || return
+	json_check "$cli" 'd["iterations"] == 200' 'd["qps"] == 4'
+}
+
+# -a: every size from 2 bytes to the largest both modules take, here
+# made 64 KiB on both hosts to keep it short.
+perf_all_max=/sys/module/kverbs/parameters/max_msg_size
+test_write_bw_all_sizes_ab() {
+	local old rc sizes="[2 ** i for i in range(1, 17)]"
+	old=$(cat $perf_all_max)
+	kv_peer -t 30 "echo 65536 > $perf_all_max" || return
+	echo 65536 > $perf_all_max
+	srv_opts=(-a)
+	perf_run ab write_bw -a -D 0.1 --validate
+	rc=$?
+	echo "$old" > $perf_all_max
+	kv_peer -t 30 "echo $old > $perf_all_max"
+	[ $rc = 0 ] || return
+	json_check "$cli" 'isinstance(d, list)' "[r['size'] for r in d] == $sizes" \
+		'all(r["status"] == "ok" and r["iterations"] > 0 and r["validate"] for r in d)' \
+		-- "$srv" 'isinstance(d, list)' "[r['size'] for r in d] == $sizes" \
+		'all(r["status"] == "ok" and r["role"] == "server" for r in d)'
+}
+
+# check_lines FILE EXPR...: FILE holds one JSON document per line; the
+# Python expressions hold over the list of them, L.
+check_lines() {
+	kv_python "$@" <<'PY'
+import json, sys
+path, exprs = sys.argv[1], sys.argv[2:]
+try:
+    L = [json.loads(line) for line in open(path) if line.strip()]
+except Exception as e:
+    print(f"{path}: not JSON lines: {e}")
+    print(open(path).read()[:2000])
+    sys.exit(1)
+for e in exprs:
+    if not eval(e):
+        print(f"{path}: {e} does not hold")
+        print(json.dumps(L)[:3000])
+        sys.exit(1)
+PY
+}
+
+# kverbs serve on A, three clients on B at once, three tests, each byte
+# checked: each client gets its test, and serve reports each.
+test_serve_three_clients_from_b() {
+	local c rc=0 d
+	"$KVERBS" serve -p "$port" --timeout "$step_limit" --json -C 3 -j 3 \
+		> "$KV_TMP/sv.json" 2> "$KV_TMP/sv.err" &
+	kv_pid_sv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" ||
+		fail "serve is not listening: $(cat "$KV_TMP/sv.err")" || return
+	kv_peer_bg c1 "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json -s 4096 -n 200 --validate \$KV_PEER_ADDR > c.json 2> c.err"
+	kv_peer_bg c2 "\"\$KVERBS\" read_lat -p $port --timeout $step_limit --json -s 64 -n 50 --validate \$KV_PEER_ADDR > c.json 2> c.err"
+	kv_peer_bg c3 "\"\$KVERBS\" send_bw -p $port --timeout $step_limit --json -s 1024 -n 200 --validate \$KV_PEER_ADDR > c.json 2> c.err"
+	for c in c1 c2 c3; do
+		d=$(kv_peer_dir $c)
+		kv_peer_wait $c 150 || { echo "B's client $c failed: $(cat "$d/c.err" "$d/c.json")"; rc=1; }
+	done
+	kv_wait sv 30 || fail "serve exited $?: $(cat "$KV_TMP/sv.err" "$KV_TMP/sv.json")" || return
+	[ $rc = 0 ] || return 1
+	json_check "$(kv_peer_dir c1)/c.json" 'd["status"] == "ok"' 'd["iterations"] == 200' \
+		-- "$(kv_peer_dir c2)/c.json" 'd["status"] == "ok"' 'd["latency_usec"]["typical"] > 0' \
+		-- "$(kv_peer_dir c3)/c.json" 'd["status"] == "ok"' 'd["validate"] is True' || return
+	check_lines "$KV_TMP/sv.json" 'len(L) == 3' 'all(d["status"] == "ok" for d in L)' \
+		'sorted(d["test"] for d in L) == ["read_lat", "send_bw", "write_bw"]' \
+		'sorted(d["size"] for d in L) == [64, 1024, 4096]'
 }
 
 # The end of the run, B's side: nothing left running there, its module
@@ -218,4 +396,8 @@ ktap_main test_wire_and_mtu \
 	test_ping_b_to_a_1048576 test_ping_a_to_b_1048576 test_ping_persistent_both_hosts \
 	test_rping_b_kserver_a_64 test_rping_b_kserver_a_65535 \
 	test_kclient_a_rping_b_64 test_kclient_a_rping_b_65535 test_kclient_a_larger_than_rping_b \
+	test_send_bw_ab test_write_bw_ba test_read_bw_ab test_atomic_bw_ba test_atomic_bw_cmp_swap_ab \
+	test_send_lat_ba test_write_lat_ab test_read_lat_ba test_atomic_lat_ab \
+	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
+	test_write_bw_all_sizes_ab test_serve_three_clients_from_b \
 	test_peer_clean
