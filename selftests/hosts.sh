@@ -21,7 +21,8 @@ step_limit=$((10 * KV_TIME_SCALE))
 # What a test left on B goes too, and B's wire and device are repaired,
 # as ktap_main does here after each test.
 kv_after_test() {
-	kv_peer -t 60 'kv_kill_leftovers; kv_rxe_restore 1 x'
+	kv_peer -t 60 "kv_kill_leftovers; read -r c < /sys/class/net/\$KV_NETDEV/carrier_changes;" \
+		"kv_rxe_restore $1 \"\$c\""
 }
 
 # peer_server NAME PORT PING_OPTS...: a kverbs ping server on B's
@@ -95,7 +96,7 @@ test_wire_and_mtu() {
 }
 
 for size in 26 4095 4096 65535 1048576; do
-	count=100
+	count=20
 	[ $size -ge 65535 ] && count=10
 	[ $size = 1048576 ] && count=4
 	eval "test_ping_b_to_a_$size() { ping_b_to_a $size $count; }"

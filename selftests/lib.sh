@@ -522,7 +522,7 @@ ktap_main() {
 		cleanup=$( { kv_kill_leftovers; crc=$?
 			    # A suite's own: what it left elsewhere (a peer).
 			    if declare -F kv_after_test >/dev/null; then
-				    kv_after_test || crc=1
+				    kv_after_test "$rc" || crc=1
 			    fi
 			    kv_rxe_restore "$rc" "$carrier" && exit $crc; } 2>&1 )
 		crc=$?
@@ -565,13 +565,16 @@ ktap_main() {
 #			serving requests; it holds B's kernel release
 #   $KV_PAIR/b.failed	B's setup failed, and why
 #   $KV_PAIR/b.gone	B's guest ended (tools/vm/pair writes it)
-#   $KV_PAIR/req/ID/	a request of A: A makes the directory, writes the
-#			script to cmd.tmp and renames it cmd; B runs it
-#			there (its cwd) as root in a session of its own,
-#			with lib.sh sourced, stdout to out, stderr to err;
-#			writes pid once started and rc once it ended
-#			(both renamed into place).  A file kill there
-#			makes B SIGKILL the request's session
+#   $KV_PAIR/req/ID.cmd	a request of A: a script, written in one write and
+#			ending with the line "#end" (nothing is renamed
+#			into place: that would cost a process on each
+#			side, and under TCG each costs a tenth of a second)
+#   $KV_PAIR/req/ID/	B runs the script there (its cwd), as root, in a
+#			process group of its own (the agent has job
+#			control), in a subshell of the agent, which has
+#			lib.sh; stdout to out, stderr to err.  B writes
+#			pid once it started, rc once it ended.  A file
+#			kill there makes B SIGKILL the request's group
 #   $KV_PAIR/a.done	A is done: B kills what still runs and ends
 #   $KV_PAIR/host/	requests to tools/vm/pair itself: kill-b (end B's
 #			QEMU at once), boot-b (boot B again); it answers
@@ -615,51 +618,67 @@ kv_pair_setup() {
 	insmod "$KV_MODULE" || { echo "cannot load $KV_MODULE"; return 1; }
 }
 
+# kv_peer_id: a name for a request no other will have: this shell's
+# pid, the time and a random number, without starting a process.
+kv_peer_id() {
+	printf '%s-%s-%s%s' "$BASHPID" "${EPOCHREALTIME/./}" "$RANDOM" "$RANDOM"
+}
+
 # kv_peer_bg NAME SCRIPT...: start SCRIPT (its words joined by spaces, as
 # ssh does: quote what the peer must expand) on the peer, in the
 # background.  Its directory, where it runs and leaves what it writes,
 # is $(kv_peer_dir NAME).
 kv_peer_bg() {
-	local name=$1 d
+	local name=$1 id
 	shift
 	[ -d "$KV_PAIR/req" ] || { echo "kv_peer: no peer (not in a pair: tools/vm/pair)"; return 1; }
-	d=$(mktemp -d "$KV_PAIR/req/XXXXXXXX") || return 1
-	printf '%s\n' "$*" > "$d/cmd.tmp" && mv "$d/cmd.tmp" "$d/cmd" || return 1
-	eval "kv_peer_dir_$name=\$d"
+	id=$(kv_peer_id)
+	printf '%s\n#end\n' "$*" > "$KV_PAIR/req/$id.cmd" || return 1
+	eval "kv_peer_dir_$name=\$KV_PAIR/req/\$id"
 }
 
 kv_peer_dir() {
 	eval echo "\$kv_peer_dir_$1"
 }
 
+# kv_cat FILE...: cat without a process.
+kv_cat() {
+	local f line
+	for f; do
+		while IFS= read -r line || [ -n "$line" ]; do
+			printf '%s\n' "$line"
+		done < "$f"
+	done 2>/dev/null
+}
+
 # kv_peer_wait NAME SECONDS: wait for NAME's end, at most SECONDS (times
 # KV_TIME_SCALE); returns its exit code, 124 after having it killed if it
 # took too long, 125 if the peer guest is gone.
 kv_peer_wait() {
-	local d limit=$(($2 * KV_TIME_SCALE)) start=$SECONDS rc
+	local d limit=$(($2 * KV_TIME_SCALE)) start=$SECONDS rc=
 	d=$(kv_peer_dir "$1")
-	while [ ! -e "$d/rc" ]; do
+	while :; do
+		[ -s "$d/rc" ] && read -r rc < "$d/rc" && [ -n "$rc" ] && break
 		if [ -e "$KV_PAIR/b.gone" ]; then
-			echo "kv_peer: the peer guest is gone ($1: $(cat "$d/cmd"))"
+			echo "kv_peer: the peer guest is gone ($1: $(kv_cat "$d.cmd" | head -n 1))"
 			return 125
 		fi
 		if ((SECONDS - start >= limit)); then
-			echo "kv_peer: $1 ($(cat "$d/cmd")) still running on the peer after $2 s: killed"
-			: > "$d/kill"
+			echo "kv_peer: $1 ($(kv_cat "$d.cmd" | head -n 1)) still running on the peer after $2 s: killed"
+			[ -d "$d" ] && : > "$d/kill"
 			start=$SECONDS
-			while [ ! -e "$d/rc" ] && ((SECONDS - start < 20)); do
+			while [ ! -s "$d/rc" ] && ((SECONDS - start < 20)); do
 				kv_sleep 0.1
 			done
 			return 124
 		fi
 		kv_sleep 0.1
 	done
-	read -r rc < "$d/rc"
-	return "${rc:-1}"
+	return "$rc"
 }
 
-# kv_peer_kill NAME [SIGNAL]: signal NAME's session on the peer (KILL:
-# what the agent does itself when asked).
+# kv_peer_kill NAME [SIGNAL]: signal NAME's process group on the peer
+# (KILL: the agent does it itself when asked).
 kv_peer_kill() {
 	local d pid
 	d=$(kv_peer_dir "$1")
@@ -684,7 +703,7 @@ kv_peer() {
 	kv_peer_wait fg "$limit"
 	rc=$?
 	d=$(kv_peer_dir fg)
-	cat "$d/out" 2>/dev/null
-	cat "$d/err" >&2 2>/dev/null
+	kv_cat "$d/out"
+	kv_cat "$d/err" >&2
 	return $rc
 }

@@ -31,37 +31,48 @@ export KV_DMESG_BASE
 uname -r > "$KV_PAIR/b.ready.tmp" && mv "$KV_PAIR/b.ready.tmp" "$KV_PAIR/b.ready"
 echo "peer-agent: $(uname -r) ready on $KV_ADDR (${KV_MTU:-default} MTU)"
 
-# One request: in its directory, in a session of its own (setsid, not a
-# group leader here, calls setsid() itself: its pid is the session's).
+# One request, as a job of this shell: a subshell, which has lib.sh
+# already and starts no interpreter.  Job control gives each job a
+# process group of its own, whose id it writes to pid, which a kill
+# request signals whole; and leaves SIGINT to the job.
+set -m
 kv_agent_run() {
-	local d=$1 pid
-	cd "$d" || return
-	setsid bash -c '. "$KV_TOP/selftests/lib.sh"; . ./cmd' >out 2>err </dev/null &
-	pid=$!
-	echo "$pid" > pid.tmp && mv pid.tmp pid
-	wait "$pid"
-	echo $? > rc.tmp && mv rc.tmp rc
+	local d=$1
+	mkdir "$d" && cd "$d" || exit
+	echo "$BASHPID" > pid
+	( . "$d.cmd" ) >out 2>err </dev/null
+	echo "$?" > rc
 }
 
 # kv_sleep without a process each time: a read from a FIFO nobody writes.
 mkfifo "$KV_TMP/sleep" && exec {KV_SLEEP_FD}<>"$KV_TMP/sleep"
-declare -A started killed
+declare -A running
 while [ ! -e "$KV_PAIR/a.done" ]; do
-	for d in "$req"/*; do
-		[ -f "$d/cmd" ] || continue
-		id=${d##*/}
-		if [ -z "${started[$id]:-}" ]; then
-			started[$id]=1
-			kv_agent_run "$d" &
-		elif [ -e "$d/kill" ] && [ -z "${killed[$id]:-}" ] && [ ! -e "$d/rc" ]; then
-			read -r pid < "$d/pid" 2>/dev/null && kill -KILL -- "-$pid" 2>/dev/null &&
-				killed[$id]=1
-		fi
+	for f in "$req"/*.cmd; do
+		d=${f%.cmd}
+		[ -n "${running[$d]+x}" ] && continue
+		# Whole: its last line is there.
+		last=
+		while IFS= read -r line; do last=$line; done < "$f" 2>/dev/null
+		[ "$last" = "#end" ] || continue
+		running[$d]=
+		kv_agent_run "$d" &
 	done
+	for d in "${!running[@]}"; do
+		[ "${running[$d]}" = done ] && continue
+		if [ -s "$d/rc" ]; then
+			running[$d]=done
+		elif [ -e "$d/kill" ] && [ -z "${running[$d]}" ] && read -r pid < "$d/pid"; then
+			kill -KILL -- "-$pid" 2>/dev/null
+			# Its writer of rc is gone with it.
+			echo 137 > "$d/rc"
+			running[$d]=killed
+		fi
+	done 2>/dev/null
 	kv_sleep 0.1
 done
-for d in "$req"/*; do
-	[ -e "$d/rc" ] || { read -r pid < "$d/pid" && kill -KILL -- "-$pid"; } 2>/dev/null
+for d in "${!running[@]}"; do
+	[ "${running[$d]}" = done ] || { read -r pid < "$d/pid" && kill -KILL -- "-$pid"; } 2>/dev/null
 done
 echo "peer-agent: A is done"
 exit 0
