@@ -38,7 +38,13 @@ selftests:
 	$(MAKE) -C selftests
 
 check: deps
-	scripts/check $(KERNELS)
+	HOSTS_PAIRS="$(HOSTS_PAIRS)" scripts/check $(KERNELS)
+
+# The two-host lane alone: each pair A:B[:MTU] boots two guests on a
+# wire (tools/vm/pair); 'make check' runs it too.
+HOSTS_PAIRS ?= 6.1:6.12:9000 6.12:6.1
+check-hosts: deps
+	scripts/check-hosts $(HOSTS_PAIRS)
 
 demo: deps
 	scripts/demo
@@ -88,4 +94,4 @@ clean:
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules modules-in tool selftests check check-debug demo bench deps install uninstall clean distclean
+.PHONY: all modules modules-in tool selftests check check-hosts check-debug demo bench deps install uninstall clean distclean
