@@ -707,3 +707,28 @@ kv_peer() {
 	kv_cat "$d/err" >&2
 	return $rc
 }
+
+# kv_pair_kill_b: have the host end B's QEMU at once (tools/vm/pair,
+# host/kill-b), and wait until it has, at most 60 s.
+kv_pair_kill_b() {
+	local start=$SECONDS
+	rm -f "$KV_PAIR/host/b-killed"
+	: > "$KV_PAIR/host/kill-b"
+	while [ ! -e "$KV_PAIR/host/b-killed" ]; do
+		((SECONDS - start < 60)) || { echo "the host did not kill B within 60 s"; return 1; }
+		kv_sleep 0.2
+	done
+}
+
+# kv_pair_boot_b: have the host boot B again, and wait until its agent
+# is ready, at most 300 s (B boots under TCG).
+kv_pair_boot_b() {
+	local start=$SECONDS
+	: > "$KV_PAIR/host/boot-b"
+	while [ -e "$KV_PAIR/host/boot-b" ] || [ ! -e "$KV_PAIR/b.ready" ]; do
+		[ -e "$KV_PAIR/b.failed" ] && { echo "B's setup failed: $(kv_cat "$KV_PAIR/b.failed")"; return 1; }
+		((SECONDS - start < 300 * KV_TIME_SCALE)) ||
+			{ echo "B was not ready within $((300 * KV_TIME_SCALE)) s of its boot"; return 1; }
+		kv_sleep 0.2
+	done
+}

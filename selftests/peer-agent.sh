@@ -28,6 +28,12 @@ fi
 # for it with kv_splats from this line on.
 KV_DMESG_BASE=$(dmesg | wc -l)
 export KV_DMESG_BASE
+# A B booted again (tools/vm/pair, host/boot-b) finds the requests of
+# the B before it: they are not its own.
+declare -A running
+for f in "$KV_PAIR/req"/*.cmd; do
+	[ -e "$f" ] && running[${f%.cmd}]=done
+done
 uname -r > "$KV_PAIR/b.ready.tmp" && mv "$KV_PAIR/b.ready.tmp" "$KV_PAIR/b.ready"
 echo "peer-agent: $(uname -r) ready on $KV_ADDR (${KV_MTU:-default} MTU)"
 
@@ -46,7 +52,6 @@ kv_agent_run() {
 
 # kv_sleep without a process each time: a read from a FIFO nobody writes.
 mkfifo "$KV_TMP/sleep" && exec {KV_SLEEP_FD}<>"$KV_TMP/sleep"
-declare -A running
 while [ ! -e "$KV_PAIR/a.done" ]; do
 	for f in "$req"/*.cmd; do
 		d=${f%.cmd}
