@@ -40,9 +40,9 @@ selftests:
 check: deps
 	HOSTS_PAIRS="$(HOSTS_PAIRS)" scripts/check $(KERNELS)
 
-# The two-host lane alone: each pair A:B[:MTU] boots two guests on a
+# The two-host lane alone: each pair A:B[:MTU[:SUITE,...]] boots two guests on a
 # wire (tools/vm/pair); 'make check' runs it too.
-HOSTS_PAIRS ?= 6.1:6.12:9000 6.12:6.1
+HOSTS_PAIRS ?= 6.1:6.12:9000 6.12:6.1:1500:hosts
 check-hosts: deps
 	scripts/check-hosts $(HOSTS_PAIRS)
 

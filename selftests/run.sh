@@ -9,7 +9,8 @@
 #
 # With --pair, as guest A of a pair of guests (tools/vm/pair): rxe on the
 # wire to guest B instead, whose agent (peer-agent.sh) must be ready
-# before the suites run (default suite: hosts); B is told when A is done.
+# before the suites run (default suites: hosts hosts_faults); B is told
+# when A is done.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 here=$top/selftests
@@ -29,7 +30,7 @@ done
 [ -f "$module" ] || module=$top/kernel/kverbs.ko
 module=$(realpath "$module")
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || [ -z "$pair" ] || tests=(hosts)
+[ ${#tests[@]} -gt 0 ] || [ -z "$pair" ] || tests=(hosts hosts_faults)
 [ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping perf serve interop errors concurrent limits faults removal netns perm security fuzz failnth)
 
 # KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
