@@ -50,7 +50,13 @@ selftests:
 	$(MAKE) -C selftests
 
 check: deps
-	scripts/check $(KERNELS)
+	HOSTS_PAIRS="$(HOSTS_PAIRS)" scripts/check $(KERNELS)
+
+# The two-host lane alone: each pair A:B[:MTU[:SUITE,...]] boots two guests on a
+# wire (tools/vm/pair); 'make check' runs it too.
+HOSTS_PAIRS ?= 6.1:6.12:9000 6.12:6.1:1500:hosts
+check-hosts: deps
+	scripts/check-hosts $(HOSTS_PAIRS)
 
 demo: deps
 	scripts/demo
@@ -130,5 +136,6 @@ clean: modules-clean
 distclean: clean
 	rm -rf build
 
-.PHONY: all modules modules-in modules-clean tool selftests check check-debug demo bench deps \
-	install install-tool uninstall dkms-source dkms-install dkms-remove clean distclean
+.PHONY: all modules modules-in modules-clean tool selftests check check-hosts check-debug demo \
+	bench deps install install-tool uninstall dkms-source dkms-install dkms-remove clean \
+	distclean

@@ -15,6 +15,11 @@ KVERBS=${KVERBS:-$KV_TOP/tools/kverbs/kverbs}
 KV_ADDR=${KV_ADDR:-10.209.0.1}
 KV_TYPE=${KV_TYPE:-rxe}
 KV_DEV=${KV_DEV:-${KV_TYPE}0}
+# The netdev under $KV_DEV, and every netdev a test may take down that
+# must be up again after it: the veth pair, or in a pair of guests
+# (tools/vm/pair) the wire's card.
+KV_NETDEV=${KV_NETDEV:-kv0}
+KV_NETDEVS=${KV_NETDEVS:-kv0 kv1}
 KV_TMP=$(mktemp -d /tmp/kverbs-test.XXXXXX)
 # Every time limit of the tests is multiplied by this: the debug lane's
 # kernel runs some twenty times slower than Debian's.
@@ -378,18 +383,19 @@ kv_dev_active() {
 # it after every test; a test calls it to prove the device comes back.)
 kv_rxe_readd() {
 	[ -e "/sys/class/infiniband/$KV_DEV" ] ||
-		rdma link add "$KV_DEV" type "$KV_TYPE" netdev kv0
+		rdma link add "$KV_DEV" type "$KV_TYPE" netdev "$KV_NETDEV"
 	wait_for 10 kv_dev_active
 }
 
-# kv_has_addr6: does kv0 still have $KV_ADDR6?  A link that went down
-# lost it (keep_addr_on_down is off).  /proc/net/if_inet6 holds it as 32
-# hex digits, which is what fd00:209::1 is spelled as here.
+# kv_has_addr6: does $KV_NETDEV still have $KV_ADDR6?  A link that went
+# down lost it (keep_addr_on_down is off).  /proc/net/if_inet6 holds it
+# as 32 hex digits, KV_ADDR6_HEX (fd00:209::1's by default).
 kv_has_addr6() {
 	local addr rest
 
 	while read -r addr rest; do
-		[[ $addr == fd000209000000000000000000000001 && $rest == *" kv0" ]] && return 0
+		[[ $addr == "${KV_ADDR6_HEX:-fd000209000000000000000000000001}" &&
+		   $rest == *" $KV_NETDEV" ]] && return 0
 	done < /proc/net/if_inet6
 	return 1
 }
@@ -397,6 +403,7 @@ kv_has_addr6() {
 # kv_rxe_restore RC CARRIER_CHANGES: after each test, with its exit code
 # and the carrier's count before it, whatever the test did and wherever
 # it returned: the module loaded, both ends of the veth up, kv0's IPv6
+# (or the wire's card up, with its address)
 # address back, and $KV_DEV there and usable.  A link flap leaves rxe's
 # GSI QP in the error state (see faults.sh), and a failing test may not
 # get to clean up; the next must not inherit that.  Only then is the QP
@@ -409,7 +416,7 @@ kv_rxe_restore() {
 		echo "kverbs was not loaded: loading it again"
 		insmod "$KV_MODULE" || return 1
 	fi
-	for nd in kv0 kv1; do
+	for nd in $KV_NETDEVS; do
 		flags=0
 		read -r flags 2>/dev/null < "/sys/class/net/$nd/flags"
 		# IFF_UP
@@ -418,11 +425,11 @@ kv_rxe_restore() {
 			ip link set "$nd" up || return 1
 		fi
 	done
-	if [ "${KV_ADDR6:-}" = fd00:209::1 ] && ! kv_has_addr6; then
-		echo "kv0 lost $KV_ADDR6: adding it again"
-		ip -6 addr add "$KV_ADDR6/64" dev kv0 nodad || return 1
+	if [ -n "${KV_ADDR6:-}" ] && ! kv_has_addr6; then
+		echo "$KV_NETDEV lost $KV_ADDR6: adding it again"
+		ip -6 addr add "$KV_ADDR6/64" dev "$KV_NETDEV" nodad || return 1
 	fi
-	read -r carrier 2>/dev/null < /sys/class/net/kv0/carrier_changes
+	read -r carrier 2>/dev/null < "/sys/class/net/$KV_NETDEV/carrier_changes"
 	if [ "$KV_TYPE" = rxe ] &&
 	   { [ "$1" != 0 ] || [ "$2" != "$carrier" ]; } &&
 	   rdma res show qp 2>/dev/null | grep -q "link $KV_DEV/.* type GSI state ERR"; then
@@ -504,7 +511,7 @@ ktap_main() {
 		rm -f "$KV_TMP/skip"
 		start=$SECONDS
 		carrier=
-		read -r carrier 2>/dev/null < /sys/class/net/kv0/carrier_changes
+		read -r carrier 2>/dev/null < "/sys/class/net/$KV_NETDEV/carrier_changes"
 		# A suite may prepare each test, e.g. give it ports of its own.
 		export KV_TEST_NUM=$n
 		out=$( ( set -o pipefail; ! declare -F kv_before_test >/dev/null ||
@@ -518,6 +525,10 @@ ktap_main() {
 		# next test must not fail for it.  A test after which that
 		# cannot be done fails, so that the cascade starts at it.
 		cleanup=$( { kv_kill_leftovers; crc=$?
+			    # A suite's own: what it left elsewhere (a peer).
+			    if declare -F kv_after_test >/dev/null; then
+				    kv_after_test "$rc" || crc=1
+			    fi
 			    kv_rxe_restore "$rc" "$carrier" && exit $crc; } 2>&1 )
 		crc=$?
 		[ -z "$cleanup" ] || echo "$cleanup" | sed 's/^/# after the test: /'
@@ -548,4 +559,181 @@ ktap_main() {
 	fi
 	rm -rf "$KV_TMP"
 	exit $failed
+}
+
+# Two hosts: a pair of guests (tools/vm/pair), A running the suites and
+# B running selftests/peer-agent.sh, joined by a wire (the virtio-net
+# card kvw0 in each) and by the pair directory $KV_PAIR, which both see
+# over 9p without caching.  The protocol, which the agent serves:
+#
+#   $KV_PAIR/b.ready	B is set up (rxe0 on kvw0, the module loaded) and
+#			serving requests; it holds B's kernel release
+#   $KV_PAIR/b.failed	B's setup failed, and why
+#   $KV_PAIR/b.gone	B's guest ended (tools/vm/pair writes it)
+#   $KV_PAIR/req/ID.cmd	a request of A: a script, written in one write and
+#			ending with the line "#end" (nothing is renamed
+#			into place: that would cost a process on each
+#			side, and under TCG each costs a tenth of a second)
+#   $KV_PAIR/req/ID/	B runs the script there (its cwd), as root, in a
+#			process group of its own (the agent has job
+#			control), in a subshell of the agent, which has
+#			lib.sh; stdout to out, stderr to err.  B writes
+#			pid once it started, rc once it ended.  A file
+#			kill there makes B SIGKILL the request's group
+#   $KV_PAIR/a.done	A is done: B kills what still runs and ends
+#   $KV_PAIR/host/	requests to tools/vm/pair itself: kill-b (end B's
+#			QEMU at once), boot-b (boot B again); it answers
+#			with b-killed, and B with b.ready once booted
+#
+# Every wait on either side is bounded.
+
+# kv_cmdline NAME: the value of kverbs.NAME on the kernel command line
+# (tools/vm/run --param).
+kv_cmdline() {
+	local arg
+	for arg in $(</proc/cmdline); do
+		[[ $arg == "kverbs.$1="* ]] && echo "${arg#kverbs.$1=}"
+	done
+	return 0
+}
+
+# kv_pair_env: in a guest of a pair, export who is who, from the kernel
+# command line: A is 10.210.0.1 and fd00:210::1, B .2 and ::2.
+kv_pair_env() {
+	local role me peer
+	role=$(kv_cmdline role)
+	case "$role" in
+	a) me=1 peer=2 ;;
+	b) me=2 peer=1 ;;
+	*) echo "kv_pair_env: kverbs.role is '$role', not a or b" >&2; return 1 ;;
+	esac
+	export KV_ROLE=$role KV_PAIR=$(kv_cmdline pair) KV_MTU=$(kv_cmdline mtu)
+	export KV_WIRE_MAC=$(kv_cmdline mac)
+	export KV_ADDR=10.210.0.$me KV_PEER_ADDR=10.210.0.$peer
+	export KV_ADDR6=fd00:210::$me KV_PEER_ADDR6=fd00:210::$peer
+	export KV_ADDR6_HEX=fd00021000000000000000000000000$me
+	export KV_NETDEV=kvw0 KV_NETDEVS=kvw0
+}
+
+# kv_pair_setup: this guest's end of the wire, rxe0 on it, the module.
+kv_pair_setup() {
+	"$KV_TOP/tools/vm/rdma-setup" --wire "$KV_WIRE_MAC" ${KV_MTU:+--mtu "$KV_MTU"} \
+		--addr6 "$KV_ADDR6/64" "$KV_TYPE" "$KV_ADDR/24" "$KV_DEV" ||
+		{ echo "cannot set up $KV_DEV on the wire"; return 1; }
+	insmod "$KV_MODULE" || { echo "cannot load $KV_MODULE"; return 1; }
+}
+
+# kv_peer_id: a name for a request no other will have: this shell's
+# pid, the time and a random number, without starting a process.
+kv_peer_id() {
+	printf '%s-%s-%s%s' "$BASHPID" "${EPOCHREALTIME/./}" "$RANDOM" "$RANDOM"
+}
+
+# kv_peer_bg NAME SCRIPT...: start SCRIPT (its words joined by spaces, as
+# ssh does: quote what the peer must expand) on the peer, in the
+# background.  Its directory, where it runs and leaves what it writes,
+# is $(kv_peer_dir NAME).
+kv_peer_bg() {
+	local name=$1 id
+	shift
+	[ -d "$KV_PAIR/req" ] || { echo "kv_peer: no peer (not in a pair: tools/vm/pair)"; return 1; }
+	id=$(kv_peer_id)
+	printf '%s\n#end\n' "$*" > "$KV_PAIR/req/$id.cmd" || return 1
+	eval "kv_peer_dir_$name=\$KV_PAIR/req/\$id"
+}
+
+kv_peer_dir() {
+	eval echo "\$kv_peer_dir_$1"
+}
+
+# kv_cat FILE...: cat without a process.
+kv_cat() {
+	local f line
+	for f; do
+		while IFS= read -r line || [ -n "$line" ]; do
+			printf '%s\n' "$line"
+		done < "$f"
+	done 2>/dev/null
+}
+
+# kv_peer_wait NAME SECONDS: wait for NAME's end, at most SECONDS (times
+# KV_TIME_SCALE); returns its exit code, 124 after having it killed if it
+# took too long, 125 if the peer guest is gone.
+kv_peer_wait() {
+	local d limit=$(($2 * KV_TIME_SCALE)) start=$SECONDS rc=
+	d=$(kv_peer_dir "$1")
+	while :; do
+		[ -s "$d/rc" ] && read -r rc < "$d/rc" && [ -n "$rc" ] && break
+		if [ -e "$KV_PAIR/b.gone" ]; then
+			echo "kv_peer: the peer guest is gone ($1: $(kv_cat "$d.cmd" | head -n 1))"
+			return 125
+		fi
+		if ((SECONDS - start >= limit)); then
+			echo "kv_peer: $1 ($(kv_cat "$d.cmd" | head -n 1)) still running on the peer after $2 s: killed"
+			[ -d "$d" ] && : > "$d/kill"
+			start=$SECONDS
+			while [ ! -s "$d/rc" ] && ((SECONDS - start < 20)); do
+				kv_sleep 0.1
+			done
+			return 124
+		fi
+		kv_sleep 0.1
+	done
+	return "$rc"
+}
+
+# kv_peer_kill NAME [SIGNAL]: signal NAME's process group on the peer
+# (KILL: the agent does it itself when asked).
+kv_peer_kill() {
+	local d pid
+	d=$(kv_peer_dir "$1")
+	if [ "${2:-KILL}" = KILL ]; then
+		: > "$d/kill"
+		return
+	fi
+	read -r pid < "$d/pid" 2>/dev/null || return 1
+	kv_peer -t 10 kill "-$2" -- "-$pid"
+}
+
+# kv_peer [-t SECONDS] SCRIPT...: run SCRIPT on the peer in the
+# foreground, at most SECONDS (120); its output here, its exit code
+# returned (kv_peer_wait's).
+kv_peer() {
+	local limit=120 rc d
+	if [ "$1" = -t ]; then
+		limit=$2
+		shift 2
+	fi
+	kv_peer_bg fg "$@" || return 1
+	kv_peer_wait fg "$limit"
+	rc=$?
+	d=$(kv_peer_dir fg)
+	kv_cat "$d/out"
+	kv_cat "$d/err" >&2
+	return $rc
+}
+
+# kv_pair_kill_b: have the host end B's QEMU at once (tools/vm/pair,
+# host/kill-b), and wait until it has, at most 60 s.
+kv_pair_kill_b() {
+	local start=$SECONDS
+	rm -f "$KV_PAIR/host/b-killed"
+	: > "$KV_PAIR/host/kill-b"
+	while [ ! -e "$KV_PAIR/host/b-killed" ]; do
+		((SECONDS - start < 60)) || { echo "the host did not kill B within 60 s"; return 1; }
+		kv_sleep 0.2
+	done
+}
+
+# kv_pair_boot_b: have the host boot B again, and wait until its agent
+# is ready, at most 300 s (B boots under TCG).
+kv_pair_boot_b() {
+	local start=$SECONDS
+	: > "$KV_PAIR/host/boot-b"
+	while [ -e "$KV_PAIR/host/boot-b" ] || [ ! -e "$KV_PAIR/b.ready" ]; do
+		[ -e "$KV_PAIR/b.failed" ] && { echo "B's setup failed: $(kv_cat "$KV_PAIR/b.failed")"; return 1; }
+		((SECONDS - start < 300 * KV_TIME_SCALE)) ||
+			{ echo "B was not ready within $((300 * KV_TIME_SCALE)) s of its boot"; return 1; }
+		kv_sleep 0.2
+	done
 }

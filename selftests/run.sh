@@ -1,21 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# selftests/run.sh [--module PATH] [TEST...]: run the kverbs selftests.
-# As root, inside a throw-away guest (tools/vm/run): it loads rxe on a
-# veth pair, loads the module, runs each test script or program as a KTAP
-# subtest, then unloads the module.  Prints KTAP; exits non-zero if any
-# test failed.
+# selftests/run.sh [--module PATH] [--pair] [TEST...]: run the kverbs
+# selftests.  As root, inside a throw-away guest (tools/vm/run): it loads
+# rxe on a veth pair, loads the module, runs each test script or program
+# as a KTAP subtest, then unloads the module.  Prints KTAP; exits non-zero
+# if any test failed.
+#
+# With --pair, as guest A of a pair of guests (tools/vm/pair): rxe on the
+# wire to guest B instead, whose agent (peer-agent.sh) must be ready
+# before the suites run (default suites: hosts hosts_faults); B is told
+# when A is done.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 here=$top/selftests
 module=
+pair=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--module) module=$2; shift 2 ;;
+	--pair) pair=1; shift ;;
 	--) shift; break ;;
-	-*) echo "usage: $0 [--module PATH] [TEST...]" >&2; exit 2 ;;
+	-*) echo "usage: $0 [--module PATH] [--pair] [TEST...]" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
@@ -23,6 +30,7 @@ done
 [ -f "$module" ] || module=$top/kernel/kverbs.ko
 module=$(realpath "$module")
 tests=("$@")
+[ ${#tests[@]} -gt 0 ] || [ -z "$pair" ] || tests=(hosts hosts_faults)
 [ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping perf serve interop errors concurrent limits faults removal netns perm security fuzz failnth)
 
 # KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
@@ -47,11 +55,30 @@ bail() {
 }
 
 [ "$(id -u)" = 0 ] || bail "needs root (run it in a guest: tools/vm/run)"
-"$top/tools/vm/rdma-setup" "$KV_TYPE" "$KV_ADDR/24" "$KV_DEV" || bail "cannot set up $KV_DEV"
-insmod "$module" || bail "cannot load $module"
-# The IPv6 address rdma-setup gives kv0, if the kernel has IPv6.
-if ip -6 addr show dev kv0 2>/dev/null | grep -q "inet6 fd00:209::1/"; then
-	export KV_ADDR6=fd00:209::1
+if [ -n "$pair" ]; then
+	kv_pair_env || bail "not guest A of a pair (tools/vm/pair)"
+	[ "$KV_ROLE" = a ] || bail "--pair runs in guest A; B runs selftests/peer-agent.sh"
+	# B learns that A is done however this ends.
+	trap ': > "$KV_PAIR/a.done"' EXIT
+	why=$(kv_pair_setup 2>&1) || bail "$why"
+	# B boots alongside: a bound on its boot and setup, under TCG on a
+	# loaded host, not a measure.
+	start=$SECONDS
+	while ((SECONDS - start < 300 * KV_TIME_SCALE)); do
+		[ -e "$KV_PAIR/b.ready" ] && break
+		[ -e "$KV_PAIR/b.failed" ] && bail "guest B's setup failed: $(cat "$KV_PAIR/b.failed")"
+		[ -e "$KV_PAIR/b.gone" ] && bail "guest B ended before it was ready: $(cat "$KV_PAIR/b.gone")"
+		sleep 0.1
+	done
+	[ -e "$KV_PAIR/b.ready" ] || bail "guest B was not ready within $((300 * KV_TIME_SCALE)) s"
+	peer_release=$(cat "$KV_PAIR/b.ready")
+else
+	"$top/tools/vm/rdma-setup" "$KV_TYPE" "$KV_ADDR/24" "$KV_DEV" || bail "cannot set up $KV_DEV"
+	insmod "$module" || bail "cannot load $module"
+	# The IPv6 address rdma-setup gives kv0, if the kernel has IPv6.
+	if ip -6 addr show dev kv0 2>/dev/null | grep -q "inet6 fd00:209::1/"; then
+		export KV_ADDR6=fd00:209::1
+	fi
 fi
 # What the kernel logs from here on is the tests' business.
 dmesg_base=$(dmesg | wc -l)
@@ -66,6 +93,7 @@ fi
 
 echo "KTAP version 1"
 echo "# kernel $(uname -r), $KV_DEV ($KV_TYPE), module $module"
+[ -z "$pair" ] || echo "# guest A ($KV_ADDR, MTU $(cat /sys/class/net/kvw0/mtu)) to guest B ($KV_PEER_ADDR, kernel $peer_release)"
 boot=$(dmesg | head -n "$dmesg_base" | kv_splats)
 if [ -n "$boot" ]; then
 	echo "# the kernel reported this before any test ran (not counted against them):"

@@ -1,0 +1,268 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two hosts: kverbs between two guests joined by a wire (tools/vm/pair),
+# where every packet leaves one rxe device and arrives at another,
+# instead of looping back inside one.  Runs in guest A (10.210.0.1);
+# guest B (10.210.0.2) runs what the tests ask of it through the pair
+# directory (kv_peer, selftests/lib.sh).  Each test is run both ways
+# where it has two ends: the two guests may run different kernels.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hosts-lib.sh"
+
+# The wire is what it should be: each guest reaches the other, and rxe0
+# runs on the wire's MTU (9000 gives RoCE's 4096; 1500, 1024).
+test_wire_and_mtu() {
+	local want mtu active peer_active
+	mtu=$(cat /sys/class/net/kvw0/mtu)
+	want=1024
+	[ "$mtu" -ge 4200 ] && want=4096
+	[ -z "$KV_MTU" ] || [ "$mtu" = "$KV_MTU" ] ||
+		fail "kvw0's MTU is $mtu, the pair asked for $KV_MTU" || return
+	busybox ping -c 1 -W 10 "$KV_PEER_ADDR" > "$KV_TMP/ping.out" 2>&1 ||
+		fail "no IPv4 echo from B: $(cat "$KV_TMP/ping.out")" || return
+	active=$(ibv_devinfo -d "$KV_DEV" -v 2>/dev/null | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+	[ "$active" = "$want" ] || fail "A's $KV_DEV active_mtu is '$active', expected $want (MTU $mtu)" ||
+		return
+	peer_active=$(kv_peer -t 30 "ibv_devinfo -d \$KV_DEV -v | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'")
+	[ "$peer_active" = "$want" ] ||
+		fail "B's $KV_DEV active_mtu is '$peer_active', expected $want" || return
+	kv_peer -t 30 "busybox ping -c 1 -W 10 \$KV_PEER_ADDR" > /dev/null ||
+		fail "no IPv4 echo from A to B" || return
+}
+
+for size in 26 4095 4096 65535 1048576; do
+	count=20
+	[ $size -ge 65535 ] && count=10
+	[ $size = 1048576 ] && count=4
+	eval "test_ping_b_to_a_$size() { ping_b_to_a $size $count; }"
+	eval "test_ping_a_to_b_$size() { ping_a_to_b $size $count; }"
+done
+
+# A persistent server on A serves clients from both hosts at once: each
+# runs until interrupted, and their sessions are all connected at one
+# moment (on A: the server's two ends and A's client's).
+test_ping_persistent_both_hosts() {
+	local apid rc d
+	kv_server srv "$port" -P -V || return
+	kv_peer_bg cli "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR\" -p $port --json -V -C 0 -S 4096" \
+		"> cli.json 2> cli.err"
+	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json -V -C 0 -S 4096 \
+		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
+	apid=$!
+	kv_overlap 3 "$apid" "$port" || return
+	kv_peer_kill cli INT || fail "cannot interrupt B's client" || return
+	kill -INT "$apid"
+	d=$(kv_peer_dir cli)
+	kv_peer_wait cli 30
+	rc=$?
+	[ $rc = 0 ] || fail "B's client exited $rc after SIGINT: $(cat "$d/cli.err")" || return
+	wait_for 30 kv_ended "$apid" || fail "A's client alive 30 s after SIGINT" || return
+	wait "$apid"
+	rc=$?
+	[ $rc = 0 ] || fail "A's client exited $rc after SIGINT: $(cat "$KV_TMP/cli.err")" || return
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 30
+	rc=$?
+	[ $rc = 0 ] || fail "server exited $rc: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	json_check "$d/cli.json" 'd["iterations"] > 0' 'd["bytes_read"] == d["iterations"] * d["size"]' \
+		-- "$KV_TMP/cli.json" 'd["iterations"] > 0' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["clients"] == 2' \
+		'd["clients_failed"] == 0'
+}
+
+need_rping() {
+	command -v rping >/dev/null || skip "rping (rdmacm-utils) is not installed"
+}
+
+# rping on B against a kverbs server on A, and the other way round.
+rping_b_kserver_a() {
+	local size=$1 count=$2 rc d
+	need_rping
+	kv_server srv "$port" -V -v || return
+	kv_peer -t 120 "rping -c -a \$KV_PEER_ADDR -p $port -C $count -S $size -V -v > rping.out 2> rping.err"
+	rc=$?
+	d=$(kv_peer_dir fg)
+	[ $rc = 0 ] || fail "rping -c on B exited $rc: $(cat "$d/rping.err")" || return
+	kv_wait srv 30 || fail "kverbs server: $(cat "$KV_TMP/srv.err")" || return
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['iterations'] == $count" \
+		"d['bytes_read'] == $count * $size" 'd["clients"] == 1' || return
+	[ "$(grep -c '^ping data: ' "$d/rping.out")" = "$count" ] ||
+		fail "rping printed $(grep -c '^ping data: ' "$d/rping.out") of $count pings"
+}
+
+# kclient_a_rping_b SIZE COUNT [SERVER_SIZE]: rping -s on B with a
+# buffer of SERVER_SIZE (default SIZE), the kverbs client on A.
+kclient_a_rping_b() {
+	local size=$1 count=$2 ssize=${3:-$1} rc d
+	need_rping
+	kv_peer_bg rs "rping -s -a \$KV_ADDR -p $port -S $ssize -V -v > rs.out 2> rs.err"
+	d=$(kv_peer_dir rs)
+	kv_peer -t 30 "wait_for 10 kv_listening \$KV_ADDR $port rping" ||
+		fail "rping -s on B is not listening: $(cat "$d/rs.err")" || return
+	KV_ADDR=$KV_PEER_ADDR kv_client cli "$port" -C "$count" -S "$size" -V --timeout "$step_limit"
+}
+
+test_rping_b_kserver_a_64()	{ rping_b_kserver_a 64 10; }
+test_rping_b_kserver_a_65535()	{ rping_b_kserver_a 65535 10; }
+
+test_kclient_a_rping_b_64() {
+	local d
+	kclient_a_rping_b 64 10 || fail "kverbs client exited $?: $(cat "$KV_TMP/cli.err")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["iterations"] == 10' || return
+	d=$(kv_peer_dir rs)
+	kv_peer_wait rs 30 || fail "rping -s on B: $(cat "$d/rs.err")" || return
+	[ "$(grep -c '^server ping data: rdma-ping-' "$d/rs.out")" = 10 ] ||
+		fail "rping -s printed $(grep -c '^server ping data: ' "$d/rs.out") of 10 pings"
+}
+
+test_kclient_a_rping_b_65535() {
+	local d
+	kclient_a_rping_b 65535 10 || fail "kverbs client exited $?: $(cat "$KV_TMP/cli.err")" || return
+	d=$(kv_peer_dir rs)
+	kv_peer_wait rs 30 || fail "rping -s on B: $(cat "$d/rs.err")" || return
+	[ "$(grep -c '^server ping data: rdma-ping-' "$d/rs.out")" = 10 ] ||
+		fail "rping -s printed $(grep -c '^server ping data: ' "$d/rs.out") of 10 pings"
+}
+
+# rping's server buffer is its -S: a client advertising more than that
+# makes rping's RDMA READ of it fail, and the kverbs client says so
+# within its step limit instead of waiting for ever.
+test_kclient_a_larger_than_rping_b() {
+	local rc
+	kclient_a_rping_b 4096 5 64
+	rc=$?
+	[ $rc = 1 ] || fail "kverbs client exited $rc, expected 1: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' 'd["error"] is not None' \
+		'd["iterations"] == 0' || return
+	# What it said, for the record of this lane's log.
+	kv_python "$KV_TMP/cli.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+print(f"# client's error: {e['name']} at {e['step']}: {e['message']}")
+PY
+}
+
+# perf_lat WAY TEST SIZE ITERS [OPTS...]: a sample per operation.
+perf_lat() {
+	perf_validated "$@" || return
+	json_check "$cli" "d['samples'] == $4" 'd["latency_usec"]["min"] > 0' \
+		'(lambda l: l["min"] <= l["typical"] <= l["p99"] <= l["max"])(d["latency_usec"])'
+}
+
+test_send_bw_ab()	{ perf_validated ab send_bw 4096 200; }
+test_write_bw_ba()	{ perf_validated ba write_bw 65536 50; }
+test_read_bw_ab()	{ perf_validated ab read_bw 65536 50; }
+test_atomic_bw_ba()	{ perf_validated ba atomic_bw 8 200; }
+test_atomic_bw_cmp_swap_ab()	{ perf_validated ab atomic_bw 8 200 -A CMP_AND_SWAP; }
+test_send_lat_ba()	{ perf_lat ba send_lat 4096 50; }
+test_write_lat_ab()	{ perf_lat ab write_lat 64 50; }
+test_read_lat_ba()	{ perf_lat ba read_lat 4096 50; }
+test_atomic_lat_ab()	{ perf_lat ab atomic_lat 8 50; }
+
+# -b: a connection each way, each byte checked by the side it lands on;
+# the numbers are the sums of both directions.
+perf_bidir() {
+	srv_opts=(-b)
+	perf_run "$1" "$2" -b -s "$3" -n "$4" --validate || return
+	perf_agree || return
+	json_check "$cli" "d['iterations'] == 2 * $4" 'd["bidirectional"] is True' \
+		-- "$srv" 'd["bidirectional"] is True'
+}
+
+test_write_bw_bidir_ab()	{ perf_bidir ab write_bw 4096 100; }
+test_send_bw_bidir_ba()		{ perf_bidir ba send_bw 4096 100; }
+
+# -q 4: four connections, four threads, every byte checked.
+test_write_bw_4_qps_ab() {
+	srv_opts=(-q 4)
+	perf_run ab write_bw -q 4 -s 4096 -n 100 --validate || return
+	perf_agree || return
+	json_check "$cli" 'd["iterations"] == 400' 'd["qps"] == 4' -- "$srv" 'd["qps"] == 4'
+}
+
+test_read_bw_4_qps_ba() {
+	srv_opts=(-q 4)
+	perf_run ba read_bw -q 4 -s 4096 -n 50 --validate || return
+	perf_agree || return
+	json_check "$cli" 'd["iterations"] == 200' 'd["qps"] == 4'
+}
+
+# -a: every size from 2 bytes to the largest both modules take, here
+# made 64 KiB on both hosts to keep it short.
+perf_all_max=/sys/module/kverbs/parameters/max_msg_size
+test_write_bw_all_sizes_ab() {
+	local old rc sizes="[2 ** i for i in range(1, 17)]"
+	old=$(cat $perf_all_max)
+	kv_peer -t 30 "echo 65536 > $perf_all_max" || return
+	echo 65536 > $perf_all_max
+	srv_opts=(-a)
+	perf_run ab write_bw -a -D 0.1 --validate
+	rc=$?
+	echo "$old" > $perf_all_max
+	kv_peer -t 30 "echo $old > $perf_all_max"
+	[ $rc = 0 ] || return
+	json_check "$cli" 'isinstance(d, list)' "[r['size'] for r in d] == $sizes" \
+		'all(r["status"] == "ok" and r["iterations"] > 0 and r["validate"] for r in d)' \
+		-- "$srv" 'isinstance(d, list)' "[r['size'] for r in d] == $sizes" \
+		'all(r["status"] == "ok" and r["role"] == "server" for r in d)'
+}
+
+# check_lines FILE EXPR...: FILE holds one JSON document per line; the
+# Python expressions hold over the list of them, L.
+check_lines() {
+	kv_python "$@" <<'PY'
+import json, sys
+path, exprs = sys.argv[1], sys.argv[2:]
+try:
+    L = [json.loads(line) for line in open(path) if line.strip()]
+except Exception as e:
+    print(f"{path}: not JSON lines: {e}")
+    print(open(path).read()[:2000])
+    sys.exit(1)
+for e in exprs:
+    if not eval(e):
+        print(f"{path}: {e} does not hold")
+        print(json.dumps(L)[:3000])
+        sys.exit(1)
+PY
+}
+
+# kverbs serve on A, three clients on B at once, three tests, each byte
+# checked: each client gets its test, and serve reports each.
+test_serve_three_clients_from_b() {
+	local c rc=0 d
+	"$KVERBS" serve -p "$port" --timeout "$step_limit" --json -C 3 -j 3 \
+		> "$KV_TMP/sv.json" 2> "$KV_TMP/sv.err" &
+	kv_pid_sv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" ||
+		fail "serve is not listening: $(cat "$KV_TMP/sv.err")" || return
+	kv_peer_bg c1 "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json -s 4096 -n 200 --validate \$KV_PEER_ADDR > c.json 2> c.err"
+	kv_peer_bg c2 "\"\$KVERBS\" read_lat -p $port --timeout $step_limit --json -s 64 -n 50 --validate \$KV_PEER_ADDR > c.json 2> c.err"
+	kv_peer_bg c3 "\"\$KVERBS\" send_bw -p $port --timeout $step_limit --json -s 1024 -n 200 --validate \$KV_PEER_ADDR > c.json 2> c.err"
+	for c in c1 c2 c3; do
+		d=$(kv_peer_dir $c)
+		kv_peer_wait $c 150 || { echo "B's client $c failed: $(cat "$d/c.err" "$d/c.json")"; rc=1; }
+	done
+	kv_wait sv 30 || fail "serve exited $?: $(cat "$KV_TMP/sv.err" "$KV_TMP/sv.json")" || return
+	[ $rc = 0 ] || return 1
+	json_check "$(kv_peer_dir c1)/c.json" 'd["status"] == "ok"' 'd["iterations"] == 200' \
+		-- "$(kv_peer_dir c2)/c.json" 'd["status"] == "ok"' 'd["latency_usec"]["typical"] > 0' \
+		-- "$(kv_peer_dir c3)/c.json" 'd["status"] == "ok"' 'd["validate"] is True' || return
+	check_lines "$KV_TMP/sv.json" 'len(L) == 3' 'all(d["status"] == "ok" for d in L)' \
+		'sorted(d["test"] for d in L) == ["read_lat", "send_bw", "write_bw"]' \
+		'sorted(d["size"] for d in L) == [64, 1024, 4096]'
+}
+
+ktap_main test_wire_and_mtu \
+	test_ping_b_to_a_26 test_ping_a_to_b_26 test_ping_b_to_a_4095 test_ping_a_to_b_4095 \
+	test_ping_b_to_a_4096 test_ping_a_to_b_4096 test_ping_b_to_a_65535 test_ping_a_to_b_65535 \
+	test_ping_b_to_a_1048576 test_ping_a_to_b_1048576 test_ping_persistent_both_hosts \
+	test_rping_b_kserver_a_64 test_rping_b_kserver_a_65535 \
+	test_kclient_a_rping_b_64 test_kclient_a_rping_b_65535 test_kclient_a_larger_than_rping_b \
+	test_send_bw_ab test_write_bw_ba test_read_bw_ab test_atomic_bw_ba test_atomic_bw_cmp_swap_ab \
+	test_send_lat_ba test_write_lat_ab test_read_lat_ba test_atomic_lat_ab \
+	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
+	test_write_bw_all_sizes_ab test_serve_three_clients_from_b \
+	test_peer_clean

@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two hosts, faults: what a second host can do to a test and loopback
+# cannot.  Runs in guest A of a pair (tools/vm/pair), as hosts.sh does.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hosts-lib.sh"
+
+# Faults that a second host has and loopback does not.  In each, one
+# side loses its peer mid-test; the side that survives must end its test
+# within its step limit saying what happened (error name and step), let
+# go of everything (its module unloads), and run a fresh test once the
+# peer is back.
+
+# error_is FILE NAME STEP: the --json report's error.
+error_is() {
+	json_check "$1" 'd["status"] == "failed"' "d['error']['name'] == '$2'" \
+		"d['error']['step'] == '$3'"
+}
+
+# reload_module_here: nothing holds kverbs: it unloads, and loads again.
+reload_module_here() {
+	timeout 30 rmmod kverbs || fail "A: rmmod kverbs failed" || return
+	insmod "$KV_MODULE" || fail "A: cannot load $KV_MODULE again"
+}
+
+reload_module_peer() {
+	kv_peer -t 60 'timeout 30 rmmod kverbs && insmod "$KV_MODULE"' ||
+		fail "B: kverbs would not unload and load again"
+}
+
+# flap_repair_here / flap_repair_peer: the wire's card up again, and rxe0
+# re-created (a flap leaves rxe's GSI QP in the error state: faults.sh).
+flap_repair_here() {
+	ip link set kvw0 up
+	# Its IPv6 address went with the link (keep_addr_on_down is off).
+	kv_has_addr6 || ip -6 addr add "$KV_ADDR6/64" dev kvw0 nodad
+	timeout 20 rdma link del "$KV_DEV" || fail "A: rdma link del failed" || return
+	kv_rxe_readd || fail "A: $KV_DEV did not come back"
+}
+
+flap_repair_peer() {
+	kv_peer -t 60 'ip link set kvw0 up && { kv_has_addr6 || ip -6 addr add "$KV_ADDR6/64" dev kvw0 nodad; } &&' \
+		'timeout 20 rdma link del "$KV_DEV" && kv_rxe_readd' ||
+		fail "B: $KV_DEV did not come back"
+}
+
+# wire_down_client_a SIDE: a write_bw from A to a server on B; SIDE's
+# card goes down mid-test.  The side whose card went down ends at once
+# (its port went down); the other, its peer silent, within its step
+# limit.
+wire_down_client_a() {
+	local side=$1 pid rc d start
+	kv_peer_bg srv "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json > srv.json 2> srv.err"
+	d=$(kv_peer_dir srv)
+	kv_peer -t 30 "wait_for 10 kv_listening 0.0.0.0 $port" ||
+		fail "B's server is not listening: $(kv_cat "$d/srv.err")" || return
+	"$KVERBS" write_bw -p "$port" --timeout "$step_limit" --json -s 65536 -D 600 "$KV_PEER_ADDR" \
+		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
+	pid=$!
+	kv_sleep 3
+	kv_alive $pid || fail "A's client ended early: $(kv_cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	start=$SECONDS
+	if [ "$side" = a ]; then
+		ip link set kvw0 down
+	else
+		kv_peer -t 30 'ip link set kvw0 down' || fail "cannot take B's card down" || return
+	fi
+	wait_for $((step_limit + 10)) kv_ended $pid ||
+		fail "A's client alive $((step_limit + 10)) s after the wire went down: $(kv_stack $pid)" || return
+	wait $pid
+	rc=$?
+	echo "# A's client ended $((SECONDS - start)) s after the wire went down"
+	[ $rc = 1 ] || fail "A's client exited $rc, expected 1: $(kv_cat "$KV_TMP/cli.err")" || return
+	kv_peer_wait srv $((step_limit + 20))
+	rc=$?
+	[ $rc = 1 ] || fail "B's server exited $rc, expected 1: $(kv_cat "$d/srv.err" "$d/srv.json")" ||
+		return
+}
+
+test_wire_down_on_a_mid_write_bw() {
+	wire_down_client_a a || return
+	error_is "$KV_TMP/cli.json" ENETDOWN rdma_write || return
+	error_is "$(kv_peer_dir srv)/srv.json" ETIMEDOUT recv || return
+	flap_repair_here || return
+	reload_module_here && reload_module_peer || return
+	perf_validated ab write_bw 65536 50
+}
+
+test_wire_down_on_b_mid_write_bw() {
+	wire_down_client_a b || return
+	error_is "$KV_TMP/cli.json" ETIMEDOUT rdma_write || return
+	error_is "$(kv_peer_dir srv)/srv.json" ENETDOWN recv || return
+	flap_repair_peer || return
+	reload_module_here && reload_module_peer || return
+	perf_validated ab write_bw 65536 50
+}
+
+# The peer's module cannot go while its test holds /dev/kverbs; the
+# honest equivalent of removing it under a connection is to kill the
+# process that holds it (SIGKILL: no goodbye from user space) and then
+# remove the module, the connection still up on A's side.  A's ping
+# ends within its step limit, and the module comes back to serve.
+test_peer_process_killed_then_module_removed() {
+	local pid rc out start d
+	peer_server srv "$port" -V || return
+	d=$(kv_peer_dir srv)
+	"$KVERBS" ping -c -a "$KV_PEER_ADDR" -p "$port" --timeout "$step_limit" --json -V -C 0 -S 4096 \
+		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
+	pid=$!
+	wait_for 30 eval '[ "$(kv_connected "$port")" -ge 1 ]' ||
+		fail "A's client never connected: $(kv_cat "$KV_TMP/cli.err")" || return
+	out=$(kv_peer -t 30 'rmmod kverbs' 2>&1) &&
+		fail "B's rmmod succeeded under a running server" || true
+	[[ $out == *"in use"* ]] || fail "B's rmmod said: $out" || return
+	kv_peer_kill srv KILL
+	kv_peer_wait srv 30
+	rc=$?
+	[ $rc = 137 ] || fail "B's server exited $rc, expected SIGKILL's 137" || return
+	start=$SECONDS
+	kv_peer -t 60 'timeout 30 rmmod kverbs' ||
+		fail "B's rmmod failed once its server was killed" || return
+	wait_for $((step_limit + 10)) kv_ended $pid ||
+		fail "A's client alive $((step_limit + 10)) s after B's module went: $(kv_stack $pid)" || return
+	wait $pid
+	rc=$?
+	echo "# A's client ended $((SECONDS - start)) s after B's module went"
+	kv_peer -t 30 'insmod "$KV_MODULE"' || fail "B: cannot load the module again" || return
+	[ $rc = 1 ] || fail "A's client exited $rc, expected 1: $(kv_cat "$KV_TMP/cli.err")" || return
+	error_is "$KV_TMP/cli.json" ECONNRESET recv || return
+	reload_module_here || return
+	ping_a_to_b 4096 10 && ping_b_to_a 4096 10
+}
+
+# B's guest dies outright mid-transfer (the host ends its QEMU): A's
+# client, its peer silent, ends within its step limit; A lets go of
+# everything; B boots again, and a fresh test runs.
+test_peer_guest_killed_mid_write_bw() {
+	local pid rc start
+	kv_peer_bg srv "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json > srv.json 2> srv.err"
+	kv_peer -t 30 "wait_for 10 kv_listening 0.0.0.0 $port" ||
+		fail "B's server is not listening" || return
+	"$KVERBS" write_bw -p "$port" --timeout "$step_limit" --json -s 65536 -D 600 "$KV_PEER_ADDR" \
+		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
+	pid=$!
+	kv_sleep 3
+	kv_alive $pid || fail "A's client ended early: $(kv_cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	start=$SECONDS
+	kv_pair_kill_b || return
+	wait_for $((step_limit + 10)) kv_ended $pid ||
+		fail "A's client alive $((step_limit + 10)) s after B died: $(kv_stack $pid)" || return
+	wait $pid
+	rc=$?
+	echo "# A's client ended $((SECONDS - start)) s after B's QEMU was told to end"
+	[ $rc = 1 ] || fail "A's client exited $rc, expected 1: $(kv_cat "$KV_TMP/cli.err")" || return
+	error_is "$KV_TMP/cli.json" ETIMEDOUT rdma_write || return
+	reload_module_here || return
+	kv_pair_boot_b || return
+	perf_validated ab write_bw 65536 50 && ping_b_to_a 4096 10
+}
+
+ktap_main test_wire_down_on_a_mid_write_bw test_wire_down_on_b_mid_write_bw \
+	test_peer_process_killed_then_module_removed test_peer_guest_killed_mid_write_bw \
+	test_peer_clean
