@@ -209,26 +209,6 @@ test_write_bw_all_sizes_ab() {
 		'all(r["status"] == "ok" and r["role"] == "server" for r in d)'
 }
 
-# check_lines FILE EXPR...: FILE holds one JSON document per line; the
-# Python expressions hold over the list of them, L.
-check_lines() {
-	kv_python "$@" <<'PY'
-import json, sys
-path, exprs = sys.argv[1], sys.argv[2:]
-try:
-    L = [json.loads(line) for line in open(path) if line.strip()]
-except Exception as e:
-    print(f"{path}: not JSON lines: {e}")
-    print(open(path).read()[:2000])
-    sys.exit(1)
-for e in exprs:
-    if not eval(e):
-        print(f"{path}: {e} does not hold")
-        print(json.dumps(L)[:3000])
-        sys.exit(1)
-PY
-}
-
 # kverbs serve on A, three clients on B at once, three tests, each byte
 # checked: each client gets its test, and serve reports each.
 test_serve_three_clients_from_b() {

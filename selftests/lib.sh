@@ -325,6 +325,26 @@ kv_helpers_stop() {
 	KV_PY_PID= KV_SLEEP_FD=
 }
 
+# check_lines FILE EXPR...: FILE holds one JSON document per line; the
+# Python expressions hold over the list of them, L.
+check_lines() {
+	kv_python "$@" <<'PY'
+import json, sys
+path, exprs = sys.argv[1], sys.argv[2:]
+try:
+    L = [json.loads(line) for line in open(path) if line.strip()]
+except Exception as e:
+    print(f"{path}: not JSON lines: {e}")
+    print(open(path).read()[:2000])
+    sys.exit(1)
+for e in exprs:
+    if not eval(e):
+        print(f"{path}: {e} does not hold")
+        print(json.dumps(L)[:3000])
+        sys.exit(1)
+PY
+}
+
 # json_check FILE EXPR... [-- FILE EXPR...]: every Python expression
 # holds for d, the document in the FILE before it; prints the first that
 # does not, and the document.
