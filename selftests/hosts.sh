@@ -106,23 +106,24 @@ kclient_a_rping_b() {
 test_rping_b_kserver_a_64()	{ rping_b_kserver_a 64 10; }
 test_rping_b_kserver_a_65535()	{ rping_b_kserver_a 65535 10; }
 
-test_kclient_a_rping_b_64() {
+# kclient_a_rping_b_served SIZE: ten pings of SIZE from A's kverbs client
+# to rping -s on B, both ends done, and rping saw all ten.
+kclient_a_rping_b_served() {
 	local d
-	kclient_a_rping_b 64 10 || fail "kverbs client exited $?: $(cat "$KV_TMP/cli.err")" || return
-	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["iterations"] == 10' || return
+	kclient_a_rping_b "$1" 10 || fail "kverbs client exited $?: $(cat "$KV_TMP/cli.err")" || return
 	d=$(kv_peer_dir rs)
 	kv_peer_wait rs 30 || fail "rping -s on B: $(cat "$d/rs.err")" || return
 	[ "$(grep -c '^server ping data: rdma-ping-' "$d/rs.out")" = 10 ] ||
 		fail "rping -s printed $(grep -c '^server ping data: ' "$d/rs.out") of 10 pings"
 }
 
+test_kclient_a_rping_b_64() {
+	kclient_a_rping_b_served 64 || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["iterations"] == 10'
+}
+
 test_kclient_a_rping_b_65535() {
-	local d
-	kclient_a_rping_b 65535 10 || fail "kverbs client exited $?: $(cat "$KV_TMP/cli.err")" || return
-	d=$(kv_peer_dir rs)
-	kv_peer_wait rs 30 || fail "rping -s on B: $(cat "$d/rs.err")" || return
-	[ "$(grep -c '^server ping data: rdma-ping-' "$d/rs.out")" = 10 ] ||
-		fail "rping -s printed $(grep -c '^server ping data: ' "$d/rs.out") of 10 pings"
+	kclient_a_rping_b_served 65535
 }
 
 # rping's server buffer is its -S: a client advertising more than that
