@@ -305,7 +305,11 @@ static void kverbs_ep_abort(struct kverbs_dev_user *user, int error)
 /**
  * kverbs_ep_alloc - a new endpoint with no rdma_cm ID yet
  *
- * Charged to the caller's memory cgroup, as everything a test allocates.
+ * Charged to the caller's memory cgroup when a test's thread allocates
+ * it.  A server's endpoints are allocated by the listener's rdma_cm
+ * handler, on ib_cm's worker, as requests arrive: those are charged to
+ * no cgroup; the listener's backlog bounds them.
+ *
  * Return: the endpoint or NULL.
  */
 struct kverbs_ep *kverbs_ep_alloc(void)
