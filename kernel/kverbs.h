@@ -385,7 +385,6 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
  * @ibdev: device @sgt is DMA-mapped for by kverbs_buf_map(), or NULL
  * @dir: direction of that mapping
  * @mr: fast-registration MR mapping @sgt, or NULL
- * @access: rights of the registration the peer holds, 0 when none is valid
  * @reg_cqe: completion of its registration
  * @inv_cqe: completion of its invalidation
  * @reg_done: the last registration completed
@@ -402,7 +401,6 @@ struct kverbs_buf {
 	struct ib_device *ibdev;
 	enum dma_data_direction dir;
 	struct ib_mr *mr;
-	int access;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe inv_cqe;
 	bool reg_done;

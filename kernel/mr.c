@@ -355,7 +355,6 @@ void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
 	wr->mr = buf->mr;
 	wr->key = buf->mr->rkey;
 	wr->access = access;
-	buf->access = access;
 }
 
 /**
@@ -376,7 +375,6 @@ void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 	wr->wr_cqe = &buf->inv_cqe;
 	wr->ex.invalidate_rkey = buf->mr->rkey;
 	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;
-	buf->access = 0;
 }
 
 static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)

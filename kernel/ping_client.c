@@ -78,10 +78,11 @@ static int kverbs_ping_client_setup(struct kverbs_ping_client *c)
 
 /*
  * Register @buf with a fresh key and the rights @access, and tell the
- * server about it; first revoke the key of @revoke if the server still
- * holds one.  The advertisement goes out once the registration has
- * completed (see kverbs_buf_reg_wr()), so the server never learns a key
- * before it is valid.
+ * server about it; first revoke the key of @revoke, if not NULL (the
+ * server is done with it, and the device runs the two in order).  The
+ * advertisement goes out once the registration has completed (see
+ * kverbs_buf_reg_wr()), so the server never learns a key before it is
+ * valid.
  */
 static int kverbs_ping_client_advertise(struct kverbs_ping_client *c,
 					struct kverbs_buf *buf,
@@ -96,7 +97,7 @@ static int kverbs_ping_client_advertise(struct kverbs_ping_client *c,
 
 	kverbs_buf_reg_wr(buf, &reg_wr, access);
 	first = &reg_wr.wr;
-	if (revoke->access) {
+	if (revoke) {
 		kverbs_buf_inv_wr(revoke, &inv_wr, false);
 		inv_wr.next = first;
 		first = &inv_wr;
@@ -140,6 +141,34 @@ static int kverbs_ping_client_wait_goahead(struct kverbs_ping_client *c)
 	return kverbs_msg_post_recv(&c->recv, ep);
 }
 
+/*
+ * The server is done with the sink: revoke its key, and wait for that,
+ * before the CPU reads it.  Until then the server could still write it,
+ * and what the client checks and logs could differ from what it keeps.
+ */
+static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
+{
+	struct kverbs_ep *ep = c->ep;
+	struct ib_send_wr inv_wr;
+	int ret;
+
+	kverbs_buf_inv_wr(&c->sink, &inv_wr, true);
+	ret = kverbs_post_send(ep, &inv_wr, KVERBS_STEP_LOCAL_INV);
+	if (!ret)
+		ret = kverbs_ep_wait(ep, kverbs_is_done(&c->sink.inv_done),
+				     kverbs_ep_wait_timeout(c->run->common.timeout_ns));
+	/*
+	 * A server that reached its own count may hang up first.  With the
+	 * connection gone the key is out of reach anyway: the PD is this
+	 * connection's alone, and the MR is deregistered on the way out.
+	 */
+	if (ret == -ECONNRESET)
+		return 0;
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_LOCAL_INV);
+	return 0;
+}
+
 static int kverbs_ping_client_iterate(struct kverbs_ping_client *c, u64 iter)
 {
 	struct kverbs_ping_run *run = c->run;
@@ -155,8 +184,9 @@ static int kverbs_ping_client_iterate(struct kverbs_ping_client *c, u64 iter)
 	memset(c->sink.vaddr, 0, len);
 	kverbs_buf_sync_for_device(&c->sink);
 
+	/* The sink's key was revoked at the end of the last iteration. */
 	ret = kverbs_ping_client_advertise(c, &c->src, &c->adv_src,
-					   IB_ACCESS_REMOTE_READ, &c->sink);
+					   IB_ACCESS_REMOTE_READ, NULL);
 	if (!ret)
 		ret = kverbs_ping_client_wait_goahead(c);
 	if (ret)
@@ -168,6 +198,8 @@ static int kverbs_ping_client_iterate(struct kverbs_ping_client *c, u64 iter)
 					   IB_ACCESS_REMOTE_WRITE, &c->src);
 	if (!ret)
 		ret = kverbs_ping_client_wait_goahead(c);
+	if (!ret)
+		ret = kverbs_ping_client_revoke(c);
 	if (ret)
 		return ret;
 
@@ -178,32 +210,6 @@ static int kverbs_ping_client_iterate(struct kverbs_ping_client *c, u64 iter)
 	kverbs_ping_log(run, c->sink.vaddr, len);
 	kverbs_ping_account(run, start, len);
 	trace_kverbs_ping_iter(ep->id->qp, false, iter, len, ktime_get_ns() - start);
-	return 0;
-}
-
-/* The server is done with the last sink: revoke its key before leaving. */
-static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
-{
-	struct kverbs_ep *ep = c->ep;
-	struct ib_send_wr inv_wr;
-	int ret;
-
-	if (!c->sink.access)
-		return 0;
-	kverbs_buf_inv_wr(&c->sink, &inv_wr, true);
-	ret = kverbs_post_send(ep, &inv_wr, KVERBS_STEP_LOCAL_INV);
-	if (!ret)
-		ret = kverbs_ep_wait(ep, kverbs_is_done(&c->sink.inv_done),
-				     kverbs_ep_wait_timeout(c->run->common.timeout_ns));
-	/*
-	 * A server that reached its own count may hang up first.  With the
-	 * connection gone the key is out of reach anyway: the PD is this
-	 * connection's alone, and the MR is deregistered on the way out.
-	 */
-	if (ret == -ECONNRESET)
-		return 0;
-	if (ret)
-		return kverbs_ep_failed(ep, ret, KVERBS_STEP_LOCAL_INV);
 	return 0;
 }
 
@@ -259,8 +265,6 @@ int kverbs_ping_client(struct kverbs_ping_run *run)
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = kverbs_ping_client_revoke(c);
 
 out_destroy:
 	/* Before the flushes of the teardown add failures of their own. */
