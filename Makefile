@@ -61,7 +61,8 @@ check-hosts: deps
 demo: deps
 	scripts/demo
 
-# kverbs against perftest in a guest; not a test, nothing is asserted.
+# kverbs against perftest in a guest, then across two guests' wire; not a
+# test, nothing is asserted.
 # KERNEL=, BENCH_OUT=, BENCH_ROUNDS=, BENCH_ROWS=: see scripts/bench.
 bench: deps
 	scripts/bench
