@@ -86,6 +86,35 @@ if qp in early:
 PY
 }
 
+# Documentation/walkthrough.rst lists the trace of one ping: each side's
+# kverbs events, normalized by selftests/walkthrough.py, which says what
+# must match and what may vary.  KV_UPDATE_DOC=1 writes this run's
+# listing into the document instead (Documentation/testing.rst).
+test_walkthrough_trace_matches_doc() {
+	local tr=/sys/kernel/tracing doc=$KV_TOP/Documentation/walkthrough.rst rc mode=check
+	trace_need
+	[ "${KV_TYPE}" = rxe ] || skip "the listing is of a ping over rxe"
+	# One clock for all CPUs: a completion is never stamped before its post.
+	echo global >$tr/trace_clock || fail "cannot set trace_clock" || return
+	if ! trace_start $(cd $tr/events/kverbs && echo kverbs_*); then
+		echo local >$tr/trace_clock
+		fail "cannot set up tracing"
+		return
+	fi
+	port=$((port + 1))
+	kv_ping_pair "$port" -C 2
+	rc=$?
+	trace_stop $(cd $tr/events/kverbs && echo kverbs_*)
+	# Read before the clock goes back: a change of clock empties the buffer.
+	cp $tr/trace "$KV_TMP/walkthrough.trace"
+	echo local >$tr/trace_clock
+	[ $rc = 0 ] || return
+	[ "${KV_UPDATE_DOC:-0}" = 1 ] && mode=update
+	python3 "$KV_TOP/selftests/walkthrough.py" $mode "$doc" \
+		"$KV_TMP/walkthrough.trace" "$kv_pid_srv" ||
+		fail "the trace differs from $doc, see above"
+}
+
 # -v prints each iteration's data as rping does, on both ends.
 test_verbose_output() {
 	port=$((port + 1))
@@ -143,6 +172,6 @@ test_ipv6() {
 }
 
 ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 \
-	test_advertise_once_registered_traced test_ipv6 \
+	test_advertise_once_registered_traced test_walkthrough_trace_matches_doc test_ipv6 \
 	test_verbose_output test_count_0_until_sigint \
 	test_server_limit_rejects_large_ping
