@@ -653,14 +653,16 @@ void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
 
 /*
  * The next completion id of @ep, kept in @cqe's context for the trace of
- * its completion.  Posts come from the test's thread, one at a time.
+ * its completion if the work request @completes (see &struct
+ * kverbs_cqe).  Posts come from the test's thread, one at a time.
  */
-static u32 kverbs_ep_give_cid(struct kverbs_ep *ep, struct ib_cqe *cqe)
+static u32 kverbs_ep_give_cid(struct kverbs_ep *ep, struct ib_cqe *cqe,
+			      bool completes)
 {
 	struct kverbs_cqe *kc;
 	u32 cid = ++ep->next_cid;
 
-	if (cqe) {
+	if (cqe && completes) {
 		kc = container_of(cqe, struct kverbs_cqe, cqe);
 		kc->cq_id = ep->cq_id;
 		kc->cid = cid;
@@ -702,7 +704,8 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 
 	for (w = wr; w; w = w->next)
 		trace_kverbs_post_send(qp, w, ep->cq_id,
-				       kverbs_ep_give_cid(ep, w->wr_cqe));
+				       kverbs_ep_give_cid(ep, w->wr_cqe,
+							  w->send_flags & IB_SEND_SIGNALED));
 	ep->drained = false;
 	ret = ib_post_send(qp, wr, NULL);
 	if (ret)
@@ -727,7 +730,7 @@ int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr)
 	int ret;
 
 	trace_kverbs_post_recv(qp, wr->num_sge ? wr->sg_list[0].length : 0,
-			       ep->cq_id, kverbs_ep_give_cid(ep, wr->wr_cqe));
+			       ep->cq_id, kverbs_ep_give_cid(ep, wr->wr_cqe, true));
 	ep->drained = false;
 	ret = ib_post_recv(qp, wr, NULL);
 	if (ret)

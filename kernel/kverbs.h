@@ -134,9 +134,12 @@ struct kverbs_listener;
  *
  * As xprtrdma's &struct rpc_rdma_cid: the trace of a post and the trace
  * of its completion show the same (@cq_id, @cid), so a reader pairs them.
- * kverbs_post_send() and kverbs_post_recv() fill both in; a context shared
- * by several work requests in flight (an rdma_rw chain) holds the last
- * one's, which is the one that is signaled.
+ * kverbs_post_send() and kverbs_post_recv() fill both in, for signaled
+ * work requests and receives: a context that unsignaled ones share with
+ * a signaled one (an rdma_rw chain, a perf window) keeps the signaled
+ * one's, which is what completes.  An unsignaled work request's id is in
+ * the trace of its post only; should it fail, its completion shows the
+ * id of the last signaled one posted with its context (0 if none was).
  */
 struct kverbs_cqe {
 	struct ib_cqe cqe;
