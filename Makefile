@@ -58,8 +58,9 @@ HOSTS_PAIRS ?= 6.1:6.12:9000 6.12:6.1:1500:hosts
 check-hosts: deps
 	scripts/check-hosts $(HOSTS_PAIRS)
 
+# TRACE=1: and the trace of its ping (Documentation/tracing.rst).
 demo: deps
-	scripts/demo
+	TRACE=$(TRACE) scripts/demo
 
 # kverbs against perftest in a guest, then across two guests' wire; not a
 # test, nothing is asserted.

@@ -30,6 +30,6 @@ int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event);
  * A number for each endpoint and listener, in the trace instead of a
  * kernel address, so that a reader can follow one connection.
  */
-u32 kverbs_cid_next(void);
+u32 kverbs_trace_id_next(void);
 
 #endif /* _KVERBS_CM_H */

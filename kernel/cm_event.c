@@ -101,10 +101,11 @@ int kverbs_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *event)
 	/* A new connection's ID starts with its listener's context. */
 	if (*kind == KVERBS_CM_LISTENER) {
 		lsn = container_of(kind, struct kverbs_listener, kind);
-		trace_kverbs_cm_event(lsn->cid, id, event);
+		trace_kverbs_cm_event(lsn->trace_id, 0, 0, event);
 		return kverbs_listener_event(lsn, id, event);
 	}
 	ep = container_of(kind, struct kverbs_ep, kind);
-	trace_kverbs_cm_event(ep->cid, id, event);
+	trace_kverbs_cm_event(ep->trace_id, READ_ONCE(ep->cq_id),
+			      READ_ONCE(ep->qp_num), event);
 	return kverbs_ep_cm_event(ep, event);
 }

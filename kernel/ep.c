@@ -49,11 +49,11 @@
  */
 #define KVERBS_DRAIN_TIMEOUT	(5 * HZ)
 
-static atomic_t kverbs_cid = ATOMIC_INIT(0);
+static atomic_t kverbs_trace_id = ATOMIC_INIT(0);
 
-u32 kverbs_cid_next(void)
+u32 kverbs_trace_id_next(void)
 {
-	return atomic_inc_return(&kverbs_cid);
+	return atomic_inc_return(&kverbs_trace_id);
 }
 
 /**
@@ -320,7 +320,7 @@ struct kverbs_ep *kverbs_ep_alloc(void)
 	if (!ep)
 		return NULL;
 	ep->kind = KVERBS_CM_EP;
-	ep->cid = kverbs_cid_next();
+	ep->trace_id = kverbs_trace_id_next();
 	ep->user.abort = kverbs_ep_abort;
 	init_waitqueue_head(&ep->wait);
 	spin_lock_init(&ep->lock);
@@ -450,6 +450,7 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	struct ib_device *ibdev = kverbs_ep_device(ep);
 	u32 port = kverbs_ep_port(ep);
 	struct ib_qp_init_attr attr = {};
+	struct ib_qp_cap asked;
 	u32 send_wr, recv_wr;
 	int ret;
 
@@ -485,6 +486,9 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 		ep->cq = NULL;
 		return ret;
 	}
+	/* For the CM events of the connection too, which run elsewhere. */
+	WRITE_ONCE(ep->cq_id, ep->cq->res.id);
+	trace_kverbs_cq_alloc(ep->trace_id, ep->cq);
 
 	attr.event_handler = kverbs_qp_event;
 	attr.qp_context = ep;
@@ -498,7 +502,14 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	attr.cap.max_send_sge = caps->max_send_sge;
 	attr.cap.max_recv_sge = 1;
 	attr.cap.max_rdma_ctxs = caps->max_rdma_ctxs;
-	return rdma_create_qp(ep->id, ep->pd, &attr);
+	/* rdma_rw and the device add to it and round it up: keep ours. */
+	asked = attr.cap;
+	ret = rdma_create_qp(ep->id, ep->pd, &attr);
+	if (ret)
+		return ret;
+	WRITE_ONCE(ep->qp_num, ep->id->qp->qp_num);
+	trace_kverbs_qp_create(ep->trace_id, ep->cq_id, ep->id->qp, &asked);
+	return 0;
 }
 
 /*
@@ -644,6 +655,37 @@ void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/*
+ * The next completion id of @ep, kept in @cqe's context for the trace of
+ * its completion if the work request @completes (see &struct
+ * kverbs_cqe).  Posts come from the test's thread, one at a time.
+ */
+static u32 kverbs_ep_give_cid(struct kverbs_ep *ep, struct ib_cqe *cqe,
+			      bool completes)
+{
+	struct kverbs_cqe *kc;
+	u32 cid = ++ep->next_cid;
+
+	if (cqe && completes) {
+		kc = container_of(cqe, struct kverbs_cqe, cqe);
+		kc->cq_id = ep->cq_id;
+		kc->cid = cid;
+	}
+	return cid;
+}
+
+/**
+ * kverbs_ep_next_cid - the completion id the next work request posted gets
+ * @ep: the endpoint
+ *
+ * For the trace of a chain about to be posted (an rdma_rw context).
+ * Return: the id.
+ */
+u32 kverbs_ep_next_cid(const struct kverbs_ep *ep)
+{
+	return ep->next_cid + 1;
+}
+
 /**
  * kverbs_post_send - post a chain of send work requests
  * @ep: the connected endpoint
@@ -651,7 +693,10 @@ void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
  * @step: what the chain does, for the failure report
  *
  * Every send work request of kverbs is posted here: SENDs, RDMA READs
- * and WRITEs, atomics, registrations and invalidations, each traced.
+ * and WRITEs, atomics, registrations and invalidations, each traced
+ * with the completion id it is given, unsignaled ones too.  The wr_cqe
+ * of each must be the &kverbs_cqe.cqe of its context (or NULL, for an
+ * unsignaled one that has no context; then its id is only traced).
  * Return: 0 or the recorded failure.
  */
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
@@ -662,7 +707,9 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 	int ret;
 
 	for (w = wr; w; w = w->next)
-		trace_kverbs_post_send(qp, w);
+		trace_kverbs_post_send(qp, w, ep->cq_id,
+				       kverbs_ep_give_cid(ep, w->wr_cqe,
+							  w->send_flags & IB_SEND_SIGNALED));
 	ep->drained = false;
 	ret = ib_post_send(qp, wr, NULL);
 	if (ret)
@@ -675,7 +722,8 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
  * @ep: the endpoint, connected or about to be
  * @wr: the work request, with one scatter/gather entry
  *
- * Every receive of kverbs is posted here, and traced.
+ * Every receive of kverbs is posted here, and traced with its completion
+ * id.  Its wr_cqe must be the &kverbs_cqe.cqe of its context.
  *
  * Return: 0 or the
  * failure, recorded as KVERBS_STEP_RECV.
@@ -685,7 +733,8 @@ int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr)
 	struct ib_qp *qp = ep->id->qp;
 	int ret;
 
-	trace_kverbs_post_recv(qp, wr->num_sge ? wr->sg_list[0].length : 0);
+	trace_kverbs_post_recv(qp, wr->num_sge ? wr->sg_list[0].length : 0,
+			       ep->cq_id, kverbs_ep_give_cid(ep, wr->wr_cqe, true));
 	ep->drained = false;
 	ret = ib_post_recv(qp, wr, NULL);
 	if (ret)
@@ -709,7 +758,8 @@ void kverbs_ep_disconnect(struct kverbs_ep *ep)
 static void kverbs_drain_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_drain_marker *m = container_of(wc->wr_cqe,
-						     struct kverbs_drain_marker, cqe);
+						     struct kverbs_drain_marker,
+						     cqe.cqe);
 	struct kverbs_ep *ep = cq->cq_context;
 
 	kverbs_set_done(&m->done);
@@ -744,16 +794,16 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	struct ib_rdma_wr swr = {
 		.wr = {
-			.wr_cqe = &ep->drain_sq.cqe,
+			.wr_cqe = &ep->drain_sq.cqe.cqe,
 			.opcode = IB_WR_RDMA_WRITE,
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
-	struct ib_recv_wr rwr = { .wr_cqe = &ep->drain_rq.cqe };
+	struct ib_recv_wr rwr = { .wr_cqe = &ep->drain_rq.cqe.cqe };
 	unsigned long deadline = jiffies + KVERBS_DRAIN_TIMEOUT;
 
-	ep->drain_sq.cqe.done = kverbs_drain_marker_done;
-	ep->drain_rq.cqe.done = kverbs_drain_marker_done;
+	ep->drain_sq.cqe.cqe.done = kverbs_drain_marker_done;
+	ep->drain_rq.cqe.cqe.done = kverbs_drain_marker_done;
 	ep->drain_sq.done = false;
 	ep->drain_rq.done = false;
 	if (ib_modify_qp(qp, &attr, IB_QP_STATE))
@@ -797,6 +847,7 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	if (!ep->id || !ep->id->qp || ep->drained)
 		return;
 	qp = ep->id->qp;
+	trace_kverbs_drain_start(ep->trace_id, ep->cq_id, qp);
 	/* No DREQ from a port that is down: see kverbs_ep_destroy(). */
 	if (kverbs_ep_error(ep) != -ENETDOWN)
 		kverbs_ep_disconnect(ep);
@@ -804,9 +855,10 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	if (qp->device->ops.drain_sq || qp->device->ops.drain_rq) {
 		ib_drain_qp(qp);
 		ep->drained = true;
-		return;
+	} else {
+		ep->drained = kverbs_ep_drain_markers(ep);
 	}
-	ep->drained = kverbs_ep_drain_markers(ep);
+	trace_kverbs_drain_end(ep->trace_id, ep->cq_id, qp, ep->drained);
 	if (!ep->drained)
 		ibdev_warn_ratelimited(qp->device,
 				       "qp %u could not be drained within %u s; destroying it\n",
@@ -828,10 +880,11 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
  * (After a drain that timed out a late completion still could: the
  * device's fault, and the window is as narrow as upstream's.)
  */
-static void kverbs_free_cq(struct ib_cq *cq)
+static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
 {
 	if (cq->poll_ctx == IB_POLL_SOFTIRQ)
 		synchronize_rcu();
+	trace_kverbs_cq_free(ep->trace_id, ep->cq_id);
 	ib_free_cq(cq);
 }
 
@@ -851,10 +904,11 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
 {
 	if (ep->id && ep->id->qp) {
 		kverbs_ep_drain(ep);
+		trace_kverbs_qp_destroy(ep->trace_id, ep->cq_id, ep->id->qp);
 		rdma_destroy_qp(ep->id);
 	}
 	if (ep->cq) {
-		kverbs_free_cq(ep->cq);
+		kverbs_free_cq(ep, ep->cq);
 		ep->cq = NULL;
 	}
 }

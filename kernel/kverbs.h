@@ -124,9 +124,32 @@ enum kverbs_ep_state {
 
 struct kverbs_listener;
 
+/**
+ * struct kverbs_cqe - the completion context of a work request, with its
+ *	completion id
+ * @cqe: what the work request's wr_cqe points to; its handler finds the
+ *	work request's context with container_of() on it
+ * @cq_id: the restrack id of the CQ the work request completes on
+ * @cid: the work request's number on that CQ, given when it is posted
+ *
+ * As xprtrdma's &struct rpc_rdma_cid: the trace of a post and the trace
+ * of its completion show the same (@cq_id, @cid), so a reader pairs them.
+ * kverbs_post_send() and kverbs_post_recv() fill both in, for signaled
+ * work requests and receives: a context that unsignaled ones share with
+ * a signaled one (an rdma_rw chain, a perf window) keeps the signaled
+ * one's, which is what completes.  An unsignaled work request's id is in
+ * the trace of its post only; should it fail, its completion shows the
+ * id of the last signaled one posted with its context (0 if none was).
+ */
+struct kverbs_cqe {
+	struct ib_cqe cqe;
+	u32 cq_id;
+	u32 cid;
+};
+
 /* A work request that marks the end of a queue being drained. */
 struct kverbs_drain_marker {
-	struct ib_cqe cqe;
+	struct kverbs_cqe cqe;
 	bool done;
 };
 
@@ -144,6 +167,8 @@ struct kverbs_drain_marker {
  * @id: the rdma_cm ID; its ->qp is the QP once created
  * @pd: protection domain
  * @cq: completion queue shared by send and receive queues
+ * @cq_id: @cq's restrack id, kept for the trace (0 before @cq exists)
+ * @qp_num: the QP's number, kept for the trace (0 before the QP exists)
  * @user: attachment to the device, for removal
  * @wait: woken on every CM event, completion and failure
  * @lock: protects @state, @fail and @listener
@@ -161,7 +186,9 @@ struct kverbs_drain_marker {
  *	completion handler runs any more.  Every post clears it (a wait
  *	that failed drains, and its caller may still post before it learns
  *	the test is over), so that the teardown drains once more.
- * @cid: the endpoint's number in the trace
+ * @trace_id: the endpoint's number in the trace
+ * @next_cid: the completion id of the last work request posted (see
+ *	&struct kverbs_cqe); posts come from the test's thread only
  * @queued_at: server side: when the request was queued, in jiffies
  * @drain_sq: the marker kverbs_ep_drain() posts on the send queue
  * @drain_rq: ... and on the receive queue
@@ -172,6 +199,8 @@ struct kverbs_ep {
 	struct rdma_cm_id *id;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	u32 cq_id;
+	u32 qp_num;
 	struct kverbs_dev_user user;
 	wait_queue_head_t wait;
 	spinlock_t lock;		/* protects state, fail, listener */
@@ -184,7 +213,8 @@ struct kverbs_ep {
 	u8 private_data[KVERBS_EP_PRIVATE_DATA_MAX];
 	u8 private_data_len;
 	bool drained;
-	u32 cid;
+	u32 trace_id;
+	u32 next_cid;
 	unsigned long queued_at;
 	struct kverbs_drain_marker drain_sq;
 	struct kverbs_drain_marker drain_rq;
@@ -230,6 +260,7 @@ void kverbs_ep_reap_flush(void);
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 		     enum kverbs_step step);
 int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr);
+u32 kverbs_ep_next_cid(const struct kverbs_ep *ep);
 int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);
 void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 			 enum kverbs_step step);
@@ -333,7 +364,7 @@ enum kverbs_listener_state {
 /**
  * struct kverbs_listener - a listening rdma_cm ID and its pending requests
  * @kind: KVERBS_CM_LISTENER, see &enum kverbs_cm_kind
- * @cid: the listener's number in the trace
+ * @trace_id: the listener's number in the trace, from the endpoints' series
  * @id: the listening ID
  * @user: attachment to the device when bound to one address of one device
  * @wait: woken when a request arrives or the listener fails
@@ -351,7 +382,7 @@ enum kverbs_listener_state {
  */
 struct kverbs_listener {
 	enum kverbs_cm_kind kind;
-	u32 cid;
+	u32 trace_id;
 	struct rdma_cm_id *id;
 	struct kverbs_dev_user user;
 	wait_queue_head_t wait;
@@ -385,6 +416,8 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
  * @ibdev: device @sgt is DMA-mapped for by kverbs_buf_map(), or NULL
  * @dir: direction of that mapping
  * @mr: fast-registration MR mapping @sgt, or NULL
+ * @trace_cq_id: the CQ id of the endpoint @mr was allocated for, which
+ *	its trace events carry so that one QP's can be picked out
  * @reg_cqe: completion of its registration
  * @inv_cqe: completion of its invalidation
  * @reg_done: the last registration completed
@@ -401,8 +434,9 @@ struct kverbs_buf {
 	struct ib_device *ibdev;
 	enum dma_data_direction dir;
 	struct ib_mr *mr;
-	struct ib_cqe reg_cqe;
-	struct ib_cqe inv_cqe;
+	u32 trace_cq_id;
+	struct kverbs_cqe reg_cqe;
+	struct kverbs_cqe inv_cqe;
 	bool reg_done;
 	bool inv_done;
 };
@@ -410,7 +444,7 @@ struct kverbs_buf {
 int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len);
 int kverbs_buf_resize(struct kverbs_buf *buf, size_t len);
 void kverbs_buf_free(struct kverbs_buf *buf);
-int kverbs_buf_map(struct kverbs_buf *buf, struct ib_pd *pd,
+int kverbs_buf_map(struct kverbs_buf *buf, struct kverbs_ep *ep,
 		   enum dma_data_direction dir);
 void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf);
 void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
@@ -440,7 +474,7 @@ struct kverbs_msg {
 	struct ib_device *ibdev;
 	enum dma_data_direction dir;
 	struct ib_sge sge;
-	struct ib_cqe cqe;
+	struct kverbs_cqe cqe;
 	bool done;
 	u32 byte_len;
 };

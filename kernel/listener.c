@@ -190,7 +190,7 @@ static void kverbs_listener_expire_work(struct work_struct *work)
 		list_del_init(&ep->pending);
 		kverbs_listener_take(ep);
 		pr_debug("listener %u: no server took a request within its time\n",
-			 lsn->cid);
+			 lsn->trace_id);
 		kverbs_listener_drop(ep);
 	}
 }
@@ -262,7 +262,7 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 	if (!lsn)
 		return ERR_PTR(-ENOMEM);
 	lsn->kind = KVERBS_CM_LISTENER;
-	lsn->cid = kverbs_cid_next();
+	lsn->trace_id = kverbs_trace_id_next();
 	lsn->user.abort = kverbs_listener_abort;
 	lsn->shared = shared;
 	lsn->state = KVERBS_LISTENER_SETUP;

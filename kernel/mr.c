@@ -161,7 +161,7 @@ int kverbs_buf_resize(struct kverbs_buf *buf, size_t len)
 /**
  * kverbs_buf_map - DMA-map a buffer and give it a fast-registration MR
  * @buf: an allocated buffer
- * @pd: protection domain of the connection that will advertise it
+ * @ep: the connection that will advertise it, with its PD and CQ
  * @dir: DMA direction of the transfers it takes part in
  *
  * The MR is not yet valid; kverbs_buf_reg_wr() builds the work request
@@ -172,9 +172,10 @@ int kverbs_buf_resize(struct kverbs_buf *buf, size_t len)
  * Return: 0, -EMSGSIZE when the device cannot map that much with one MR,
  * or another negative errno.  kverbs_buf_free() undoes it.
  */
-int kverbs_buf_map(struct kverbs_buf *buf, struct ib_pd *pd,
+int kverbs_buf_map(struct kverbs_buf *buf, struct kverbs_ep *ep,
 		   enum dma_data_direction dir)
 {
+	struct ib_pd *pd = ep->pd;
 	struct ib_device *ibdev = pd->device;
 	unsigned int npages = DIV_ROUND_UP(buf->len, PAGE_SIZE);
 	int ret, n;
@@ -193,7 +194,10 @@ int kverbs_buf_map(struct kverbs_buf *buf, struct ib_pd *pd,
 		buf->mr = NULL;
 		return ret;
 	}
+	buf->trace_cq_id = ep->cq_id;
+	trace_kverbs_mr_alloc(buf->trace_cq_id, buf->mr, npages);
 	n = ib_map_mr_sg(buf->mr, buf->sgt.sgl, buf->sgt.nents, NULL, PAGE_SIZE);
+	trace_kverbs_mr_map(buf->trace_cq_id, buf->mr, n);
 	if (n != buf->sgt.nents)
 		return n < 0 ? n : -EINVAL;
 	/*
@@ -216,8 +220,10 @@ void kverbs_buf_free(struct kverbs_buf *buf)
 {
 	unsigned int i;
 
-	if (buf->mr)
+	if (buf->mr) {
+		trace_kverbs_mr_free(buf->trace_cq_id, buf->mr);
 		ib_dereg_mr(buf->mr);
+	}
 	if (buf->ibdev)
 		ib_dma_unmap_sgtable_attrs(buf->ibdev, &buf->sgt, buf->dir, 0);
 	if (buf->len)
@@ -311,7 +317,7 @@ static void kverbs_buf_local_done(struct ib_cq *cq, struct ib_wc *wc,
 static void kverbs_buf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_buf *buf = container_of(wc->wr_cqe, struct kverbs_buf,
-					      reg_cqe);
+					      reg_cqe.cqe);
 
 	kverbs_buf_local_done(cq, wc, &buf->reg_done, KVERBS_STEP_REG_MR);
 }
@@ -319,7 +325,7 @@ static void kverbs_buf_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 static void kverbs_buf_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_buf *buf = container_of(wc->wr_cqe, struct kverbs_buf,
-					      inv_cqe);
+					      inv_cqe.cqe);
 
 	kverbs_buf_local_done(cq, wc, &buf->inv_done, KVERBS_STEP_LOCAL_INV);
 }
@@ -346,11 +352,11 @@ static void kverbs_buf_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
 {
 	ib_update_fast_reg_key(buf->mr, ib_inc_rkey(buf->mr->rkey));
-	buf->reg_cqe.done = kverbs_buf_reg_done;
+	buf->reg_cqe.cqe.done = kverbs_buf_reg_done;
 	buf->reg_done = false;
 	memset(wr, 0, sizeof(*wr));
 	wr->wr.opcode = IB_WR_REG_MR;
-	wr->wr.wr_cqe = &buf->reg_cqe;
+	wr->wr.wr_cqe = &buf->reg_cqe.cqe;
 	wr->wr.send_flags = IB_SEND_SIGNALED;
 	wr->mr = buf->mr;
 	wr->key = buf->mr->rkey;
@@ -368,18 +374,18 @@ void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access)
 void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 		       bool signaled)
 {
-	buf->inv_cqe.done = kverbs_buf_inv_done;
+	buf->inv_cqe.cqe.done = kverbs_buf_inv_done;
 	buf->inv_done = false;
 	memset(wr, 0, sizeof(*wr));
 	wr->opcode = IB_WR_LOCAL_INV;
-	wr->wr_cqe = &buf->inv_cqe;
+	wr->wr_cqe = &buf->inv_cqe.cqe;
 	wr->ex.invalidate_rkey = buf->mr->rkey;
 	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;
 }
 
 static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe);
+	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe.cqe);
 	struct kverbs_ep *ep = cq->cq_context;
 	enum kverbs_step step = msg->dir == DMA_TO_DEVICE ? KVERBS_STEP_SEND :
 							    KVERBS_STEP_RECV;
@@ -420,7 +426,7 @@ int kverbs_msg_alloc(struct kverbs_msg *msg, struct ib_pd *pd, size_t len,
 	msg->sge.addr = msg->dma;
 	msg->sge.length = len;
 	msg->sge.lkey = pd->local_dma_lkey;
-	msg->cqe.done = kverbs_msg_done;
+	msg->cqe.cqe.done = kverbs_msg_done;
 	return 0;
 }
 
@@ -447,7 +453,7 @@ void kverbs_msg_free(struct kverbs_msg *msg)
 int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep)
 {
 	struct ib_recv_wr wr = {
-		.wr_cqe = &msg->cqe,
+		.wr_cqe = &msg->cqe.cqe,
 		.sg_list = &msg->sge,
 		.num_sge = 1,
 	};
@@ -470,7 +476,7 @@ void kverbs_msg_send_wr(struct kverbs_msg *msg, struct ib_send_wr *wr)
 	ib_dma_sync_single_for_device(msg->ibdev, msg->dma, msg->len, msg->dir);
 	memset(wr, 0, sizeof(*wr));
 	wr->opcode = IB_WR_SEND;
-	wr->wr_cqe = &msg->cqe;
+	wr->wr_cqe = &msg->cqe.cqe;
 	wr->sg_list = &msg->sge;
 	wr->num_sge = 1;
 	wr->send_flags = IB_SEND_SIGNALED;

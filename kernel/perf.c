@@ -180,7 +180,7 @@ void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
 static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_perf_recv *r = container_of(wc->wr_cqe, struct kverbs_perf_recv,
-						  cqe);
+						  cqe.cqe);
 
 	trace_kverbs_wc(wc, KVERBS_STEP_RECV);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -199,7 +199,7 @@ static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep)
 {
-	r->cqe.done = kverbs_perf_recv_done;
+	r->cqe.cqe.done = kverbs_perf_recv_done;
 	r->ep = ep;
 }
 
@@ -222,7 +222,7 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 		.lkey = buf->mr->lkey,
 	};
 	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
+		.wr_cqe = &r->cqe.cqe,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
@@ -268,7 +268,7 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 	if (ret)
 		return ret;
 	/* Both ways: WRITE and READ each fill it on one side. */
-	ret = kverbs_buf_map(buf, ep->pd, DMA_BIDIRECTIONAL);
+	ret = kverbs_buf_map(buf, ep, DMA_BIDIRECTIONAL);
 	if (ret)
 		return ret;
 	ret = kverbs_msg_alloc(ctrl_send, ep->pd, ctrl_len, DMA_TO_DEVICE);

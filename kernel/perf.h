@@ -279,7 +279,7 @@ void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
 
 /* A receive of SEND data, or of a control message (SEND_BW, SEND_LAT). */
 struct kverbs_perf_recv {
-	struct ib_cqe cqe;
+	struct kverbs_cqe cqe;
 	struct kverbs_ep *ep;
 	u32 byte_len;
 	bool done;
@@ -336,7 +336,7 @@ struct kverbs_perf_pp {
 	u64 remote_addr;
 	u32 rkey;
 	bool remote_known;
-	struct ib_cqe send_cqe;
+	struct kverbs_cqe send_cqe;
 	u64 posted;
 	u64 sq_done;
 	struct kverbs_perf_recv recv;

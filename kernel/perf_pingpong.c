@@ -28,7 +28,7 @@ static u8 kverbs_perf_pp_marker(u64 iter)
 static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_perf_pp *pp = container_of(wc->wr_cqe, struct kverbs_perf_pp,
-						 send_cqe);
+						 send_cqe.cqe);
 
 	trace_kverbs_wc(wc, pp->step);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -66,7 +66,7 @@ void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
 	pp->src_off = recv_len;
 	pp->step = test == KVERBS_PERF_WRITE_LAT ? KVERBS_STEP_RDMA_WRITE :
 						   KVERBS_STEP_SEND;
-	pp->send_cqe.done = kverbs_perf_pp_send_done;
+	pp->send_cqe.cqe.done = kverbs_perf_pp_send_done;
 	kverbs_perf_recv_init(&pp->recv, ep);
 }
 
@@ -106,7 +106,7 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 	sge.addr = pp->buf->mr->iova + pp->src_off;
 	sge.length = pp->msg_size;
 	sge.lkey = pp->buf->mr->lkey;
-	wr.wr.wr_cqe = &pp->send_cqe;
+	wr.wr.wr_cqe = &pp->send_cqe.cqe;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
 	if (pp->posted % KVERBS_PERF_PP_SIGNAL == KVERBS_PERF_PP_SIGNAL - 1)

@@ -28,7 +28,7 @@ struct kverbs_perf_req;
 
 /* One data work request in flight; WR n uses entry n % window. */
 struct kverbs_perf_wr {
-	struct ib_cqe cqe;
+	struct kverbs_cqe cqe;
 	struct kverbs_perf_req *c;
 	u64 seq;
 };
@@ -67,7 +67,7 @@ struct kverbs_perf_req {
 
 static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe);
+	struct kverbs_perf_wr *w = container_of(wc->wr_cqe, struct kverbs_perf_wr, cqe.cqe);
 	struct kverbs_perf_req *c = w->c;
 	/* A latency test's clock stops here; the bandwidth tests need none. */
 	u64 now = c->smp.chunk ? ktime_get_ns() : 0;
@@ -154,7 +154,7 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	if (!c->wrs)
 		return -ENOMEM;
 	for (i = 0; i < c->window; i++) {
-		c->wrs[i].cqe.done = kverbs_perf_req_wr_done;
+		c->wrs[i].cqe.cqe.done = kverbs_perf_req_wr_done;
 		c->wrs[i].c = c;
 	}
 	/* A ping-pong's answers land in a slot of their own, before ours. */
@@ -342,7 +342,7 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled)
 	sge.addr = c->buf.mr->iova + (u64)slot * run->msg_size;
 	sge.length = run->msg_size;
 	sge.lkey = c->buf.mr->lkey;
-	wr->wr_cqe = &w->cqe;
+	wr->wr_cqe = &w->cqe.cqe;
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
 	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;

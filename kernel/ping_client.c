@@ -51,14 +51,14 @@ static int kverbs_ping_client_setup(struct kverbs_ping_client *c)
 	ret = kverbs_buf_alloc(&c->src, len);
 	if (ret)
 		return ret;
-	ret = kverbs_buf_map(&c->src, ep->pd, DMA_TO_DEVICE);
+	ret = kverbs_buf_map(&c->src, ep, DMA_TO_DEVICE);
 	if (ret)
 		return ret;
 	ret = kverbs_buf_alloc(&c->sink, len);
 	if (ret)
 		return ret;
 	/* Bidirectional: the CPU clears it before the device writes it. */
-	ret = kverbs_buf_map(&c->sink, ep->pd, DMA_BIDIRECTIONAL);
+	ret = kverbs_buf_map(&c->sink, ep, DMA_BIDIRECTIONAL);
 	if (ret)
 		return ret;
 	ret = kverbs_msg_alloc(&c->adv_src, ep->pd, sizeof(struct kverbs_ping_info),
@@ -209,7 +209,7 @@ static int kverbs_ping_client_iterate(struct kverbs_ping_client *c, u64 iter)
 		return kverbs_ep_mismatch(ep, offset);
 	kverbs_ping_log(run, c->sink.vaddr, len);
 	kverbs_ping_account(run, start, len);
-	trace_kverbs_ping_iter(ep->id->qp, false, iter, len, ktime_get_ns() - start);
+	trace_kverbs_ping_iter(ep->cq_id, ep->id->qp, false, iter, len, ktime_get_ns() - start);
 	return 0;
 }
 

@@ -31,7 +31,7 @@ struct kverbs_ping_server {
 	bool rw_active;			/* @rw holds a mapping of @buf */
 	enum dma_data_direction rw_dir;
 	enum kverbs_step rw_step;
-	struct ib_cqe rw_cqe;
+	struct kverbs_cqe rw_cqe;
 	bool rw_done;
 	bool goahead_posted;		/* the WRITE and its go-ahead are posted */
 };
@@ -40,7 +40,7 @@ static void kverbs_ping_server_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_ping_server *s = container_of(wc->wr_cqe,
 						    struct kverbs_ping_server,
-						    rw_cqe);
+						    rw_cqe.cqe);
 	struct kverbs_ep *ep = cq->cq_context;
 
 	trace_kverbs_wc(wc, s->rw_step);
@@ -87,7 +87,7 @@ static int kverbs_ping_server_setup(struct kverbs_ping_server *s)
 			       DMA_TO_DEVICE);
 	if (ret)
 		return ret;
-	s->rw_cqe.done = kverbs_ping_server_rw_done;
+	s->rw_cqe.cqe.done = kverbs_ping_server_rw_done;
 	/* The go-ahead has never been sent: nothing to wait for. */
 	s->goahead.done = true;
 	return kverbs_msg_post_recv(&s->recv, ep);
@@ -168,20 +168,20 @@ static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
 							 KVERBS_STEP_RDMA_WRITE;
 	struct ib_send_wr *first, *wr;
 	bool *done = chain ? chain_done : &s->rw_done;
-	int ret;
+	int nr_wrs, ret;
 
-	ret = rdma_rw_ctx_init(&s->rw, ep->id->qp, kverbs_ep_port(ep),
+	nr_wrs = rdma_rw_ctx_init(&s->rw, ep->id->qp, kverbs_ep_port(ep),
 			       s->buf.sgt.sgl, s->buf.sgt.orig_nents, 0,
 			       addr, rkey, dir);
-	if (ret < 0)
-		return kverbs_ep_failed(ep, ret, step);
+	if (nr_wrs < 0)
+		return kverbs_ep_failed(ep, nr_wrs, step);
 	s->rw_active = true;
 	s->rw_dir = dir;
 	s->rw_step = step;
 	s->rw_done = false;
 
 	first = rdma_rw_ctx_wrs(&s->rw, ep->id->qp, kverbs_ep_port(ep),
-				chain ? NULL : &s->rw_cqe, chain);
+				chain ? NULL : &s->rw_cqe.cqe, chain);
 	/*
 	 * rdma_rw leaves its unsignaled work requests without a completion
 	 * handler.  Were one of them to fail, only the flushes after it
@@ -189,8 +189,10 @@ static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
 	 */
 	for (wr = first; wr && wr != chain; wr = wr->next)
 		if (!wr->wr_cqe)
-			wr->wr_cqe = &s->rw_cqe;
+			wr->wr_cqe = &s->rw_cqe.cqe;
 
+	trace_kverbs_rw_post(ep->cq_id, kverbs_ep_next_cid(ep), ep->id->qp,
+			     dir, s->buf.len, nr_wrs);
 	ret = kverbs_post_send(ep, first, step);
 	s->goahead_posted = !ret && chain;
 	if (!ret)
@@ -269,7 +271,7 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 		return ret;
 
 	kverbs_ping_account(run, start, len);
-	trace_kverbs_ping_iter(ep->id->qp, true, iter, len, ktime_get_ns() - start);
+	trace_kverbs_ping_iter(ep->cq_id, ep->id->qp, true, iter, len, ktime_get_ns() - start);
 	return 0;
 }
 

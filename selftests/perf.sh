@@ -415,12 +415,12 @@ events_context() {
 	rc=$?
 	trace_stop kverbs_wc
 	[ $rc = 0 ] || return
-	# "kverbs-123 [001] ..s1. 1.2: kverbs_wc: qp=17 RDMA_WRITE SUCCESS ..."
+	# "kverbs-123 [001] ..s1. 1.2: kverbs_wc: cq.id=1 cid=9 qp=17 RDMA_WRITE SUCCESS ..."
 	kv_python $tr/trace <<'PY'
 import re, sys
 wcs = []
 for line in open(sys.argv[1]):
-    m = re.search(r"\[\d+\]\s+(\S+)\s+[\d.]+: kverbs_wc: qp=(\d+) (\S+) ", line)
+    m = re.search(r"\[\d+\]\s+(\S+)\s+[\d.]+: kverbs_wc: cq\.id=\d+ cid=\d+ qp=(\d+) (\S+) ", line)
     if m:
         wcs.append(("softirq" if "s" in m.group(1) else "thread", m.group(2), m.group(3)))
 client = {qp for _, qp, step in wcs if step == "RDMA_WRITE"}
@@ -457,16 +457,17 @@ test_send_bw_receives_ahead_traced() {
 	rc=$?
 	trace_stop kverbs_post_recv kverbs_wc
 	[ $rc = 0 ] || return
-	# "... kverbs_post_recv: qp=17 len=64", "... kverbs_wc: qp=17 RECV SUCCESS len=64 ..."
+	# "... kverbs_post_recv: cq.id=2 cid=5 qp=17 len=64",
+	# "... kverbs_wc: cq.id=2 cid=5 qp=17 RECV SUCCESS len=64 ..."
 	kv_python $tr/trace <<'PY'
 import re, sys
 events = []
 for line in open(sys.argv[1]):
-    m = re.search(r"kverbs_post_recv: qp=(\d+) len=(\d+)", line)
+    m = re.search(r"kverbs_post_recv: cq\.id=\d+ cid=\d+ qp=(\d+) len=(\d+)", line)
     if m:
         events.append(("post", m.group(1), int(m.group(2))))
         continue
-    m = re.search(r"kverbs_wc: qp=(\d+) RECV ", line)
+    m = re.search(r"kverbs_wc: cq\.id=\d+ cid=\d+ qp=(\d+) RECV ", line)
     if m:
         events.append(("wc", m.group(1), 0))
 qps = {qp for kind, qp, n in events if kind == "post" and n == 64}

@@ -35,9 +35,10 @@ test_count_10_size_1000003()	{ ping_case -C 10 -S 1000003; }
 # The client advertises a key only once its registration has completed:
 # rxe runs a registration again when it retransmits a SEND posted before
 # it, and a second REG_MR of a valid MR fails (see kverbs_buf_reg_wr()).
-# The kverbs_post_send and kverbs_wc tracepoints give, per QP, the order
-# of the posts and the completions: on the client's QP (the one that
-# posts REG_MR) no SEND may be posted while a REG_MR is outstanding.
+# The kverbs_post_send and kverbs_wc tracepoints pair each completion
+# with its post by completion id (cq.id, cid): on the client's QP (the
+# one that posts REG_MR) no SEND may be posted while a REG_MR is
+# outstanding.
 test_advertise_once_registered_traced() {
 	local tr=/sys/kernel/tracing rc
 	trace_need
@@ -46,27 +47,31 @@ test_advertise_once_registered_traced() {
 	rc=$?
 	trace_stop kverbs_post_send kverbs_wc
 	[ $rc = 0 ] || return
-	# "... kverbs_post_send: qp=17 REG_MR len=64 key=0x... signaled",
-	# "... kverbs_wc: qp=17 REG_MR SUCCESS len=0 vendor_err=0x0"
+	# "... kverbs_post_send: cq.id=1 cid=2 qp=17 REG_MR len=64 key=0x... raddr=0x0 signaled",
+	# "... kverbs_wc: cq.id=1 cid=2 qp=17 REG_MR SUCCESS len=0 vendor_err=0x0"
 	kv_python $tr/trace <<'PY'
 import re, sys
-# Per QP: REG_MRs posted, SENDs posted, REG_MRs outstanding, early SENDs.
+# Per QP: REG_MRs posted, SENDs posted, the cids of REG_MRs outstanding,
+# early SENDs.
 regs, sends, outstanding, early = {}, {}, {}, {}
 for line in open(sys.argv[1]):
-    m = re.search(r"kverbs_post_send: qp=(\d+) (\w+) ", line)
+    m = re.search(r"kverbs_post_send: cq\.id=(\d+) cid=(\d+) qp=(\d+) (\w+) ", line)
     if m:
-        qp, op = m.groups()
+        cq, cid, qp, op = m.groups()
         if op == "REG_MR":
             regs[qp] = regs.get(qp, 0) + 1
-            outstanding[qp] = outstanding.get(qp, 0) + 1
+            outstanding.setdefault(qp, set()).add((cq, cid))
         elif op == "SEND":
             sends[qp] = sends.get(qp, 0) + 1
             if outstanding.get(qp):
                 early.setdefault(qp, []).append(line.strip())
         continue
-    m = re.search(r"kverbs_wc: qp=(\d+) REG_MR SUCCESS", line)
-    if m and outstanding.get(m.group(1)):
-        outstanding[m.group(1)] -= 1
+    m = re.search(r"kverbs_wc: cq\.id=(\d+) cid=(\d+) qp=(\d+) REG_MR SUCCESS", line)
+    if m:
+        cq, cid, qp = m.groups()
+        if (cq, cid) not in outstanding.get(qp, set()):
+            sys.exit(f"a REG_MR completion without its post: {line.strip()}")
+        outstanding[qp].discard((cq, cid))
 # Two advertisements per iteration.  (On iWARP the server's rdma_rw
 # registers its READ sink too, five times, unsignaled.)
 client = [qp for qp, n in regs.items() if n == 10]
@@ -79,6 +84,51 @@ if qp in early:
     sys.exit(f"{len(early[qp])} SENDs posted before the REG_MR ahead of them "
              f"completed, first: {early[qp][0]}")
 PY
+}
+
+# Documentation/walkthrough.rst lists the trace of one ping: each side's
+# kverbs events, normalized by selftests/walkthrough.py, which says what
+# must match and what may vary.  KV_UPDATE_DOC=1 writes this run's
+# listing into the document instead (Documentation/testing.rst).
+# walkthrough_ping: one ping traced and compared; returns 2 for a ping
+# that ended the other way it may (see selftests/walkthrough.py).
+walkthrough_ping() {
+	local tr=/sys/kernel/tracing doc=$KV_TOP/Documentation/walkthrough.rst rc mode=check
+
+	# One clock for all CPUs: a completion is never stamped before its post.
+	echo global >$tr/trace_clock || fail "cannot set trace_clock" || return
+	if ! trace_start $(cd $tr/events/kverbs && echo kverbs_*); then
+		echo local >$tr/trace_clock
+		fail "cannot set up tracing"
+		return
+	fi
+	port=$((port + 1))
+	kv_ping_pair "$port" -C 2
+	rc=$?
+	trace_stop $(cd $tr/events/kverbs && echo kverbs_*)
+	# Read before the clock goes back: a change of clock empties the buffer.
+	cp $tr/trace "$KV_TMP/walkthrough.trace"
+	echo local >$tr/trace_clock
+	[ $rc = 0 ] || return 1
+	[ "${KV_UPDATE_DOC:-0}" = 1 ] && mode=update
+	python3 "$KV_TOP/selftests/walkthrough.py" $mode "$doc" \
+		"$KV_TMP/walkthrough.trace" "$kv_pid_srv"
+	rc=$?
+	[ $rc = 1 ] && fail "the trace differs from $doc, see above"
+	return $rc
+}
+
+test_walkthrough_trace_matches_doc() {
+	local rc
+
+	trace_need
+	[ "${KV_TYPE}" = rxe ] || skip "the listing is of a ping over rxe"
+	for _ in 1 2 3; do
+		walkthrough_ping
+		rc=$?
+		[ $rc = 2 ] || return $rc
+	done
+	fail "three pings in a row ended with the server's go-ahead flushed"
 }
 
 # -v prints each iteration's data as rping does, on both ends.
@@ -138,6 +188,6 @@ test_ipv6() {
 }
 
 ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 \
-	test_advertise_once_registered_traced test_ipv6 \
+	test_advertise_once_registered_traced test_walkthrough_trace_matches_doc test_ipv6 \
 	test_verbose_output test_count_0_until_sigint \
 	test_server_limit_rejects_large_ping
