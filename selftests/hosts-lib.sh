@@ -130,11 +130,32 @@ for k in ("test", "size", "validate", "iterations", "bytes", "elapsed_ns"):
 PY
 }
 
-# perf_validated WAY TEST SIZE ITERS [OPTS...]
+# perf_iters N: N divided by KV_PERF_DIV, at least 10, as perf.sh's
+# (the debug lane runs fewer messages).
+perf_iters() {
+	local n=$(($1 / ${KV_PERF_DIV:-1}))
+	echo $((n < 10 ? 10 : n))
+}
+
+# perf_validated WAY TEST SIZE ITERS [OPTS...]: ITERS as perf_iters has it.
 perf_validated() {
-	perf_run "$1" "$2" -s "$3" -n "$4" --validate "${@:5}" || return
+	local n
+	n=$(perf_iters "$4")
+	perf_run "$1" "$2" -s "$3" -n "$n" --validate "${@:5}" || return
 	perf_agree || return
-	json_check "$cli" "d['iterations'] == $4" "d['size'] == $3" "d['test'] == '$2'"
+	json_check "$cli" "d['iterations'] == $n" "d['size'] == $3" "d['test'] == '$2'"
+}
+
+# B's leaks, as run.sh's unload step checks A's: what kmemleak (the
+# debug lane's kernel) finds that kverbs allocated, since B was set up.
+# Before B's module goes, whose frames name kverbs in a report.
+test_peer_kmemleak() {
+	local out rc
+	out=$(kv_peer -t 120 'kv_kill_leftovers && kv_kmemleak_check' 2>&1)
+	rc=$?
+	[ $rc != 2 ] || skip "no kmemleak in B's kernel"
+	[ $rc = 0 ] || fail "B's kmemleak (status $rc):" "$out" || return
+	[ -z "$out" ] || echo "# B: $out"
 }
 
 # The end of the run, B's side: nothing left running there, its module

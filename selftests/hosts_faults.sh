@@ -171,4 +171,4 @@ test_peer_guest_killed_mid_write_bw() {
 
 ktap_main test_wire_down_on_a_mid_write_bw test_wire_down_on_b_mid_write_bw \
 	test_peer_process_killed_then_module_removed test_peer_guest_killed_mid_write_bw \
-	test_peer_clean
+	test_peer_kmemleak test_peer_clean
