@@ -62,6 +62,8 @@ kv_agent_run() {
 mkfifo "$KV_TMP/sleep" && exec {KV_SLEEP_FD}<>"$KV_TMP/sleep"
 while [ ! -e "$KV_PAIR/a.done" ]; do
 	for f in "$req"/*.cmd; do
+		# No request yet: the pattern itself.
+		[ -e "$f" ] || continue
 		d=${f%.cmd}
 		[ -n "${running[$d]+x}" ] && continue
 		# Whole: its last line is there.
