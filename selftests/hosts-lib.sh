@@ -27,14 +27,17 @@ kv_after_test() {
 		"kv_rxe_restore $1 \"\$c\""
 }
 
+# The ping helpers below use the wire's IPv4 addresses, or with v6=1
+# its IPv6 ones (fd00:210::1 and ::2).
+
 # peer_server NAME PORT PING_OPTS...: a kverbs ping server on B's
 # address, in the background on B, --json to NAME.json in its request
 # directory; waits until it listens.
 peer_server() {
-	local name=$1 port=$2
+	local name=$1 port=$2 a="\$KV_ADDR${v6:+6}"
 	shift 2
-	kv_peer_bg "$name" "\"\$KVERBS\" ping -s -a \"\$KV_ADDR\" -p $port --json $* > $name.json 2> $name.err"
-	kv_peer -t 30 "wait_for 10 kv_listening \"\$KV_ADDR\" $port" ||
+	kv_peer_bg "$name" "\"\$KVERBS\" ping -s -a \"$a\" -p $port --json $* > $name.json 2> $name.err"
+	kv_peer -t 30 "wait_for 10 kv_listening \"$a\" $port" ||
 		fail "B's server $name is not listening on $port: $(cat "$(kv_peer_dir "$name")/$name.err")"
 }
 
@@ -49,23 +52,26 @@ ping_checks() {
 
 # ping_b_to_a SIZE COUNT: a server on A, a client on B.
 ping_b_to_a() {
-	local size=$1 count=$2 rc d
+	local size=$1 count=$2 rc d KV_ADDR=$KV_ADDR
+	[ -z "${v6:-}" ] || KV_ADDR=$KV_ADDR6
 	kv_server srv "$port" -V || return
-	kv_peer -t 300 "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR\" -p $port --json -V" \
+	kv_peer -t 300 "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR${v6:+6}\" -p $port --json -V" \
 		"-C $count -S $size --timeout $step_limit > cli.json 2> cli.err"
 	rc=$?
 	d=$(kv_peer_dir fg)
 	kv_wait srv 30 || fail "A's server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
 	[ $rc = 0 ] || fail "B's client exited $rc: $(cat "$d/cli.err" "$d/cli.json")" || return
 	ping_checks "$d/cli.json" "$KV_TMP/srv.json" "$count" || return
-	json_check "$d/cli.json" "d['size'] == $size"
+	json_check "$d/cli.json" "d['size'] == $size" "d['address'] == '$KV_ADDR'"
 }
 
 # ping_a_to_b SIZE COUNT: a server on B, a client on A.
 ping_a_to_b() {
 	local size=$1 count=$2 rc d
+	local to=$KV_PEER_ADDR
+	[ -z "${v6:-}" ] || to=$KV_PEER_ADDR6
 	peer_server srv "$port" -V || return
-	KV_ADDR=$KV_PEER_ADDR KV_CLIENT_LIMIT=300 kv_client cli "$port" -V -C "$count" -S "$size" \
+	KV_ADDR=$to KV_CLIENT_LIMIT=300 kv_client cli "$port" -V -C "$count" -S "$size" \
 		--timeout "$step_limit"
 	rc=$?
 	d=$(kv_peer_dir srv)
@@ -73,7 +79,7 @@ ping_a_to_b() {
 	[ $rc = 0 ] || fail "A's client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return
 	ping_checks "$KV_TMP/cli.json" "$d/srv.json" "$count" || return
-	json_check "$KV_TMP/cli.json" "d['size'] == $size"
+	json_check "$KV_TMP/cli.json" "d['size'] == $size" "d['address'] == '$to'"
 }
 
 # perf_run WAY TEST OPTS...: a perf test across the wire, WAY "ab" (the

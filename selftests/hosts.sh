@@ -39,6 +39,19 @@ test_wire_and_mtu() {
 		fail "no IPv4 echo from A to B" || return
 }
 
+# The wire's IPv6 addresses, which rdma-setup gives kvw0: an ICMPv6 echo
+# each way, then a validated ping each way over them (RoCEv2 over IPv6
+# on rxe, iWARP over TCP on IPv6 on siw).
+test_wire_ipv6() {
+	busybox ping -6 -c 1 -W 10 "$KV_PEER_ADDR6" > "$KV_TMP/ping6.out" 2>&1 ||
+		fail "no ICMPv6 echo from B ($KV_PEER_ADDR6): $(cat "$KV_TMP/ping6.out")" || return
+	kv_peer -t 30 "busybox ping -6 -c 1 -W 10 \$KV_PEER_ADDR6" > /dev/null ||
+		fail "no ICMPv6 echo from A ($KV_ADDR6) to B" || return
+}
+
+test_ping_ipv6_a_to_b_4096()	{ v6=1 ping_a_to_b 4096 10; }
+test_ping_ipv6_b_to_a_4096()	{ v6=1 ping_b_to_a 4096 10; }
+
 for size in 26 4095 4096 65535 1048576; do
 	count=20
 	[ $size -ge 65535 ] && count=10
@@ -253,7 +266,9 @@ test_serve_three_clients_from_b() {
 ktap_main test_wire_and_mtu \
 	test_ping_b_to_a_26 test_ping_a_to_b_26 test_ping_b_to_a_4095 test_ping_a_to_b_4095 \
 	test_ping_b_to_a_4096 test_ping_a_to_b_4096 test_ping_b_to_a_65535 test_ping_a_to_b_65535 \
-	test_ping_b_to_a_1048576 test_ping_a_to_b_1048576 test_ping_persistent_both_hosts \
+	test_ping_b_to_a_1048576 test_ping_a_to_b_1048576 \
+	test_wire_ipv6 test_ping_ipv6_a_to_b_4096 test_ping_ipv6_b_to_a_4096 \
+	test_ping_persistent_both_hosts \
 	test_rping_b_kserver_a_64 test_rping_b_kserver_a_65535 \
 	test_kclient_a_rping_b_64 test_kclient_a_rping_b_65535 test_kclient_a_larger_than_rping_b \
 	test_send_bw_ab test_write_bw_ba test_read_bw_ab test_atomic_bw_ba test_atomic_bw_cmp_swap_ab \
