@@ -32,11 +32,14 @@ kv_after_test() {
 
 # peer_server NAME PORT PING_OPTS...: a kverbs ping server on B's
 # address, in the background on B, --json to NAME.json in its request
-# directory; waits until it listens.
+# directory; waits until it listens.  Servers get the clients' step
+# limit, not the module's 10 s: on the debug lane a client's first
+# RDMA WRITE of 1 MiB, registration included, took longer than that.
 peer_server() {
 	local name=$1 port=$2 a="\$KV_ADDR${v6:+6}"
 	shift 2
-	kv_peer_bg "$name" "\"\$KVERBS\" ping -s -a \"$a\" -p $port --json $* > $name.json 2> $name.err"
+	kv_peer_bg "$name" "\"\$KVERBS\" ping -s -a \"$a\" -p $port --timeout $step_limit --json $*" \
+		"> $name.json 2> $name.err"
 	kv_peer -t 30 "wait_for 10 kv_listening \"$a\" $port" ||
 		fail "B's server $name is not listening on $port: $(cat "$(kv_peer_dir "$name")/$name.err")"
 }
@@ -54,7 +57,7 @@ ping_checks() {
 ping_b_to_a() {
 	local size=$1 count=$2 rc d KV_ADDR=$KV_ADDR
 	[ -z "${v6:-}" ] || KV_ADDR=$KV_ADDR6
-	kv_server srv "$port" -V || return
+	kv_server srv "$port" -V --timeout "$step_limit" || return
 	kv_peer -t 300 "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR${v6:+6}\" -p $port --json -V" \
 		"-C $count -S $size --timeout $step_limit > cli.json 2> cli.err"
 	rc=$?

@@ -65,7 +65,7 @@ done
 # moment (on A: the server's two ends and A's client's).
 test_ping_persistent_both_hosts() {
 	local apid rc d
-	kv_server srv "$port" -P -V || return
+	kv_server srv "$port" -P -V --timeout "$step_limit" || return
 	kv_peer_bg cli "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR\" -p $port --json -V -C 0 -S 4096" \
 		"> cli.json 2> cli.err"
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json -V -C 0 -S 4096 \
@@ -100,7 +100,7 @@ need_rping() {
 rping_b_kserver_a() {
 	local size=$1 count=$2 rc d
 	need_rping
-	kv_server srv "$port" -V -v || return
+	kv_server srv "$port" -V -v --timeout "$step_limit" || return
 	kv_peer -t 120 "rping -c -a \$KV_PEER_ADDR -p $port -C $count -S $size -V -v > rping.out 2> rping.err"
 	rc=$?
 	d=$(kv_peer_dir fg)
