@@ -27,14 +27,20 @@ kv_after_test() {
 		"kv_rxe_restore $1 \"\$c\""
 }
 
+# The ping helpers below use the wire's IPv4 addresses, or with v6=1
+# its IPv6 ones (fd00:210::1 and ::2).
+
 # peer_server NAME PORT PING_OPTS...: a kverbs ping server on B's
 # address, in the background on B, --json to NAME.json in its request
-# directory; waits until it listens.
+# directory; waits until it listens.  Servers get the clients' step
+# limit, not the module's 10 s: on the debug lane a client's first
+# RDMA WRITE of 1 MiB, registration included, took longer than that.
 peer_server() {
-	local name=$1 port=$2
+	local name=$1 port=$2 a="\$KV_ADDR${v6:+6}"
 	shift 2
-	kv_peer_bg "$name" "\"\$KVERBS\" ping -s -a \"\$KV_ADDR\" -p $port --json $* > $name.json 2> $name.err"
-	kv_peer -t 30 "wait_for 10 kv_listening \"\$KV_ADDR\" $port" ||
+	kv_peer_bg "$name" "\"\$KVERBS\" ping -s -a \"$a\" -p $port --timeout $step_limit --json $*" \
+		"> $name.json 2> $name.err"
+	kv_peer -t 30 "wait_for 10 kv_listening \"$a\" $port" ||
 		fail "B's server $name is not listening on $port: $(cat "$(kv_peer_dir "$name")/$name.err")"
 }
 
@@ -49,23 +55,26 @@ ping_checks() {
 
 # ping_b_to_a SIZE COUNT: a server on A, a client on B.
 ping_b_to_a() {
-	local size=$1 count=$2 rc d
-	kv_server srv "$port" -V || return
-	kv_peer -t 300 "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR\" -p $port --json -V" \
+	local size=$1 count=$2 rc d KV_ADDR=$KV_ADDR
+	[ -z "${v6:-}" ] || KV_ADDR=$KV_ADDR6
+	kv_server srv "$port" -V --timeout "$step_limit" || return
+	kv_peer -t 300 "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR${v6:+6}\" -p $port --json -V" \
 		"-C $count -S $size --timeout $step_limit > cli.json 2> cli.err"
 	rc=$?
 	d=$(kv_peer_dir fg)
 	kv_wait srv 30 || fail "A's server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
 	[ $rc = 0 ] || fail "B's client exited $rc: $(cat "$d/cli.err" "$d/cli.json")" || return
 	ping_checks "$d/cli.json" "$KV_TMP/srv.json" "$count" || return
-	json_check "$d/cli.json" "d['size'] == $size"
+	json_check "$d/cli.json" "d['size'] == $size" "d['address'] == '$KV_ADDR'"
 }
 
 # ping_a_to_b SIZE COUNT: a server on B, a client on A.
 ping_a_to_b() {
 	local size=$1 count=$2 rc d
+	local to=$KV_PEER_ADDR
+	[ -z "${v6:-}" ] || to=$KV_PEER_ADDR6
 	peer_server srv "$port" -V || return
-	KV_ADDR=$KV_PEER_ADDR KV_CLIENT_LIMIT=300 kv_client cli "$port" -V -C "$count" -S "$size" \
+	KV_ADDR=$to KV_CLIENT_LIMIT=300 kv_client cli "$port" -V -C "$count" -S "$size" \
 		--timeout "$step_limit"
 	rc=$?
 	d=$(kv_peer_dir srv)
@@ -73,7 +82,7 @@ ping_a_to_b() {
 	[ $rc = 0 ] || fail "A's client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return
 	ping_checks "$KV_TMP/cli.json" "$d/srv.json" "$count" || return
-	json_check "$KV_TMP/cli.json" "d['size'] == $size"
+	json_check "$KV_TMP/cli.json" "d['size'] == $size" "d['address'] == '$to'"
 }
 
 # perf_run WAY TEST OPTS...: a perf test across the wire, WAY "ab" (the
@@ -130,11 +139,32 @@ for k in ("test", "size", "validate", "iterations", "bytes", "elapsed_ns"):
 PY
 }
 
-# perf_validated WAY TEST SIZE ITERS [OPTS...]
+# perf_iters N: N divided by KV_PERF_DIV, at least 10, as perf.sh's
+# (the debug lane runs fewer messages).
+perf_iters() {
+	local n=$(($1 / ${KV_PERF_DIV:-1}))
+	echo $((n < 10 ? 10 : n))
+}
+
+# perf_validated WAY TEST SIZE ITERS [OPTS...]: ITERS as perf_iters has it.
 perf_validated() {
-	perf_run "$1" "$2" -s "$3" -n "$4" --validate "${@:5}" || return
+	local n
+	n=$(perf_iters "$4")
+	perf_run "$1" "$2" -s "$3" -n "$n" --validate "${@:5}" || return
 	perf_agree || return
-	json_check "$cli" "d['iterations'] == $4" "d['size'] == $3" "d['test'] == '$2'"
+	json_check "$cli" "d['iterations'] == $n" "d['size'] == $3" "d['test'] == '$2'"
+}
+
+# B's leaks, as run.sh's unload step checks A's: what kmemleak (the
+# debug lane's kernel) finds that kverbs allocated, since B was set up.
+# Before B's module goes, whose frames name kverbs in a report.
+test_peer_kmemleak() {
+	local out rc
+	out=$(kv_peer -t 120 'kv_kill_leftovers && kv_kmemleak_check' 2>&1)
+	rc=$?
+	[ $rc != 2 ] || skip "no kmemleak in B's kernel"
+	[ $rc = 0 ] || fail "B's kmemleak (status $rc):" "$out" || return
+	[ -z "$out" ] || echo "# B: $out"
 }
 
 # The end of the run, B's side: nothing left running there, its module

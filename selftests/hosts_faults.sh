@@ -12,14 +12,15 @@
 # go of everything (its module unloads), and run a fresh test once the
 # peer is back.
 
-# error_is FILE NAME STEP...: the --json report's error: that name, in
-# one of those steps.
+# error_is FILE NAME[|NAME...] STEP...: the --json report's error: one
+# of those names, in one of those steps.
 error_is() {
-	local f=$1 name=$2 steps
+	local f=$1 names steps
 
+	names=$(printf "'%s'," ${2//|/ })
 	shift 2
 	steps=$(printf "'%s'," "$@")
-	json_check "$f" 'd["status"] == "failed"' "d['error']['name'] == '$name'" \
+	json_check "$f" 'd["status"] == "failed"' "d['error']['name'] in ($names)" \
 		"d['error']['step'] in ($steps)"
 }
 
@@ -136,7 +137,13 @@ test_peer_process_killed_then_module_removed() {
 	# The server's goodbye (its DREQ, sent as the killed process's file
 	# closes) finds the client somewhere in an iteration: mostly waiting
 	# for the server's message, but registering or sending is as honest.
-	error_is "$KV_TMP/cli.json" ECONNRESET reg_mr send recv local_inv || return
+	# Over siw the goodbye is the end of the TCP stream, which can cut a
+	# message of the server's in the middle: siw then ends the receive
+	# it was placing that message in with an error, not a flush (EIO at
+	# recv, seen on the debug lane).
+	local reset=ECONNRESET
+	[ "$KV_TYPE" != siw ] || reset="ECONNRESET|EIO"
+	error_is "$KV_TMP/cli.json" "$reset" reg_mr send recv local_inv || return
 	reload_module_here || return
 	ping_a_to_b 4096 10 && ping_b_to_a 4096 10
 }
@@ -171,4 +178,4 @@ test_peer_guest_killed_mid_write_bw() {
 
 ktap_main test_wire_down_on_a_mid_write_bw test_wire_down_on_b_mid_write_bw \
 	test_peer_process_killed_then_module_removed test_peer_guest_killed_mid_write_bw \
-	test_peer_clean
+	test_peer_kmemleak test_peer_clean

@@ -50,6 +50,45 @@ kv_splats() {
 		ctx > 0 { print; ctx-- }'
 }
 
+# kmemleak, in the debug lane's kernel: kv_kmemleak_forget at the start
+# of a run, so that what boot leaked is not counted; kv_kmemleak_check
+# at its end, before the module goes (a report names kverbs by its
+# frames, "func+0x../0x.. [kverbs]", which need the module loaded).
+# Used by run.sh for its own guest and, through the agent, for B of a
+# pair (hosts-lib.sh's test_peer_kmemleak).
+KV_KMEMLEAK=/sys/kernel/debug/kmemleak
+
+kv_kmemleak_forget() {
+	[ -w "$KV_KMEMLEAK" ] || return 0
+	echo scan > "$KV_KMEMLEAK"
+	echo clear > "$KV_KMEMLEAK"
+}
+
+# kv_kmemleak_check: kmemleak reports a block once it has been
+# unreferenced for two scans and is older than 5 s.  Prints kverbs'
+# reports, or how many others there were; returns 0 if none is kverbs',
+# 1 if some are, 2 without kmemleak, 3 if kmemleak would not scan.
+kv_kmemleak_check() {
+	local leaks others
+
+	[ -w "$KV_KMEMLEAK" ] || return 2
+	sleep 6
+	if ! { echo scan > "$KV_KMEMLEAK" && echo scan > "$KV_KMEMLEAK"; } 2>/dev/null; then
+		echo "kmemleak would not scan (it disables itself on an internal error)"
+		dmesg | grep kmemleak | tail -5
+		return 3
+	fi
+	leaks=$(awk '/^unreferenced object/ { if (b ~ /\[kverbs\]/) print b; b = "" } { b = b $0 "\n" }
+		     END { if (b ~ /\[kverbs\]/) print b }' "$KV_KMEMLEAK")
+	others=$(grep -c '^unreferenced object' "$KV_KMEMLEAK")
+	if [ -n "$leaks" ]; then
+		printf '%b' "$leaks" | head -80
+		return 1
+	fi
+	[ "$others" = 0 ] || echo "kmemleak: $others report(s), none from kverbs"
+	return 0
+}
+
 # trace_need: tracefs mounted, with kverbs' events, or the test skips.
 trace_need() {
 	local tr=/sys/kernel/tracing
@@ -586,6 +625,8 @@ ktap_main() {
 # card kvw0 in each) and by the pair directory $KV_PAIR, which both see
 # over 9p without caching.  The protocol, which the agent serves:
 #
+#   $KV_PAIR/a.env	A's KV_TYPE and knobs, which B takes before its
+#			setup (kv_pair_env_publish)
 #   $KV_PAIR/b.ready	B is set up (rxe0 on kvw0, the module loaded) and
 #			serving requests; it holds B's kernel release
 #   $KV_PAIR/b.failed	B's setup failed, and why
@@ -635,7 +676,34 @@ kv_pair_env() {
 	export KV_NETDEV=kvw0 KV_NETDEVS=kvw0
 }
 
-# kv_pair_setup: this guest's end of the wire, rxe0 on it, the module.
+# What B takes from A, whose command's environment is the pair's: the
+# soft RDMA driver and the knobs that size the tests and their time
+# limits (the debug lane's).  A writes them to $KV_PAIR/a.env before it
+# sets itself up (kv_pair_env_publish); B's agent waits for that file,
+# sources it, and only then sets up its end (kv_pair_env_adopt).
+KV_PAIR_VARS="KV_TYPE KV_TIME_SCALE KV_PERF_DIV KV_BIG_COUNT"
+
+kv_pair_env_publish() {
+	local v
+	for v in $KV_PAIR_VARS; do
+		[ -z "${!v+x}" ] || printf 'export %s=%q\n' "$v" "${!v}"
+	done > "$KV_PAIR/a.env.tmp" && mv "$KV_PAIR/a.env.tmp" "$KV_PAIR/a.env"
+}
+
+# kv_pair_env_adopt SECONDS: in B, wait at most SECONDS for A's a.env
+# (A boots alongside) and take it.
+kv_pair_env_adopt() {
+	local start=$SECONDS
+	while [ ! -e "$KV_PAIR/a.env" ]; do
+		[ ! -e "$KV_PAIR/a.done" ] || { echo "A ended before it wrote a.env"; return 1; }
+		((SECONDS - start < $1)) || { echo "no a.env from A within $1 s"; return 1; }
+		kv_sleep 0.2
+	done
+	. "$KV_PAIR/a.env" || { echo "cannot read $KV_PAIR/a.env"; return 1; }
+	export KV_DEV=${KV_TYPE}0
+}
+
+# kv_pair_setup: this guest's end of the wire, $KV_DEV on it, the module.
 kv_pair_setup() {
 	"$KV_TOP/tools/vm/rdma-setup" --wire "$KV_WIRE_MAC" ${KV_MTU:+--mtu "$KV_MTU"} \
 		--addr6 "$KV_ADDR6/64" "$KV_TYPE" "$KV_ADDR/24" "$KV_DEV" ||

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftests/peer-agent.sh: guest B of a pair (tools/vm/pair).  Sets up
-# this guest's end of the wire, rxe0 on it and the module, says so in
+# this guest's end of the wire, A's KV_TYPE (rxe0 or siw0) on it and the
+# module, says so in
 # the pair directory, then runs the requests guest A's suites drop
 # there until A is done.  The protocol is described in lib.sh, above
 # kv_cmdline.
@@ -19,7 +20,12 @@ cp "$KV_TOP/tools/kverbs/kverbs" "$bin/" 2>/dev/null
 export KVERBS=$bin/kverbs
 req=$KV_PAIR/req
 
-if ! why=$(kv_pair_setup 2>&1); then
+# A's driver and knobs first: A boots alongside, and on the debug
+# lane's kernel under a loaded host that takes minutes.
+# (Not in a subshell: what a.env sets must stay set here.)
+if ! kv_pair_env_adopt 1800 > "$KV_TMP/setup.out" 2>&1 ||
+   ! kv_pair_setup >> "$KV_TMP/setup.out" 2>&1; then
+	why=$(<"$KV_TMP/setup.out")
 	echo "$why" > "$KV_PAIR/b.failed"
 	echo "peer-agent: $why"
 	exit 1
@@ -28,6 +34,8 @@ fi
 # for it with kv_splats from this line on.
 KV_DMESG_BASE=$(dmesg | wc -l)
 export KV_DMESG_BASE
+# So is what kmemleak finds (the debug lane's kernel): boot's is not.
+kv_kmemleak_forget
 # A B booted again (tools/vm/pair, host/boot-b) finds the requests of
 # the B before it: they are not its own.
 declare -A running
@@ -35,7 +43,7 @@ for f in "$KV_PAIR/req"/*.cmd; do
 	[ -e "$f" ] && running[${f%.cmd}]=done
 done
 uname -r > "$KV_PAIR/b.ready.tmp" && mv "$KV_PAIR/b.ready.tmp" "$KV_PAIR/b.ready"
-echo "peer-agent: $(uname -r) ready on $KV_ADDR (${KV_MTU:-default} MTU)"
+echo "peer-agent: $(uname -r) ready on $KV_ADDR, $KV_DEV (${KV_MTU:-default} MTU)"
 
 # One request, as a job of this shell: a subshell, which has lib.sh
 # already and starts no interpreter.  Job control gives each job a
@@ -54,6 +62,8 @@ kv_agent_run() {
 mkfifo "$KV_TMP/sleep" && exec {KV_SLEEP_FD}<>"$KV_TMP/sleep"
 while [ ! -e "$KV_PAIR/a.done" ]; do
 	for f in "$req"/*.cmd; do
+		# No request yet: the pattern itself.
+		[ -e "$f" ] || continue
 		d=${f%.cmd}
 		[ -n "${running[$d]+x}" ] && continue
 		# Whole: its last line is there.

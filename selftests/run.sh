@@ -7,8 +7,8 @@
 # as a KTAP subtest, then unloads the module.  Prints KTAP; exits non-zero
 # if any test failed.
 #
-# With --pair, as guest A of a pair of guests (tools/vm/pair): rxe on the
-# wire to guest B instead, whose agent (peer-agent.sh) must be ready
+# With --pair, as guest A of a pair of guests (tools/vm/pair): $KV_TYPE on
+# the wire to guest B instead (B takes A's KV_TYPE and time scale), whose agent (peer-agent.sh) must be ready
 # before the suites run (default suites: hosts hosts_faults); B is told
 # when A is done.
 set -u
@@ -60,6 +60,8 @@ if [ -n "$pair" ]; then
 	[ "$KV_ROLE" = a ] || bail "--pair runs in guest A; B runs selftests/peer-agent.sh"
 	# B learns that A is done however this ends.
 	trap ': > "$KV_PAIR/a.done"' EXIT
+	# B runs over what A runs over, with A's time scale and sizes.
+	kv_pair_env_publish || bail "cannot write $KV_PAIR/a.env"
 	why=$(kv_pair_setup 2>&1) || bail "$why"
 	# B boots alongside: a bound on its boot and setup, under TCG on a
 	# loaded host, not a measure.
@@ -85,11 +87,7 @@ dmesg_base=$(dmesg | wc -l)
 
 # With kmemleak (the debug lane's kernel), forget what boot leaked: the
 # scan after the tests reports only what they did.
-kmemleak=/sys/kernel/debug/kmemleak
-if [ -w "$kmemleak" ]; then
-	echo scan > "$kmemleak"
-	echo clear > "$kmemleak"
-fi
+kv_kmemleak_forget
 
 echo "KTAP version 1"
 echo "# kernel $(uname -r), $KV_DEV ($KV_TYPE), module $module"
@@ -234,33 +232,16 @@ else
 	sleep 1
 	sub=1
 fi
-# kmemleak reports a block once it has been unreferenced for two scans
-# and is older than 5 s.  Only kverbs' own count: a report names kverbs
-# when kverbs allocated it, directly or through ib_core.
-if [ ! -w "$kmemleak" ]; then
-	echo "    ok 2 kmemleak # SKIP no kmemleak in this kernel"
-else
-	sleep 6
-	scanned=1
-	echo scan > "$kmemleak" && echo scan > "$kmemleak" || scanned=0
-	# A frame of the module's own code: "func+0x../0x.. [kverbs]".
-	leaks=$(awk '/^unreferenced object/ { if (b ~ /\[kverbs\]/) print b; b = "" } { b = b $0 "\n" }
-		     END { if (b ~ /\[kverbs\]/) print b }' "$kmemleak")
-	others=$(grep -c '^unreferenced object' "$kmemleak")
-	if [ $scanned = 0 ]; then
-		echo "    # kmemleak would not scan (it disables itself on an internal error)"
-		dmesg | grep kmemleak | tail -5 | sed 's/^/    # /'
-		echo "    not ok 2 kmemleak"
-		sub=1
-	elif [ -z "$leaks" ]; then
-		[ "$others" = 0 ] || echo "    # kmemleak: $others report(s), none from kverbs"
-		echo "    ok 2 kmemleak"
-	else
-		printf '%b' "$leaks" | head -80 | sed 's/^/    # /'
-		echo "    not ok 2 kmemleak"
-		sub=1
-	fi
-fi
+# Only kverbs' own leaks count (kv_kmemleak_check).
+kmem_out=$(kv_kmemleak_check)
+case $? in
+0)	[ -z "$kmem_out" ] || echo "$kmem_out" | sed 's/^/    # /'
+	echo "    ok 2 kmemleak" ;;
+2)	echo "    ok 2 kmemleak # SKIP no kmemleak in this kernel" ;;
+*)	echo "$kmem_out" | sed 's/^/    # /'
+	echo "    not ok 2 kmemleak"
+	sub=1 ;;
+esac
 if wait_out=$(timeout 30 rmmod kverbs 2>&1); then
 	echo "    ok 3 rmmod"
 else
