@@ -704,12 +704,18 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 {
 	struct ib_qp *qp = ep->id->qp;
 	const struct ib_send_wr *w;
+	u32 cid;
 	int ret;
 
-	for (w = wr; w; w = w->next)
-		trace_kverbs_post_send(qp, w, ep->cq_id,
-				       kverbs_ep_give_cid(ep, w->wr_cqe,
-							  w->send_flags & IB_SEND_SIGNALED));
+	/*
+	 * Not inside the tracepoint's arguments: those are evaluated only
+	 * while it is enabled, and the ids must be given either way.
+	 */
+	for (w = wr; w; w = w->next) {
+		cid = kverbs_ep_give_cid(ep, w->wr_cqe,
+					 w->send_flags & IB_SEND_SIGNALED);
+		trace_kverbs_post_send(qp, w, ep->cq_id, cid);
+	}
 	ep->drained = false;
 	ret = ib_post_send(qp, wr, NULL);
 	if (ret)
@@ -731,10 +737,11 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr)
 {
 	struct ib_qp *qp = ep->id->qp;
+	u32 cid = kverbs_ep_give_cid(ep, wr->wr_cqe, true);
 	int ret;
 
 	trace_kverbs_post_recv(qp, wr->num_sge ? wr->sg_list[0].length : 0,
-			       ep->cq_id, kverbs_ep_give_cid(ep, wr->wr_cqe, true));
+			       ep->cq_id, cid);
 	ep->drained = false;
 	ret = ib_post_recv(qp, wr, NULL);
 	if (ret)
