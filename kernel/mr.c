@@ -276,7 +276,12 @@ void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
 
 /**
  * kverbs_buf_sync_for_cpu - make what the device wrote visible to the CPU
- * @buf: the buffer, DMA-mapped by kverbs_buf_map() or by rdma_rw
+ * @buf: the buffer
+ *
+ * For a buffer kverbs_buf_map() mapped, a DMA sync and the vmap()
+ * alias's invalidation.  For one rdma_rw maps (no @buf->ibdev), only the
+ * invalidation: its DMA sync is the unmap in rdma_rw_ctx_destroy(),
+ * which must come first.
  */
 void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf)
 {

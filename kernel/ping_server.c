@@ -63,9 +63,11 @@ static int kverbs_ping_server_setup(struct kverbs_ping_server *s)
 	struct kverbs_ep_caps caps = {
 		/*
 		 * The largest READ or WRITE in plain SGEs, plus the two
-		 * go-aheads that may be in flight with it.  Where rdma_rw
-		 * registers memory instead, the QP gets what its contexts
-		 * need on top (see rdma_rw_init_qp()).
+		 * go-aheads that may be in flight with it.  rdma_rw_init_qp()
+		 * adds what max_rdma_ctxs contexts of that size need, on every
+		 * transport: counted twice where plain SGEs serve (RoCE, IB),
+		 * which costs a few send queue entries and is simpler than
+		 * asking rdma_rw which it will use.
 		 */
 		.max_send_wr = 2 + DIV_ROUND_UP(pages, max(sge, 1U)),
 		.max_recv_wr = 1,
