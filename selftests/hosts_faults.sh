@@ -12,6 +12,10 @@
 # go of everything (its module unloads), and run a fresh test once the
 # peer is back.
 
+# wait_for and kv_peer_wait scale their bounds by KV_TIME_SCALE
+# themselves: give them the step limit unscaled.
+step_s=$((step_limit / KV_TIME_SCALE))
+
 # error_is FILE NAME[|NAME...] STEP...: the --json report's error: one
 # of those names, in one of those steps.
 error_is() {
@@ -73,13 +77,13 @@ wire_down_client_a() {
 	else
 		kv_peer -t 30 'ip link set kvw0 down' || fail "cannot take B's card down" || return
 	fi
-	wait_for $((step_limit + 10)) kv_ended $pid ||
-		fail "A's client alive $((step_limit + 10)) s after the wire went down: $(kv_stack $pid)" || return
+	wait_for $((step_s + 10)) kv_ended $pid ||
+		fail "A's client alive $(((step_s + 10) * KV_TIME_SCALE)) s after the wire went down: $(kv_stack $pid)" || return
 	wait $pid
 	rc=$?
 	echo "# A's client ended $((SECONDS - start)) s after the wire went down"
 	[ $rc = 1 ] || fail "A's client exited $rc, expected 1: $(kv_cat "$KV_TMP/cli.err")" || return
-	kv_peer_wait srv $((step_limit + 20))
+	kv_peer_wait srv $((step_s + 20))
 	rc=$?
 	[ $rc = 1 ] || fail "B's server exited $rc, expected 1: $(kv_cat "$d/srv.err" "$d/srv.json")" ||
 		return
@@ -127,8 +131,8 @@ test_peer_process_killed_then_module_removed() {
 	start=$SECONDS
 	kv_peer -t 60 'timeout 30 rmmod kverbs' ||
 		fail "B's rmmod failed once its server was killed" || return
-	wait_for $((step_limit + 10)) kv_ended $pid ||
-		fail "A's client alive $((step_limit + 10)) s after B's module went: $(kv_stack $pid)" || return
+	wait_for $((step_s + 10)) kv_ended $pid ||
+		fail "A's client alive $(((step_s + 10) * KV_TIME_SCALE)) s after B's module went: $(kv_stack $pid)" || return
 	wait $pid
 	rc=$?
 	echo "# A's client ended $((SECONDS - start)) s after B's module went"
@@ -164,8 +168,8 @@ test_peer_guest_killed_mid_write_bw() {
 		return
 	start=$SECONDS
 	kv_pair_kill_b || return
-	wait_for $((step_limit + 10)) kv_ended $pid ||
-		fail "A's client alive $((step_limit + 10)) s after B died: $(kv_stack $pid)" || return
+	wait_for $((step_s + 10)) kv_ended $pid ||
+		fail "A's client alive $(((step_s + 10) * KV_TIME_SCALE)) s after B died: $(kv_stack $pid)" || return
 	wait $pid
 	rc=$?
 	echo "# A's client ended $((SECONDS - start)) s after B's QEMU was told to end"
