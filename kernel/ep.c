@@ -663,14 +663,10 @@ void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
 static u32 kverbs_ep_give_cid(struct kverbs_ep *ep, struct ib_cqe *cqe,
 			      bool completes)
 {
-	struct kverbs_cqe *kc;
 	u32 cid = ++ep->next_cid;
 
-	if (cqe && completes) {
-		kc = container_of(cqe, struct kverbs_cqe, cqe);
-		kc->cq_id = ep->cq_id;
-		kc->cid = cid;
-	}
+	if (cqe && completes)
+		container_of(cqe, struct kverbs_cqe, cqe)->cid = cid;
 	return cid;
 }
 

@@ -129,12 +129,13 @@ struct kverbs_listener;
  *	completion id
  * @cqe: what the work request's wr_cqe points to; its handler finds the
  *	work request's context with container_of() on it
- * @cq_id: the restrack id of the CQ the work request completes on
- * @cid: the work request's number on that CQ, given when it is posted
+ * @cid: the work request's number on its endpoint's CQ, given when it is
+ *	posted
  *
  * As xprtrdma's &struct rpc_rdma_cid: the trace of a post and the trace
- * of its completion show the same (@cq_id, @cid), so a reader pairs them.
- * kverbs_post_send() and kverbs_post_recv() fill both in, for signaled
+ * of its completion show the same CQ id and @cid, so a reader pairs them
+ * (the completion's CQ id is the CQ's own, which its handler is given).
+ * kverbs_post_send() and kverbs_post_recv() fill @cid in, for signaled
  * work requests and receives: a context that unsignaled ones share with
  * a signaled one (an rdma_rw chain, a perf window) keeps the signaled
  * one's, which is what completes.  An unsignaled work request's id is in
@@ -143,7 +144,6 @@ struct kverbs_listener;
  */
 struct kverbs_cqe {
 	struct ib_cqe cqe;
-	u32 cq_id;
 	u32 cid;
 };
 

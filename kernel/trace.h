@@ -484,8 +484,9 @@ TRACE_EVENT(kverbs_post_recv,
  * length is the one a receive got; other completions do not define one.
  */
 TRACE_EVENT(kverbs_wc,
-	TP_PROTO(const struct ib_wc *wc, unsigned int step),
-	TP_ARGS(wc, step),
+	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc,
+		 unsigned int step),
+	TP_ARGS(cq, wc, step),
 	TP_STRUCT__entry(
 		__field(u32, cq_id)
 		__field(u32, cid)
@@ -499,7 +500,7 @@ TRACE_EVENT(kverbs_wc,
 		const struct kverbs_cqe *kc = container_of(wc->wr_cqe,
 							   struct kverbs_cqe, cqe);
 
-		__entry->cq_id = kc->cq_id;
+		__entry->cq_id = cq->res.id;
 		__entry->cid = kc->cid;
 		__entry->qp_num = wc->qp->qp_num;
 		__entry->step = step;
