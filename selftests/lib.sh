@@ -536,12 +536,23 @@ kv_kill_leftovers() {
 
 ktap_main() {
 	local n=0 failed=0 t out rc dmesg_start start carrier unknown=() cleanup crc
+	local only=() want=() t2 found suite=${0##*/}
 	# KV_ONLY="name ...": run only these tests (names without test_).
-	# A name that is no test of this suite is a failure of its own: a
-	# typo must not pass by running nothing.
-	if [ -n "${KV_ONLY:-}" ]; then
-		local want=() t2 found
-		for t2 in $KV_ONLY; do
+	# A name is for every suite of the run, or for one if it says which
+	# (SUITE:name, e.g. hosts_faults:wire_down_on_a_mid_write_bw); one
+	# that is no test of this suite is a failure of its own: a typo must
+	# not pass by running nothing.  A suite with no name meant for it
+	# runs every test.
+	suite=${suite%.sh}
+	for t2 in ${KV_ONLY:-}; do
+		case "$t2" in
+		"$suite":*) only+=("${t2#*:}") ;;
+		*:*) ;;
+		*) only+=("$t2") ;;
+		esac
+	done
+	if [ ${#only[@]} -gt 0 ]; then
+		for t2 in "${only[@]}"; do
 			found=0
 			for t in "$@"; do
 				[ "${t#test_}" = "$t2" ] && found=1
@@ -549,7 +560,7 @@ ktap_main() {
 			[ $found = 1 ] || unknown+=("$t2")
 		done
 		for t in "$@"; do
-			for t2 in $KV_ONLY; do
+			for t2 in "${only[@]}"; do
 				[ "${t#test_}" = "$t2" ] && want+=("$t")
 			done
 		done

@@ -54,6 +54,14 @@ bail() {
 	exit 1
 }
 
+# A KV_ONLY name for one suite (SUITE:name) must name a suite of this
+# run, or its tests would run in full without a word.
+for name in ${KV_ONLY:-}; do
+	[[ $name == *:* ]] || continue
+	[[ " ${tests[*]} " == *" ${name%%:*} "* ]] ||
+		bail "KV_ONLY names $name, but ${name%%:*} is no suite of this run (${tests[*]})"
+done
+
 [ "$(id -u)" = 0 ] || bail "needs root (run it in a guest: tools/vm/run)"
 if [ -n "$pair" ]; then
 	kv_pair_env || bail "not guest A of a pair (tools/vm/pair)"
