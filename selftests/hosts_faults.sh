@@ -180,6 +180,14 @@ test_peer_guest_killed_mid_write_bw() {
 	perf_validated ab write_bw 65536 50 && ping_b_to_a 4096 10
 }
 
+# B, booted again by the last fault, is checked once more: its fresh
+# test left it clean too.
+test_peer_clean_after_reboot() {
+	test_peer_clean
+}
+
+# B's leaks and log are checked before B's guest is killed, which would
+# take with it the evidence of how B let go of the earlier faults.
 ktap_main test_wire_down_on_a_mid_write_bw test_wire_down_on_b_mid_write_bw \
-	test_peer_process_killed_then_module_removed test_peer_guest_killed_mid_write_bw \
-	test_peer_kmemleak test_peer_clean
+	test_peer_process_killed_then_module_removed test_peer_kmemleak test_peer_clean \
+	test_peer_guest_killed_mid_write_bw test_peer_clean_after_reboot
