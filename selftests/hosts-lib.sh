@@ -18,6 +18,13 @@ step_limit=$((10 * KV_TIME_SCALE))
 # What a test left on B goes too, and B's wire and device are repaired,
 # as ktap_main does here after each test.
 kv_after_test() {
+	local role
+	# A test that unplugged a cable and failed before it plugged it in.
+	for role in a b; do
+		[ -e "$KV_PAIR/cable-$role.off" ] || continue
+		echo "$role's cable was unplugged: plugging it in"
+		kv_pair_cable "$role" on || return
+	done
 	# A test that had B killed and failed before it booted B again.
 	if [ -e "$KV_PAIR/b.gone" ]; then
 		echo "B was gone: booting it again"

@@ -39,9 +39,11 @@ reload_module_peer() {
 		fail "B: kverbs would not unload and load again"
 }
 
-# flap_repair_here / flap_repair_peer: the wire's card up again, and rxe0
-# re-created (a flap leaves rxe's GSI QP in the error state: faults.sh).
+# flap_repair_here / flap_repair_peer: the wire's card up again, its
+# cable plugged in, and rxe0 re-created (a flap leaves rxe's GSI QP in the
+# error state: faults.sh).
 flap_repair_here() {
+	kv_pair_cable a on || fail "A's cable: still unplugged" || return
 	ip link set kvw0 up
 	# Its IPv6 address went with the link (keep_addr_on_down is off).
 	kv_has_addr6 || ip -6 addr add "$KV_ADDR6/64" dev kvw0 nodad
@@ -50,6 +52,7 @@ flap_repair_here() {
 }
 
 flap_repair_peer() {
+	kv_pair_cable b on || fail "B's cable: still unplugged" || return
 	kv_peer -t 60 'ip link set kvw0 up && { kv_has_addr6 || ip -6 addr add "$KV_ADDR6/64" dev kvw0 nodad; } &&' \
 		'timeout 20 rdma link del "$KV_DEV" && kv_rxe_readd' ||
 		fail "B: $KV_DEV did not come back"
@@ -58,7 +61,15 @@ flap_repair_peer() {
 # wire_down_client_a SIDE: a write_bw from A to a server on B; SIDE's
 # card goes down mid-test.  The side whose card went down ends at once
 # (its port went down); the other, its peer silent, within its step
-# limit.
+# limit.  The card's cable is unplugged first, as a real card's link
+# goes when it is taken down: the peer's frames are then lost on the
+# wire.  (A guest's card that is only down stops taking frames off
+# QEMU's TCP wire, whose buffers then fill and hold the peer's frames,
+# and with them its rxe's QP, in the peer's transmit queue: destroying
+# that QP then waits 10 s for them and frees it regardless, and Debian's
+# 6.12 rxe crashed in rxe_skb_tx_dtor() when the frames were let go.
+# Unplugged after the card went down, the card's receive ring can be
+# full already, and QEMU reads the wire no more.)
 wire_down_client_a() {
 	local side=$1 pid rc d start
 	kv_peer_bg srv "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json > srv.json 2> srv.err"
@@ -72,6 +83,7 @@ wire_down_client_a() {
 	kv_alive $pid || fail "A's client ended early: $(kv_cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return
 	start=$SECONDS
+	kv_pair_cable "$side" off || fail "cannot unplug $side's cable" || return
 	if [ "$side" = a ]; then
 		ip link set kvw0 down
 	else

@@ -836,3 +836,23 @@ kv_pair_boot_b() {
 		kv_sleep 0.2
 	done
 }
+
+# kv_pair_cable ROLE off|on: have the host unplug the cable of guest
+# ROLE's card (a or b), or plug it back (tools/vm/pair, host/link-*),
+# and wait until it has, at most 30 s.  An unplugged card loses its
+# carrier and every frame on the wire is dropped, both ways, as when a
+# real card is taken down: its peer's frames are lost, not held back.
+kv_pair_cable() {
+	local req=$KV_PAIR/host/link-$1-$2 start=$SECONDS
+	rm -f "$req.done" "$req.failed"
+	: > "$req"
+	until [ -e "$req.done" ]; do
+		[ -e "$req.failed" ] && { echo "the host could not turn $1's cable $2: $(kv_cat "$req.failed")"; return 1; }
+		((SECONDS - start < 30)) || { echo "the host did not turn $1's cable $2 within 30 s"; return 1; }
+		kv_sleep 0.2
+	done
+	rm -f "$req.done"
+	# What kv_after_test (hosts-lib.sh) plugs back in, should the test
+	# end before it does.
+	if [ "$2" = off ]; then : > "$KV_PAIR/cable-$1.off"; else rm -f "$KV_PAIR/cable-$1.off"; fi
+}
