@@ -84,10 +84,15 @@ wire_down_client_a() {
 		return
 	start=$SECONDS
 	kv_pair_cable "$side" off || fail "cannot unplug $side's cable" || return
+	# The guest sees the cable go, as with a real card, before its card
+	# goes down.
 	if [ "$side" = a ]; then
+		wait_for 10 kv_no_carrier ||
+			fail "A's card kept its carrier with its cable unplugged" || return
 		ip link set kvw0 down
 	else
-		kv_peer -t 30 'ip link set kvw0 down' || fail "cannot take B's card down" || return
+		kv_peer -t 60 'wait_for 10 kv_no_carrier || { echo "its card kept its carrier with its cable unplugged"; exit 1; };' \
+			'ip link set kvw0 down' || fail "B: see above" || return
 	fi
 	wait_for $((step_s + 10)) kv_ended $pid ||
 		fail "A's client alive $(((step_s + 10) * KV_TIME_SCALE)) s after the wire went down: $(kv_stack $pid)" || return

@@ -837,6 +837,11 @@ kv_pair_boot_b() {
 	done
 }
 
+# kv_no_carrier: the wire's card has lost its carrier (cable unplugged).
+kv_no_carrier() {
+	[ "$(cat "/sys/class/net/$KV_NETDEV/carrier" 2>/dev/null)" = 0 ]
+}
+
 # kv_pair_cable ROLE off|on: have the host unplug the cable of guest
 # ROLE's card (a or b), or plug it back (tools/vm/pair, host/link-*),
 # and wait until it has, at most 30 s.  An unplugged card loses its
