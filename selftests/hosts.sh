@@ -37,10 +37,11 @@ test_wire_and_mtu() {
 		fail "B's $KV_DEV active_mtu is '$peer_active', expected $want" || return
 	kv_peer -t 30 "busybox ping -c 1 -W 10 \$KV_PEER_ADDR" > /dev/null ||
 		fail "no IPv4 echo from A to B" || return
-	# A's end of a TCP wire made non-blocking (tools/vm/wire-nonblock),
-	# lest A's guest stop whenever B stops reading the wire.
-	wait_for 10 eval '[ ! -e "$KV_PAIR/host/wire-blocking" ]' ||
-		fail "A's end of the wire is still blocking: $(kv_cat "$KV_PAIR/host/wire-blocking")"
+	# A TCP wire's sockets as tools/vm/wire-tune makes them: A's end
+	# non-blocking, lest A's guest stop whenever B stops reading the
+	# wire, and both without Nagle's delays.
+	wait_for 10 eval '[ ! -e "$KV_PAIR/host/wire-untuned" ]' ||
+		fail "the wire's sockets are not tuned: $(kv_cat "$KV_PAIR/host/wire-untuned")"
 }
 
 # The wire's IPv6 addresses, which rdma-setup gives kvw0: an ICMPv6 echo
