@@ -134,7 +134,7 @@ void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 		return;
 	}
 	ibdev_dbg(kverbs_ep_device(ep), "qp %u: work request failed: %s (vendor error 0x%x)\n",
-		  wc->qp->qp_num, ib_wc_status_msg(wc->status), wc->vendor_err);
+		  READ_ONCE(ep->qp_num), ib_wc_status_msg(wc->status), wc->vendor_err);
 
 	spin_lock_irqsave(&ep->lock, flags);
 	if (!ep->fail.error) {

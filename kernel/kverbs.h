@@ -287,6 +287,19 @@ static inline int kverbs_ep_error(struct kverbs_ep *ep)
 }
 
 /*
+ * The number of the QP a completion polled from @cq belongs to, from its
+ * endpoint (every kverbs CQ's context, with one QP): not wc->qp, which a
+ * completion polled after a drain that timed out (kverbs_ep_quiesce())
+ * may still name once that QP is destroyed.
+ */
+static inline u32 kverbs_cq_qp_num(const struct ib_cq *cq)
+{
+	const struct kverbs_ep *ep = cq->cq_context;
+
+	return READ_ONCE(ep->qp_num);
+}
+
+/*
  * A completion handler records what it learned (a received length, say)
  * and then sets a done flag; the test's thread reads the flag, then what
  * was recorded.  Release and acquire order the two sides.

@@ -482,11 +482,12 @@ TRACE_EVENT(kverbs_post_recv,
  * Every work request kverbs posts has its wr_cqe in a &struct
  * kverbs_cqe, which holds the completion id it was posted with.  The
  * length is the one a receive got; other completions do not define one.
+ * The QP's number is its endpoint's (kverbs_cq_qp_num()), not wc->qp's.
  */
 TRACE_EVENT(kverbs_wc,
-	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc,
+	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc, u32 qp_num,
 		 unsigned int step),
-	TP_ARGS(cq, wc, step),
+	TP_ARGS(cq, wc, qp_num, step),
 	TP_STRUCT__entry(
 		__field(u32, cq_id)
 		__field(u32, cid)
@@ -502,7 +503,7 @@ TRACE_EVENT(kverbs_wc,
 
 		__entry->cq_id = cq->res.id;
 		__entry->cid = kc->cid;
-		__entry->qp_num = wc->qp->qp_num;
+		__entry->qp_num = qp_num;
 		__entry->step = step;
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->status ? wc->vendor_err : 0;
