@@ -37,9 +37,8 @@ test_wire_and_mtu() {
 		fail "B's $KV_DEV active_mtu is '$peer_active', expected $want" || return
 	kv_peer -t 30 "busybox ping -c 1 -W 10 \$KV_PEER_ADDR" > /dev/null ||
 		fail "no IPv4 echo from A to B" || return
-	# A TCP wire's sockets as tools/vm/wire-tune makes them: A's end
-	# non-blocking, lest A's guest stop whenever B stops reading the
-	# wire, and both without Nagle's delays.
+	# A TCP wire's sockets as tools/vm/wire-tune makes them: without
+	# Nagle's delays.
 	wait_for 10 eval '[ ! -e "$KV_PAIR/host/wire-untuned" ]' ||
 		fail "the wire's sockets are not tuned: $(kv_cat "$KV_PAIR/host/wire-untuned")"
 }
