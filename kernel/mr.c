@@ -310,7 +310,7 @@ static void kverbs_buf_local_done(struct ib_cq *cq, struct ib_wc *wc,
 {
 	struct kverbs_ep *ep = cq->cq_context;
 
-	trace_kverbs_wc(cq, wc, kverbs_cq_qp_num(cq), step);
+	trace_kverbs_wc(cq, wc, step);
 	if (wc->status != IB_WC_SUCCESS) {
 		kverbs_ep_wc_failed(ep, wc, step);
 		return;
@@ -395,7 +395,7 @@ static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)
 	enum kverbs_step step = msg->dir == DMA_TO_DEVICE ? KVERBS_STEP_SEND :
 							    KVERBS_STEP_RECV;
 
-	trace_kverbs_wc(cq, wc, kverbs_cq_qp_num(cq), step);
+	trace_kverbs_wc(cq, wc, step);
 	if (wc->status != IB_WC_SUCCESS) {
 		kverbs_ep_wc_failed(ep, wc, step);
 		return;

@@ -182,7 +182,7 @@ static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kverbs_perf_recv *r = container_of(wc->wr_cqe, struct kverbs_perf_recv,
 						  cqe.cqe);
 
-	trace_kverbs_wc(cq, wc, kverbs_cq_qp_num(cq), KVERBS_STEP_RECV);
+	trace_kverbs_wc(cq, wc, KVERBS_STEP_RECV);
 	if (wc->status != IB_WC_SUCCESS) {
 		kverbs_ep_wc_failed(r->ep, wc, KVERBS_STEP_RECV);
 		return;

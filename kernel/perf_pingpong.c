@@ -30,7 +30,7 @@ static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kverbs_perf_pp *pp = container_of(wc->wr_cqe, struct kverbs_perf_pp,
 						 send_cqe.cqe);
 
-	trace_kverbs_wc(cq, wc, kverbs_cq_qp_num(cq), pp->step);
+	trace_kverbs_wc(cq, wc, pp->step);
 	if (wc->status != IB_WC_SUCCESS) {
 		kverbs_ep_wc_failed(cq->cq_context, wc, pp->step);
 		return;

@@ -72,7 +72,7 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* A latency test's clock stops here; the bandwidth tests need none. */
 	u64 now = c->smp.chunk ? ktime_get_ns() : 0;
 
-	trace_kverbs_wc(cq, wc, kverbs_cq_qp_num(cq), c->step);
+	trace_kverbs_wc(cq, wc, c->step);
 	if (wc->status != IB_WC_SUCCESS) {
 		kverbs_ep_wc_failed(cq->cq_context, wc, c->step);
 		return;

@@ -43,7 +43,7 @@ static void kverbs_ping_server_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 						    rw_cqe.cqe);
 	struct kverbs_ep *ep = cq->cq_context;
 
-	trace_kverbs_wc(cq, wc, kverbs_cq_qp_num(cq), s->rw_step);
+	trace_kverbs_wc(cq, wc, s->rw_step);
 	if (wc->status != IB_WC_SUCCESS) {
 		kverbs_ep_wc_failed(ep, wc, s->rw_step);
 		return;

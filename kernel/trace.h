@@ -485,9 +485,9 @@ TRACE_EVENT(kverbs_post_recv,
  * The QP's number is its endpoint's (kverbs_cq_qp_num()), not wc->qp's.
  */
 TRACE_EVENT(kverbs_wc,
-	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc, u32 qp_num,
+	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc,
 		 unsigned int step),
-	TP_ARGS(cq, wc, qp_num, step),
+	TP_ARGS(cq, wc, step),
 	TP_STRUCT__entry(
 		__field(u32, cq_id)
 		__field(u32, cid)
@@ -503,7 +503,7 @@ TRACE_EVENT(kverbs_wc,
 
 		__entry->cq_id = cq->res.id;
 		__entry->cid = kc->cid;
-		__entry->qp_num = qp_num;
+		__entry->qp_num = kverbs_cq_qp_num(cq);
 		__entry->step = step;
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->status ? wc->vendor_err : 0;
