@@ -55,17 +55,18 @@ check: deps
 # The two-host lane alone: each pair A:B[:MTU[:SUITE,...]] boots two guests on a
 # wire (tools/vm/pair); 'make check' runs it too.
 HOSTS_PAIRS ?= 6.1:6.12:9000 6.12:6.1:1500:hosts
-check-hosts: deps
+check-hosts:
+	scripts/deps check
 	scripts/check-hosts $(HOSTS_PAIRS)
 
 # TRACE=1: and the trace of its ping (Documentation/tracing.rst).
-demo: deps
+demo:
 	TRACE=$(TRACE) scripts/demo
 
 # kverbs against perftest in a guest, then across two guests' wire; not a
 # test, nothing is asserted.
 # KERNEL=, BENCH_OUT=, BENCH_ROUNDS=, BENCH_ROWS=: see scripts/bench.
-bench: deps
+bench:
 	scripts/bench
 
 # The debug lane: a sanitizer kernel (built once, cached), rxe and siw.
