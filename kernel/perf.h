@@ -142,6 +142,28 @@ struct kverbs_perf_msg {
 	__le32 stride;
 };
 
+/*
+ * Control receives are credits, granted the way RPC-over-RDMA grants
+ * them: a side keeps a receive posted for every control message its peer
+ * may send before the peer waits for an answer.  iWARP needs that
+ * exactly: it has no receiver-not-ready retry, and its send completions
+ * say only that the transport has the bytes, not that they found a
+ * receive (soft-iWARP completes a SEND once TCP takes it).  So a peer
+ * that sends its next message as soon as the previous one completes
+ * can overtake the thread that posts the receive again, and a SEND that
+ * finds no receive ends the connection.
+ *
+ * The requester sends PROGRESS with no answer, and may follow it at
+ * once with ROUND or DONE: two messages before it waits (for ROUND_OK)
+ * or is done.  A PROGRESS comes at most once in a quarter of the step
+ * timeout, and the responder posts each receive again as soon as its
+ * thread takes the message, before it acts on it.  The responder
+ * answers one message at a time (ADV, ROUND_OK), and on iWARP grants
+ * SEND_BW one ring of receives at a time, which the requester uses up
+ * before the next grant can come: one receive is enough that way.
+ */
+#define KVERBS_PERF_CTRL_CREDITS	2
+
 /**
  * kverbs_perf_ctrl_len - bytes in each of the client's control messages
  * @test: &enum kverbs_perf_test

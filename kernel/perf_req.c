@@ -106,7 +106,8 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	struct ib_device *ibdev = kverbs_ep_device(ep);
 	u32 max_reg = kverbs_max_reg_size(ibdev);
 	struct kverbs_ep_caps caps = {
-		.max_recv_wr = 1,	/* the responder answers one message at a time */
+		/* The responder answers one message at a time: perf.h. */
+		.max_recv_wr = 1,
 		.max_send_sge = 1,
 		.direct_poll = !run->events,
 	};

@@ -32,7 +32,10 @@ struct kverbs_perf_resp {
 	bool await_start;		/* the server: the client's START comes first */
 	struct kverbs_perf_recv *recvs;	/* SEND_BW: one per slot */
 	struct kverbs_msg ctrl_send;	/* ADV, ROUND_OK */
-	struct kverbs_msg ctrl_recv;	/* START; but for SEND: the requester's messages */
+	/* START; but for SEND: the requester's messages, in this ring */
+	struct kverbs_msg ctrl_recv[KVERBS_PERF_CTRL_CREDITS];
+	u32 ctrl_recvs;			/* ... of this many, posted */
+	u32 ctrl_next;			/* ... of which this one completes next */
 	u64 consumed;			/* SEND_BW: receives taken, data or not */
 	u64 received;			/* SEND_BW: data messages received */
 	u64 next_round;			/* --validate: the next round's first iteration */
@@ -75,6 +78,18 @@ static bool kverbs_perf_resp_polls(u32 test, bool events)
 	}
 }
 
+/*
+ * Control receives the responder keeps posted for the requester's
+ * messages, when they do not arrive among SEND data (see perf.h's
+ * KVERBS_PERF_CTRL_CREDITS).  A ping-pong's requester answers each of
+ * the responder's messages before it sends DONE, and sends no PROGRESS:
+ * one is enough there.
+ */
+static u32 kverbs_perf_resp_credits(u32 test)
+{
+	return kverbs_perf_is_pingpong(test) ? 1 : KVERBS_PERF_CTRL_CREDITS;
+}
+
 static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 {
 	struct kverbs_ep *ep = s->ep;
@@ -83,7 +98,6 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	bool send = s->test == KVERBS_PERF_SEND_BW;
 	bool pingpong = kverbs_perf_is_pingpong(s->test);
 	u32 data_recvs, depth;
-	bool has_ctrl_recv;
 	struct kverbs_ep_caps caps = {
 		/* The registration of the buffer, one control message. */
 		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
@@ -135,8 +149,10 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	 * the client's START.
 	 */
 	data_recvs = send ? s->slots : s->test == KVERBS_PERF_SEND_LAT;
-	has_ctrl_recv = !data_recvs || s->await_start;
-	caps.max_recv_wr = data_recvs + has_ctrl_recv;
+	s->ctrl_recvs = kverbs_perf_resp_credits(s->test);
+	if (data_recvs)
+		s->ctrl_recvs = s->await_start;
+	caps.max_recv_wr = data_recvs + s->ctrl_recvs;
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
@@ -154,12 +170,33 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		for (i = 0; i < s->slots; i++)
 			kverbs_perf_recv_init(&s->recvs[i], ep);
 	}
-	if (!has_ctrl_recv)
-		return 0;
-	ret = kverbs_msg_alloc(&s->ctrl_recv, ep->pd, s->ctrl_len, DMA_FROM_DEVICE);
-	if (ret)
-		return ret;
-	return kverbs_msg_post_recv(&s->ctrl_recv, ep);
+	for (i = 0; i < s->ctrl_recvs; i++) {
+		ret = kverbs_msg_alloc(&s->ctrl_recv[i], ep->pd, s->ctrl_len,
+				       DMA_FROM_DEVICE);
+		if (!ret)
+			ret = kverbs_msg_post_recv(&s->ctrl_recv[i], ep);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The control receive the requester's next message lands in. */
+static struct kverbs_msg *kverbs_perf_resp_ctrl_recv(struct kverbs_perf_resp *s)
+{
+	return &s->ctrl_recv[s->ctrl_next];
+}
+
+/*
+ * The requester's message in the ring's next receive is taken: post it
+ * again, at the ring's end, before acting on the message.
+ */
+static int kverbs_perf_resp_ctrl_repost(struct kverbs_perf_resp *s)
+{
+	struct kverbs_msg *msg = kverbs_perf_resp_ctrl_recv(s);
+
+	s->ctrl_next = (s->ctrl_next + 1) % s->ctrl_recvs;
+	return kverbs_msg_post_recv(msg, s->ep);
 }
 
 static int kverbs_perf_resp_post_recv(struct kverbs_perf_resp *s, u32 slot)
@@ -204,22 +241,23 @@ static void kverbs_perf_resp_fill(struct kverbs_perf_resp *s, u64 first)
  */
 static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 {
+	struct kverbs_msg *recv = kverbs_perf_resp_ctrl_recv(s);
 	struct kverbs_ep *ep = s->ep;
 	struct kverbs_perf_msg m;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_recv.done),
+	ret = kverbs_perf_wait(ep, kverbs_is_done(&recv->done),
 			       s->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
-	kverbs_msg_sync_for_cpu(&s->ctrl_recv);
-	memcpy(&m, s->ctrl_recv.buf, sizeof(m));
-	if (s->ctrl_recv.byte_len != s->ctrl_len ||
+	kverbs_msg_sync_for_cpu(recv);
+	memcpy(&m, recv->buf, sizeof(m));
+	if (recv->byte_len != s->ctrl_len ||
 	    le32_to_cpu(m.type) != KVERBS_PERF_MSG_START)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 	if (s->recvs || s->test == KVERBS_PERF_SEND_LAT)
 		return 0;
-	return kverbs_msg_post_recv(&s->ctrl_recv, ep);
+	return kverbs_perf_resp_ctrl_repost(s);
 }
 
 /* Register the buffer with the rights the test needs, and offer it. */
@@ -398,6 +436,7 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	struct kverbs_perf_run *run = s->run;
 	struct kverbs_ep *ep = s->ep;
 	struct kverbs_perf_recv *r = NULL;
+	struct kverbs_msg *ctrl = NULL;
 	struct kverbs_perf_msg m;
 	u32 slot = 0, len, offset;
 	const void *data;
@@ -406,7 +445,7 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 
 	if (kverbs_perf_is_pingpong(s->test)) {
 		ret = kverbs_perf_pp_server(&s->pp, s->test == KVERBS_PERF_SEND_LAT ?
-					    NULL : &s->ctrl_recv, s->ctrl_len, &m);
+					    NULL : &s->ctrl_recv[0], s->ctrl_len, &m);
 		s->received = s->pp.iters;
 		if (ret)
 			return ret;
@@ -422,10 +461,11 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 		len = r->byte_len;
 		data = s->buf.vaddr + (size_t)slot * s->stride;
 	} else {
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_recv.done),
+		ctrl = kverbs_perf_resp_ctrl_recv(s);
+		ret = kverbs_perf_wait(ep, kverbs_is_done(&ctrl->done),
 				       kverbs_perf_resp_silence(s));
-		len = s->ctrl_recv.byte_len;
-		data = s->ctrl_recv.buf;
+		len = ctrl->byte_len;
+		data = ctrl->buf;
 	}
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
@@ -453,11 +493,11 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	if (r)
 		kverbs_buf_sync_range_for_cpu(&s->buf, (size_t)slot * s->stride, len);
 	else
-		kverbs_msg_sync_for_cpu(&s->ctrl_recv);
+		kverbs_msg_sync_for_cpu(ctrl);
 	memcpy(&m, data, sizeof(m));
 	/* The requester's next message may come before our answer to this one. */
 	ret = r ? kverbs_perf_resp_post_recv(s, slot) :
-		  kverbs_msg_post_recv(&s->ctrl_recv, ep);
+		  kverbs_perf_resp_ctrl_repost(s);
 	if (ret)
 		return ret;
 	return kverbs_perf_resp_msg(s, &m, r, ops, elapsed, peak);
@@ -557,9 +597,12 @@ int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
  */
 void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
 {
+	u32 i;
+
 	/* The device must be done with the buffers before they go. */
 	kverbs_ep_quiesce(s->ep);
-	kverbs_msg_free(&s->ctrl_recv);
+	for (i = 0; i < ARRAY_SIZE(s->ctrl_recv); i++)
+		kverbs_msg_free(&s->ctrl_recv[i]);
 	kverbs_msg_free(&s->ctrl_send);
 	kverbs_buf_free(&s->buf);
 	kvfree(s->recvs);

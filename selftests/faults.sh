@@ -110,6 +110,17 @@ test_rmmod_refused_while_running() {
 # its client leave cleanly after as many iterations.
 test_64_sessions() {
 	local i pids=() sizes=(26 64 4096 65536) perf=(write_bw read_bw send_bw) ports=() rc
+	local reset='d["error"]["name"] == "ECONNRESET"'
+	# Over siw the client's goodbye is the end of its TCP stream, which
+	# can cut a control message of the client's in the middle: siw then
+	# ends the receive it was placing that message in with a general
+	# error, not a flush (see hosts_faults.sh), or on a header it cannot
+	# parse raises a fatal QP event, with no completion.  Either is EIO
+	# in the server's wait for that message, and only there.  (A receive
+	# missing for the client's message is ECONNRESET on siw, but the
+	# client then fails before its SIGINT.)
+	[ "$KV_TYPE" != siw ] ||
+		reset="$reset or (d['error']['name'] == 'EIO' and d['error']['step'] == 'recv' and d['error'].get('wc_status_str', 'general error') == 'general error')"
 	for i in $(seq 0 31); do
 		ports+=($((17710 + i)))
 		if ((i % 4 == 3)); then
@@ -158,7 +169,7 @@ test_64_sessions() {
 		json_check "$KV_TMP/c$i.json" 'd["status"] == "interrupted"' \
 			'd["iterations"] > 0 or d["error"]["step"] not in ("setup", "resolve_addr", "resolve_route", "connect", "hello")' \
 			'd["validate"] is True' 'd["error"]["name"] == "EINTR"' -- \
-			"$KV_TMP/s$i.json" 'd["error"]["name"] == "ECONNRESET"' || return
+			"$KV_TMP/s$i.json" "$reset" || return
 	done
 }
 

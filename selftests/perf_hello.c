@@ -7,6 +7,7 @@
  *	perf_hello -a ADDR -p PORT [-V VERSION] [-m MAGIC] [-r] [-l LEN]
  *		   [-n ITERS | -D | -T SEC] [-b]
  *	perf_hello -a ADDR -p PORT [-n ITERS | -D | -T SEC] [-k SEC] -d OPS,NS
+ *	perf_hello -a ADDR -p PORT -B
  *
  * The hello is a valid write_bw request of version 3, 10 messages of 64
  * bytes, except for what the options change: -V its version, -m its
@@ -26,6 +27,15 @@
  * as a peer that does not stop when it said it would; if the server
  * ends the connection meanwhile, it prints "cut off after N s" (whole
  * seconds) and exits 3.
+ *
+ * With -B it asks for read_bw --validate and sends its control messages
+ * back to back, as a requester may: after the server's ADV, a PROGRESS
+ * and at once a ROUND of one message, both posted before either
+ * completes; then, once the server's ROUND_OK is in, a PROGRESS and a
+ * DONE of one message the same way.  It prints "done sent" and exits 0
+ * once the server has them (2 otherwise).  A server that keeps only one
+ * control receive posted loses the connection here on iWARP, which has
+ * no receiver-not-ready retry (nor does this peer ask for one).
  */
 #include <endian.h>
 #include <errno.h>
@@ -60,9 +70,17 @@ struct kv_msg {
 	uint32_t slots, stride;
 };
 
-enum { KV_MSG_ADV = 1, KV_MSG_PROGRESS = 4, KV_MSG_DONE = 5, KV_MSG_START = 6 };
+enum {
+	KV_MSG_ADV = 1, KV_MSG_ROUND, KV_MSG_ROUND_OK, KV_MSG_PROGRESS, KV_MSG_DONE,
+	KV_MSG_START,
+};
 
+#define KV_F_VALIDATE	(1 << 0)
 #define KV_F_REVERSE	(1 << 3)
+#define KV_READ_BW	2
+
+/* -B's messages: two sends in flight at once, and the receive. */
+enum { KV_SEND0, KV_SEND1, KV_RECV, KV_MSGS };
 
 /* Send @m and wait until the server's side has it. */
 static int kv_send(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *mr)
@@ -137,6 +155,79 @@ cut:
 	return 1;
 }
 
+/* The server's next message, which must be of type @type. */
+static int kv_recv(struct rdma_cm_id *id, struct kv_msg *recv, uint32_t type)
+{
+	struct ibv_wc wc;
+
+	if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS ||
+	    wc.byte_len != sizeof(*recv) || le32toh(recv->type) != type) {
+		fprintf(stderr, "no message of type %u from the server\n", type);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * PROGRESS and then @m, the second posted before the first completes;
+ * wait until both have.
+ */
+static int kv_send_pair(struct rdma_cm_id *id, struct kv_msg *msgs,
+			struct ibv_mr *mr, const struct kv_msg *m)
+{
+	struct kv_msg *progress = &msgs[KV_SEND0], *next = &msgs[KV_SEND1];
+	struct ibv_wc wc;
+	int i;
+
+	memset(progress, 0, sizeof(*progress));
+	progress->type = htole32(KV_MSG_PROGRESS);
+	*next = *m;
+	if (rdma_post_send(id, NULL, progress, sizeof(*progress), mr, IBV_SEND_SIGNALED) ||
+	    rdma_post_send(id, NULL, next, sizeof(*next), mr, IBV_SEND_SIGNALED)) {
+		fprintf(stderr, "cannot post PROGRESS and type %u\n", le32toh(m->type));
+		return -1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (rdma_get_send_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "PROGRESS and type %u: a send failed\n",
+				le32toh(m->type));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * -B: START, the server's ADV; PROGRESS and ROUND back to back, the
+ * server's ROUND_OK; PROGRESS and DONE back to back.
+ */
+static int kv_back_to_back(struct rdma_cm_id *id, struct kv_msg *msgs,
+			   struct ibv_mr *mr)
+{
+	struct kv_msg *recv = &msgs[KV_RECV], m = {};
+
+	memset(&msgs[KV_SEND0], 0, sizeof(m));
+	msgs[KV_SEND0].type = htole32(KV_MSG_START);
+	if (kv_send(id, &msgs[KV_SEND0], mr) || kv_recv(id, recv, KV_MSG_ADV) ||
+	    rdma_post_recv(id, NULL, recv, sizeof(*recv), mr))
+		return -1;
+	m.type = htole32(KV_MSG_ROUND);
+	m.a = 0;
+	m.b = htole64(1);
+	if (kv_send_pair(id, msgs, mr, &m) || kv_recv(id, recv, KV_MSG_ROUND_OK))
+		return -1;
+	if (le64toh(recv->a) != 1) {
+		fprintf(stderr, "ROUND_OK for %llu, expected 1\n",
+			(unsigned long long)le64toh(recv->a));
+		return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = htole32(KV_MSG_DONE);
+	m.a = htole64(1);
+	m.b = htole64(1000000);
+	return kv_send_pair(id, msgs, mr, &m);
+}
+
 /*
  * The requester's side of a test that moves no data: START, then the
  * server's ADV, PROGRESS for @busy seconds, then DONE with the numbers
@@ -146,7 +237,7 @@ cut:
 static int kv_fake_done(struct rdma_cm_id *id, struct kv_msg *msgs,
 			struct ibv_mr *mr, uint64_t ops, uint64_t ns, double busy)
 {
-	struct kv_msg *send = &msgs[0], *recv = &msgs[1];
+	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
 	struct ibv_wc wc;
 	int ret;
 
@@ -181,21 +272,21 @@ int main(int argc, char **argv)
 	};
 	struct rdma_addrinfo hints = { .ai_port_space = RDMA_PS_TCP }, *res;
 	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
 	struct rdma_conn_param param = { .private_data = &h, .retry_count = 7 };
 	const char *addr = NULL, *port = NULL;
 	const struct kv_reject *rej;
-	struct kv_msg msgs[2];
+	struct kv_msg msgs[KV_MSGS];
 	unsigned long long ops = 0, ns = 0;
 	double busy = 0;
 	struct ibv_mr *mr = NULL;
 	struct rdma_cm_id *id;
-	int opt, len = sizeof(h), done = 0, ret;
+	int opt, len = sizeof(h), done = 0, pair = 0, ret;
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:B")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -221,6 +312,11 @@ int main(int argc, char **argv)
 		case 'k':
 			busy = atof(optarg);
 			break;
+		case 'B':
+			h.test = htole16(KV_READ_BW);
+			h.flags = htole16(le16toh(h.flags) | KV_F_VALIDATE);
+			pair = 1;
+			break;
 		case 'd':
 			if (sscanf(optarg, "%llu,%llu", &ops, &ns) != 2)
 				return 2;
@@ -232,7 +328,9 @@ int main(int argc, char **argv)
 	if (!addr || !port || len < 0 || len > (int)sizeof(h))
 		return 2;
 	/* Only the requester's part is played: not the reverse direction's. */
-	if (done && (le16toh(h.flags) & KV_F_REVERSE))
+	if ((done || pair) && (le16toh(h.flags) & KV_F_REVERSE))
+		return 2;
+	if (done && pair)
 		return 2;
 	param.private_data_len = len;
 	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
@@ -244,15 +342,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rdma_freeaddrinfo(res);
-	if (done) {
+	if (done || pair) {
 		mr = rdma_reg_msgs(id, msgs, sizeof(msgs));
-		if (!mr || rdma_post_recv(id, NULL, &msgs[1], sizeof(msgs[1]), mr)) {
+		if (!mr || rdma_post_recv(id, NULL, &msgs[KV_RECV], sizeof(msgs[KV_RECV]), mr)) {
 			perror("rdma_reg_msgs");
 			return 2;
 		}
 	}
 	/* Synchronous: the failed connect leaves its event in id->event. */
 	if (!rdma_connect(id, &param)) {
+		if (pair) {
+			if (kv_back_to_back(id, msgs, mr))
+				return 2;
+			printf("done sent\n");
+			return 0;
+		}
 		if (done) {
 			ret = kv_fake_done(id, msgs, mr, ops, ns, busy);
 			if (ret)
@@ -264,7 +368,7 @@ int main(int argc, char **argv)
 		rdma_disconnect(id);
 		return 1;
 	}
-	if (done) {
+	if (done || pair) {
 		perror("rdma_connect");
 		return 2;
 	}
