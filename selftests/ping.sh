@@ -114,7 +114,7 @@ walkthrough_ping() {
 	python3 "$KV_TOP/selftests/walkthrough.py" $mode "$doc" \
 		"$KV_TMP/walkthrough.trace" "$kv_pid_srv"
 	rc=$?
-	[ $rc = 1 ] && fail "the trace differs from $doc, see above"
+	[ $rc = 1 ] && fail "the trace, or the steps, differ from $doc: see above"
 	return $rc
 }
 
