@@ -114,7 +114,7 @@ walkthrough_ping() {
 	python3 "$KV_TOP/selftests/walkthrough.py" $mode "$doc" \
 		"$KV_TMP/walkthrough.trace" "$kv_pid_srv"
 	rc=$?
-	[ $rc = 1 ] && fail "the trace differs from $doc, see above"
+	[ $rc = 1 ] && fail "the trace, or the steps, differ from $doc: see above"
 	return $rc
 }
 
@@ -129,6 +129,73 @@ test_walkthrough_trace_matches_doc() {
 		[ $rc = 2 ] || return $rc
 	done
 	fail "three pings in a row ended with the server's go-ahead flushed"
+}
+
+# Documentation/tracing.rst's recipes, as written (the blocks between
+# ".. recipe-begin" and ".. recipe-end"), with this guest's kverbs and
+# address: each shows what the page says it shows, and the tracefs one
+# leaves no ping running and no event or filter on.
+tracing_recipe() {
+	awk -v n="$1" '/^\.\. recipe-begin/ { i++; on = (i == n); next }
+		/^\.\. recipe-end/ { on = 0 }
+		on && (/^   / || /^$/) { print substr($0, 4) }' \
+		"$KV_TOP/Documentation/tracing.rst" |
+		sed -e "s|^\( *\)kverbs ping |\1\"\$KVERBS\" ping |" -e "s|10\.0\.0\.1|$KV_ADDR|g"
+}
+
+test_tracing_recipes_as_written() {
+	local tr=/sys/kernel/tracing dir=$KV_TMP/recipes out cq cm qp mr f
+
+	trace_need
+	[ "$(awk '/^\.\. recipe-begin/ { n++ } END { print n }' \
+		"$KV_TOP/Documentation/tracing.rst")" = 2 ] ||
+		fail "expected two recipes in tracing.rst" || return
+	mkdir -p "$dir"
+
+	# trace-cmd: record a ping, then each side's QP and CQ.
+	if command -v trace-cmd > /dev/null; then
+		(cd "$dir" && tracing_recipe 1 | timeout $((120 * KV_TIME_SCALE)) bash) \
+			> "$dir/1.out" 2>&1 || fail "trace-cmd recipe: $(tail -5 "$dir/1.out")" || return
+		out=$(grep -E ' (kverbs_qp_create|cm_qp_create): ' "$dir/1.out")
+		[ "$(grep -c 'kverbs_qp_create: .* send_wr=7 ' <<<"$out")" = 1 ] &&
+		[ "$(grep -c 'kverbs_qp_create: ' <<<"$out")" = 2 ] &&
+		[ "$(grep -c 'cm_qp_create: ' <<<"$out")" = 2 ] ||
+			fail "trace-cmd report -F should show two QPs of each: $out" || return
+		# mr_dereg's one field is id, the MR's id: the page's filter.
+		mr=$(cd "$dir" && trace-cmd report -F kverbs_mr_alloc ping.dat |
+			sed -n 's/.*kverbs_mr_alloc: .* mr\.id=\([0-9]*\) .*/\1/p' | head -1)
+		[ -n "$mr" ] || fail "no kverbs_mr_alloc recorded" || return
+		out=$(cd "$dir" && trace-cmd report -F "rdma_core: id == $mr" ping.dat | grep ' mr_dereg: ')
+		[ "$(wc -l <<<"$out")" = 1 ] && grep -q "mr\.id=$mr\$" <<<"$out" ||
+			fail "the filter id == $mr should give MR $mr's mr_dereg: $out" || return
+	else
+		echo "# no trace-cmd: its recipe not tried"
+	fi
+
+	# tracefs: everything enabled first, then narrowed to the client's CQ.
+	(tracing_recipe 2 | timeout $((120 * KV_TIME_SCALE)) bash) > "$dir/2.out" 2>&1 ||
+		fail "tracefs recipe: $(tail -5 "$dir/2.out")" || return
+	out=$(grep ' kverbs_qp_create: ' "$dir/2.out" | grep ' send_wr=7 ')
+	cq=$(sed -n 's/.* cq\.id=\([0-9]*\) .*/\1/p' <<<"$out" | head -1)
+	qp=$(sed -n 's/.* qp=\([0-9]*\) .*/\1/p' <<<"$out" | head -1)
+	cm=$(sed -n "s/.* cm_qp_create: *cm\.id=\([0-9]*\) .* qp_num=$qp .*/\1/p" "$dir/2.out" | head -1)
+	[ -n "$cq" ] && [ -n "$cm" ] || fail "no client QP in: $(head -20 "$dir/2.out")" || return
+	# Before the narrowing only the QPs' creation, after it only the client's.
+	out=$(grep ' kverbs_' "$dir/2.out" | grep -v ' kverbs_qp_create: ' | grep -Ev " cq\.id=$cq( |\$)")
+	[ -z "$out" ] || fail "kverbs events of another CQ than $cq: $out" || return
+	for f in "kverbs_post_send: cq\.id=$cq .* SEND " "kverbs_wc: cq\.id=$cq .* RECV SUCCESS " \
+		"kverbs_ping_iter: cq\.id=$cq " "kverbs_drain_end: .* cq\.id=$cq " \
+		"cq_poll: cq\.id=$cq " "cm_event_handler: cm\.id=$cm .*DISCONNECTED"; do
+		grep -q " $f" "$dir/2.out" || fail "no '$f' in the tracefs recipe's trace" || return
+	done
+	# Undone: no event, no filter, tracing on, no ping left.
+	[ -z "$(cat $tr/set_event)" ] || fail "events left on: $(cat $tr/set_event)" || return
+	out=$(grep -lv '^none$' $tr/events/kverbs/*/filter $tr/events/rdma_core/*/filter \
+		$tr/events/rdma_cma/*/filter)
+	[ -z "$out" ] || fail "filters left: $out" || return
+	[ "$(cat $tr/tracing_on)" = 1 ] || fail "tracing left off" || return
+	out=$(pgrep -a -x kverbs)
+	[ -z "$out" ] || fail "pings left running: $out"
 }
 
 # -v prints each iteration's data as rping does, on both ends.
@@ -188,6 +255,7 @@ test_ipv6() {
 }
 
 ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 \
-	test_advertise_once_registered_traced test_walkthrough_trace_matches_doc test_ipv6 \
+	test_advertise_once_registered_traced test_walkthrough_trace_matches_doc \
+	test_tracing_recipes_as_written test_ipv6 \
 	test_verbose_output test_count_0_until_sigint \
 	test_server_limit_rejects_large_ping

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftests/walkthrough.py check|update DOC TRACE SERVER_PID
+# selftests/walkthrough.py --prose DOC
 #
 # The trace of one ping, as Documentation/walkthrough.rst lists it.
 # TRACE is tracefs' "trace" file after "kverbs ping -s" (process
@@ -18,7 +19,8 @@
 # the ping took the other ending it allows: the client hung up before
 # the server saw its last go-ahead acknowledged, and the server's last
 # WRITE and SEND were flushed (kverbs_ping_server_iterate()).  Run it
-# again then.
+# again then.  Both also check the prose against the listing, as
+# --prose does.
 #
 # What must match, per side: the posts and the life events (all made by
 # the side's own thread) in order; each completion with its status and
@@ -30,6 +32,17 @@
 # where rdma_cm's events fall among the rest (they come from rdma_cm's
 # work queue).  TIMEWAIT_EXIT is left out: it comes only when the ID
 # outlives rdma_cm's time wait, which it does in some runs.
+#
+# --prose: the steps of DOC's "Step by step" against its listing, no
+# trace needed.  Each step's ":Trace:" field names the events the step
+# fires, as ``kverbs_post_send REG_MR``: the event and its upper-case
+# words (opcode, status, rdma_cm event), after "client:" or "server:".
+# "Iteration N repeats steps A to B." repeats those steps' events.  Read
+# in step order, the named events must be the listing's, each side's
+# once each, and each in its place: posts and life events in the
+# listing's order; a completion between the same two posts or life
+# events, a SEND's anywhere before the drain; rdma_cm's events in order
+# among themselves.  Exits 1 and says which step is wrong if not.
 import difflib
 import re
 import sys
@@ -201,9 +214,167 @@ def check(doc, lists):
     return not bad
 
 
+# The prose check (--prose).
+STEPS, STEPS_END = "Step by step", "The teardown order, and why"
+REPEAT = re.compile(r"Iteration \d+ repeats steps (\d+) to (\d+)\.")
+LITERAL = re.compile(r"``([^`]+)``")
+EVENT = re.compile(r"kverbs_[a-z_]+(?: [A-Z][A-Z_]*)*")
+SIDE = re.compile(r"\b([Cc]lient|[Ss]erver):")
+
+
+def event_key(line):
+    """A listing line as the prose names it: the event and its upper-case words."""
+    event, _, text = line.partition(": ")
+    words = [w for w in text.split() if re.fullmatch(r"[A-Z][A-Z_]*", w)]
+    return " ".join([event] + words)
+
+
+def place_of(keys):
+    """Where each event is held: what the trace check holds fixed."""
+    places, synced, drains, cms = [], 0, 0, 0
+    for key in keys:
+        event = key.split()[0]
+        if event == "kverbs_cm_event":
+            places.append(("rdma_cm event", cms))
+            cms += 1
+        elif event == "kverbs_wc":
+            # A SEND's completion only says the peer acknowledged it.
+            if key.split()[1:2] == ["SEND"]:
+                places.append(("SEND completion before drain", drains))
+            else:
+                places.append(("completion after event", synced))
+        else:
+            places.append(("post or life event", synced))
+            synced += 1
+            drains += event == "kverbs_drain_start"
+    return places
+
+
+def read_steps(lines):
+    """{side: [(step, key)]}, in step order, iterations repeated."""
+    try:
+        begin = lines.index(STEPS)
+        end = lines.index(STEPS_END, begin)
+    except ValueError:
+        sys.exit(f"no '{STEPS}' ... '{STEPS_END}' sections")
+    steps, fields, current, field = {}, [], None, None
+    for no, line in enumerate(lines[begin:end], begin + 1):
+        m = re.match(r"(\d+)\. ", line)
+        if m:
+            current, field = int(m[1]), None
+            steps[current] = {s: [] for s in SIDES}
+            continue
+        if current is None:
+            continue
+        if re.match(r"\s+:Trace:", line):
+            field = [current, no, line.split(":Trace:", 1)[1]]
+            fields.append(field)
+        elif field is not None and line.strip() and not re.match(r"\s+:\w+:", line):
+            field[2] += " " + line.strip()
+        else:
+            field = None
+    errors = []
+    for step, no, text in fields:
+        # Side labels and events, in the order they are written.
+        side = None
+        tokens = sorted([(m.start(), "side", m[1].lower()) for m in SIDE.finditer(text)] +
+                        [(m.start(), "literal", m[1]) for m in LITERAL.finditer(text)])
+        for _, kind, value in tokens:
+            if kind == "side":
+                side = value
+            elif value.startswith("kverbs_") and not value.endswith("()"):
+                if not EVENT.fullmatch(value):
+                    errors.append(f"line {no}: step {step} names ``{value}``, "
+                                  "which is not written as an event and its upper-case words")
+                elif not side:
+                    errors.append(f"line {no}: step {step} names ``{value}`` "
+                                  "before saying client: or server:")
+                else:
+                    steps[step][side].append(value)
+    if errors:
+        return None, errors
+    order = sorted(steps)
+    text = "\n".join(lines[begin:end])
+    for m in REPEAT.finditer(text):
+        first, last = int(m[1]), int(m[2])
+        if first not in steps or last not in steps or first > last:
+            return None, [f"'{m[0]}' names steps that do not exist"]
+        at = order.index(last) + 1
+        order[at:at] = list(range(first, last + 1))
+    return {s: [(n, key) for n in order for key in steps[n][s]] for s in SIDES}, []
+
+
+def times(n):
+    return {0: "no times", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def misplaced(side, prose, listed):
+    """The first event of @prose, [(step, key)], not in its @listed place."""
+    got, exp = place_of([key for _, key in prose]), place_of(listed)
+    # Posts and life events in order, rdma_cm events in order.
+    for kind in ("post or life event", "rdma_cm event"):
+        named = [(step, key) for (step, key), where in zip(prose, got) if where[0] == kind]
+        shown = [key for key, where in zip(listed, exp) if where[0] == kind]
+        for i, ((step, key), want) in enumerate(zip(named, shown), 1):
+            if key != want:
+                return [f"step {step} names ``{key}`` as the {side}'s {kind} {i}; "
+                        f"in the listing that is ``{want}``"]
+    # Completions between the same two events.
+    sync = [key for key, where in zip(listed, exp) if where[0] == "post or life event"]
+    left = [(key, where) for key, where in zip(listed, exp)]
+    for (step, key), where in zip(prose, got):
+        if where[0] == "post or life event" or where[0] == "rdma_cm event":
+            continue
+        if (key, where) in left:
+            left.remove((key, where))
+            continue
+        after = f"after ``{sync[where[1] - 1]}``" if where[1] else "first"
+        if where[0] != "completion after event":
+            after = "before the drain"
+        return [f"step {step} names the {side}'s ``{key}`` {after} "
+                f"(its post or life event {where[1]}); the listing has it elsewhere"]
+    return []
+
+
+def check_prose(doc):
+    lines, _, _, want = read_doc(doc)
+    named, errors = read_steps(lines)
+    if errors:
+        for e in errors:
+            print(f"# {doc}: {e}")
+        return False
+    bad = []
+    for side in SIDES:
+        listed = [event_key(line) for line in want.get(side, [])]
+        prose = named[side]
+        keys = [key for _, key in prose]
+        for key in sorted(set(keys) | set(listed)):
+            n, m = keys.count(key), listed.count(key)
+            if n > m:
+                steps = sorted({s for s, k in prose if k == key})
+                bad.append(f"the {side}'s ``{key}`` is named {times(n)} (step "
+                           f"{', '.join(map(str, steps))}), the listing has it {times(m)}")
+            elif n < m:
+                bad.append(f"the listing has the {side}'s ``{key}`` {times(m)}, "
+                           f"the steps name it {times(n)}")
+        if bad:
+            continue
+        # Same events: now each in its place.
+        bad += misplaced(side, prose, listed)
+    for b in bad:
+        print(f"# {doc}: {b}")
+    if bad:
+        print(f"# each step's :Trace: names its events in the listing's order "
+              f"(selftests/walkthrough.py)")
+    return not bad
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--prose":
+        sys.exit(0 if check_prose(sys.argv[2]) else 1)
     if len(sys.argv) != 5 or sys.argv[1] not in ("check", "update"):
-        sys.exit("usage: walkthrough.py check|update DOC TRACE SERVER_PID")
+        sys.exit("usage: walkthrough.py check|update DOC TRACE SERVER_PID\n"
+                 "       walkthrough.py --prose DOC")
     mode, doc, trace, server_pid = sys.argv[1:]
     lists = listing(trace, int(server_pid))
     if any(line.startswith("kverbs_wc:") and " SEND WR_FLUSH_ERR " in line
@@ -212,11 +383,14 @@ def main():
               "acknowledged, as the ping allows: nothing to compare")
         sys.exit(2)
     if mode == "check":
-        sys.exit(0 if check(doc, lists) else 1)
+        ok = check(doc, lists)
+        sys.exit(0 if check_prose(doc) and ok else 1)
     lines, begin, end, _ = read_doc(doc)
     with open(doc, "w") as f:
         f.write("\n".join(lines[:begin] + render(lists) + lines[end + 1:]))
     print(f"# wrote the trace listing into {doc}")
+    # A listing that changed may leave the steps behind.
+    sys.exit(0 if check_prose(doc) else 1)
 
 
 main()
