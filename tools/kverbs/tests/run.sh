@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tools/kverbs/tests/run.sh: build the kverbs tool and its unit tests, run
-# tests/unit, tests/cli.sh and tests/man.sh (the man page against every
-# command's --help) on the host (no module needed), and print them as one
-# KTAP document with each as a subtest.  Exits non-zero if one failed.
+# tests/unit, tests/cli.sh, tests/man.sh (the man page against every
+# command's --help) and tests/scripts.sh (what judges the selftests:
+# scripts/ktap-summary, scripts/ktap-failures, selftests/lib.sh's
+# ktap_main) on the host (no module needed), and print them as one KTAP
+# document with each as a subtest.  Exits non-zero if one failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tool=$(dirname "$here")
@@ -17,19 +19,20 @@ if ! make -s -C "$tool" kverbs tests/unit >"$tmp/build" 2>&1; then
 	echo "Bail out! cannot build kverbs and tests/unit"
 	exit 1
 fi
-echo "1..3"
+echo "1..4"
 
 # The built binary, unless the caller names another one.
 export KVERBS=${KVERBS:-$tool/kverbs}
 
 n=0
 failed=0
-for t in unit cli man; do
+for t in unit cli man scripts; do
 	n=$((n + 1))
 	case $t in
 	unit) cmd=("$here/unit") ;;
 	cli) cmd=(bash "$here/cli.sh") ;;
 	man) cmd=(bash "$here/man.sh") ;;
+	scripts) cmd=(bash "$here/scripts.sh") ;;
 	esac
 	# A subtest is its own KTAP document, indented by four spaces.
 	"${cmd[@]}" 2>&1 | sed 's/^/    /'
