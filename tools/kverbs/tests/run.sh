@@ -4,8 +4,8 @@
 # tools/kverbs/tests/run.sh: build the kverbs tool and its unit tests, run
 # tests/unit, tests/cli.sh, tests/man.sh (the man page against every
 # command's --help) and tests/scripts.sh (what judges the selftests:
-# scripts/ktap-summary, scripts/ktap-failures, selftests/lib.sh's
-# ktap_main) on the host (no module needed), and print them as one KTAP
+# scripts/ktap-summary, scripts/ktap-failures, scripts/ktap-skips,
+# selftests/lib.sh's ktap_main) on the host (no module needed), and print them as one KTAP
 # document with each as a subtest.  Exits non-zero if one failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tools/kverbs/tests/scripts.sh: host-side tests of what judges the
-# selftests, so that a broken judge cannot pass a run: scripts/ktap-summary
-# and scripts/ktap-failures on crafted KTAP, and selftests/lib.sh's
+# selftests, so that a broken judge cannot pass a run: scripts/ktap-summary,
+# scripts/ktap-failures and scripts/ktap-skips on crafted KTAP (and the
+# last on the table of expected skips), and selftests/lib.sh's
 # ktap_main running a fake suite (its tests skip, fail, leave a process or
 # a broken device behind).  No module, no root, nothing of the host's
 # touched: the fake suite replaces lib.sh's device repair and its search
@@ -163,6 +164,65 @@ if cmp -s "$tmp/out" "$tmp/want"; then
 	result failures_prints_what_failed
 else
 	result failures_prints_what_failed "got:" "$(cat "$tmp/out")" "expected:" "$(cat "$tmp/want")"
+fi
+
+# skips LANE NAME STATUS STDERR_TEXT: scripts/ktap-skips LANE, given
+# stdin, against the table of Documentation/testing.rst.
+skips() {
+	local lane=$1 name=$2 want=$3 err=$4 rc diag=()
+	cat > "$tmp/in"
+	"$top/scripts/ktap-skips" "$lane" < "$tmp/in" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc = "$want" ] || diag+=("exit status $rc, expected $want")
+	if [ -n "$err" ]; then
+		grep -qF -- "$err" "$tmp/err" || diag+=("stderr does not say '$err': $(cat "$tmp/err")")
+	else
+		[ ! -s "$tmp/err" ] || diag+=("stderr: $(cat "$tmp/err")")
+	fi
+	result "skips_$name" "${diag[@]}"
+}
+
+skips check expected 0 "" <<'EOF2'
+KTAP version 1
+1..2
+    KTAP version 1
+    1..2
+    ok 1 failnth_call.info.each_alloc # SKIP no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)
+    ok 2 atomic_refused_on_siw # SKIP rxe has atomic operations: the atomic tests run
+ok 1 guest_6.12
+ok 2 kmemleak # SKIP no kmemleak in this kernel
+EOF2
+
+skips check missing_tool_fails 1 "line 3: devices_match_ibv_devinfo # SKIP ibv_devinfo is not installed" <<'EOF2'
+KTAP version 1
+1..1
+ok 1 devices_match_ibv_devinfo # SKIP ibv_devinfo is not installed
+EOF2
+
+skips check-debug other_lanes_skip_fails 1 "failnth_call.info.each_alloc # SKIP" <<'EOF2'
+KTAP version 1
+1..1
+ok 1 failnth_call.info.each_alloc # SKIP no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)
+EOF2
+
+skips check other_tests_skip_fails 1 "json_fields # SKIP" <<'EOF2'
+KTAP version 1
+1..1
+ok 1 json_fields # SKIP rxe has atomic operations: the atomic tests run
+EOF2
+
+skips check skipped_document_fails 1 "line 4: hosts # SKIP not in a pair" <<'EOF2'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..0 # SKIP not in a pair of guests (tools/vm/pair)
+ok 1 hosts
+EOF2
+
+if "$top/scripts/ktap-skips" --sources > "$tmp/out" 2>&1; then
+	result skips_every_reason_listed
+else
+	result skips_every_reason_listed "$(cat "$tmp/out")"
 fi
 
 # lib.sh's ktap_main, on a fake suite.  Its leftovers are what runs as
