@@ -686,4 +686,4 @@ TEST_F_TIMEOUT(failnth_perf, write_bw, KV_FAILNTH_TIMEOUT)
 	KV_FAIL_FATAL("%s still allocating after %u allocations", who, n);
 }
 
-TEST_HARNESS_MAIN
+KV_HARNESS_MAIN

@@ -871,4 +871,4 @@ TEST_F_TIMEOUT(fuzz, valid_perf_after, KV_FUZZ_VALID_TIMEOUT)
 	EXPECT_EQ(KVERBS_PERF_READ_LAT, server.result.test) TH_LOG("the test the server ran");
 }
 
-TEST_HARNESS_MAIN
+KV_HARNESS_MAIN

@@ -16,22 +16,27 @@ kv_before_test() {
 step_limit=$((10 * KV_TIME_SCALE))
 
 # What a test left on B goes too, and B's wire and device are repaired,
-# as ktap_main does here after each test.
+# as ktap_main does here after each test.  Returns as kv_rxe_restore
+# does: 2 if the test left something (here or on B), 1 if it could not
+# be repaired.
 kv_after_test() {
-	local role
+	local role left=0
 	# A test that unplugged a cable and failed before it plugged it in.
 	for role in a b; do
 		[ -e "$KV_PAIR/cable-$role.off" ] || continue
 		echo "$role's cable was unplugged: plugging it in"
-		kv_pair_cable "$role" on || return
+		left=2
+		kv_pair_cable "$role" on || return 1
 	done
 	# A test that had B killed and failed before it booted B again.
 	if [ -e "$KV_PAIR/b.gone" ]; then
 		echo "B was gone: booting it again"
-		kv_pair_boot_b || return
+		left=2
+		kv_pair_boot_b || return 1
 	fi
-	kv_peer -t 60 "kv_kill_leftovers; read -r c < /sys/class/net/\$KV_NETDEV/carrier_changes;" \
-		"kv_rxe_restore $1 \"\$c\""
+	kv_peer -t 60 "kv_kill_leftovers; l=\$?; read -r c < /sys/class/net/\$KV_NETDEV/carrier_changes;" \
+		"kv_rxe_restore $1 \"\$c\"; kv_worst \$l \$?"
+	kv_worst $left $?
 }
 
 # The ping helpers below use the wire's IPv4 addresses, or with v6=1
@@ -167,7 +172,7 @@ perf_validated() {
 # Before B's module goes, whose frames name kverbs in a report.
 test_peer_kmemleak() {
 	local out rc
-	out=$(kv_peer -t 120 'kv_kill_leftovers && kv_kmemleak_check' 2>&1)
+	out=$(kv_peer -t 120 'kv_kill_leftovers; [ $? != 1 ] && kv_kmemleak_check' 2>&1)
 	rc=$?
 	[ $rc != 2 ] || skip "no kmemleak in B's kernel"
 	[ $rc = 0 ] || fail "B's kmemleak (status $rc):" "$out" || return
@@ -178,7 +183,7 @@ test_peer_kmemleak() {
 # unloads, and its kernel said nothing that looks like a splat.
 test_peer_clean() {
 	local out
-	out=$(kv_peer -t 60 'kv_kill_leftovers && timeout 30 rmmod kverbs && insmod "$KV_MODULE"' 2>&1) ||
+	out=$(kv_peer -t 60 'kv_kill_leftovers; [ $? != 1 ] && timeout 30 rmmod kverbs && insmod "$KV_MODULE"' 2>&1) ||
 		fail "B: $out" || return
 	out=$(kv_peer -t 60 'dmesg | tail -n +$((KV_DMESG_BASE + 1)) | kv_splats' 2>&1) ||
 		fail "B's kernel log: $out" || return

@@ -111,4 +111,112 @@ static inline void kv_close(int fd)
 	kv_fd = -1;
 }
 
+/*
+ * KV_ONLY, read as lib.sh's ktap_main reads it for the shell suites:
+ * "name ..." runs only the cases of these full names, fixture.test or
+ * fixture.variant.test as the harness prints them; "SUITE:name" is
+ * meant for the suite SUITE alone (a program's name: uapi, fuzz,
+ * failnth), and a suite with no name meant for it runs every case.  A
+ * name that is no case of this suite becomes a case of its own,
+ * KV_ONLY.name, that fails: a typo must not pass by running nothing.
+ * The harness's own options (-r, -t, -f, ...) add to KV_ONLY's.
+ */
+static const char *kv_only_suite;
+
+static void kv_only_unknown(struct __test_metadata *_metadata,
+			    struct __fixture_variant_metadata __attribute__((unused)) *variant)
+{
+	TH_LOG("KV_ONLY names %s, which is no test case of %s",
+	       _metadata->name, kv_only_suite);
+	_metadata->exit_code = KSFT_FAIL;
+}
+
+static struct __fixture_metadata kv_only_fixture = { .name = "KV_ONLY" };
+
+/* Is @name the full name of a case of this program? */
+static bool kv_only_is_case(const char *name)
+{
+	struct __fixture_variant_metadata no_variant = { .name = "" };
+	struct __fixture_variant_metadata *v;
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	char full[1024];
+
+	for (f = __fixture_list; f; f = f->next) {
+		if (f == &kv_only_fixture)
+			continue;
+		for (v = f->variant ?: &no_variant; v; v = v->next) {
+			for (t = f->tests; t; t = t->next) {
+				snprintf(full, sizeof(full), "%s%s%s.%s", f->name,
+					 v->name[0] ? "." : "", v->name, t->name);
+				if (!strcmp(full, name))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* A failing case KV_ONLY.@name; returns its full name, for -r. */
+static char *kv_only_add_unknown(char *name)
+{
+	struct __test_metadata *t = calloc(1, sizeof(*t));
+	char *full;
+
+	if (!t || asprintf(&full, "%s.%s", kv_only_fixture.name, name) < 0) {
+		perror("kv_only_add_unknown");
+		exit(KSFT_FAIL);
+	}
+	if (!kv_only_fixture.prev)
+		__register_fixture(&kv_only_fixture);
+	t->name = name;
+	t->fn = kv_only_unknown;
+	t->fixture = &kv_only_fixture;
+	t->termsig = -1;
+	t->timeout = 30;
+	__register_test(t);
+	return full;
+}
+
+static int kv_harness_main(int argc, char **argv)
+{
+	const char *only = getenv("KV_ONLY");
+	char *names, *name, *save, *colon;
+	char **args;
+	int n = argc;
+
+	kv_only_suite = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	if (!only || !*only)
+		return test_harness_run(argc, argv);
+	names = strdup(only);
+	/* Two arguments for each name, a name at least two characters. */
+	args = calloc(argc + strlen(only) + 2, sizeof(*args));
+	if (!names || !args) {
+		perror("KV_ONLY");
+		return KSFT_FAIL;
+	}
+	memcpy(args, argv, argc * sizeof(*args));
+	for (name = strtok_r(names, " \t\n", &save); name;
+	     name = strtok_r(NULL, " \t\n", &save)) {
+		colon = strchr(name, ':');
+		if (colon) {
+			*colon = '\0';
+			if (strcmp(name, kv_only_suite))
+				continue;
+			name = colon + 1;
+		}
+		args[n++] = "-r";
+		args[n++] = kv_only_is_case(name) ? name : kv_only_add_unknown(name);
+	}
+	if (n == argc)
+		return test_harness_run(argc, argv);
+	return test_harness_run(n, args);
+}
+
+/* kselftest_harness.h's TEST_HARNESS_MAIN, with KV_ONLY. */
+#define KV_HARNESS_MAIN \
+	int main(int argc, char **argv) { \
+		return kv_harness_main(argc, argv); \
+	}
+
 #endif /* KVERBS_KVHARNESS_H */

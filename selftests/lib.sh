@@ -7,8 +7,11 @@
 #	ktap_main test_one test_two ...
 # Each function is one KTAP test case: it passes if it returns 0, fails
 # with the diagnostics it printed otherwise, and calls skip "reason" to
-# skip.  After the listed tests, ktap_main adds "dmesg_clean": nothing
-# the kernel logged while the script ran may look like a splat.
+# skip; a test that fails after a skip (one called in a subshell) fails.
+# So does a test that leaves a process running or the device broken: it
+# is repaired for the next test, and what was left is named.  After the
+# listed tests, ktap_main adds "dmesg_clean": nothing the kernel logged
+# while the script ran may look like a splat.
 
 KV_TOP=${KV_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 KVERBS=${KVERBS:-$KV_TOP/tools/kverbs/kverbs}
@@ -467,12 +470,15 @@ kv_has_addr6() {
 # GSI QP in the error state (see faults.sh), and a failing test may not
 # get to clean up; the next must not inherit that.  Only then is the QP
 # looked at: 'rdma' is a process, and on the debug lane's kernel a dear
-# one.  Says what it repaired; returns non-zero if it could not.
+# one.  Says what it repaired; returns 0 if nothing needed it, 2 if it
+# repaired something (the test left it so: ktap_main fails the test), 1
+# if it could not.
 kv_rxe_restore() {
-	local flags=0 carrier= nd
+	local flags=0 carrier= nd repaired=0
 
 	if [ -n "${KV_MODULE:-}" ] && [ ! -d /sys/module/kverbs ]; then
 		echo "kverbs was not loaded: loading it again"
+		repaired=2
 		insmod "$KV_MODULE" || return 1
 	fi
 	for nd in $KV_NETDEVS; do
@@ -481,11 +487,13 @@ kv_rxe_restore() {
 		# IFF_UP
 		if ! (( flags & 1 )); then
 			echo "$nd was down: bringing it up"
+			repaired=2
 			ip link set "$nd" up || return 1
 		fi
 	done
 	if [ -n "${KV_ADDR6:-}" ] && ! kv_has_addr6; then
 		echo "$KV_NETDEV lost $KV_ADDR6: adding it again"
+		repaired=2
 		ip -6 addr add "$KV_ADDR6/64" dev "$KV_NETDEV" nodad || return 1
 	fi
 	read -r carrier 2>/dev/null < "/sys/class/net/$KV_NETDEV/carrier_changes"
@@ -493,10 +501,15 @@ kv_rxe_restore() {
 	   { [ "$1" != 0 ] || [ "$2" != "$carrier" ]; } &&
 	   rdma res show qp 2>/dev/null | grep -q "link $KV_DEV/.* type GSI state ERR"; then
 		echo "$KV_DEV's GSI QP is in the error state: re-creating $KV_DEV"
+		repaired=2
 		rdma link del "$KV_DEV"
 	fi
-	[ -e "/sys/class/infiniband/$KV_DEV" ] || echo "$KV_DEV was gone: adding it again"
+	if [ ! -e "/sys/class/infiniband/$KV_DEV" ]; then
+		echo "$KV_DEV was gone: adding it again"
+		repaired=2
+	fi
 	kv_rxe_readd >/dev/null || { echo "cannot bring $KV_DEV back"; return 1; }
+	return $repaired
 }
 
 # kv_leftovers: the pids of what a test may have left running: this run's
@@ -515,13 +528,21 @@ kv_leftovers() {
 	done
 }
 
-# Kill what a test left running, and wait until it is gone.
+# Kill what a test left running, and wait until it is gone.  Says what
+# was left; returns 0 if nothing was, 2 if it was and is gone (the test
+# left it: ktap_main fails the test), 1 if it would not go.
 kv_kill_leftovers() {
-	local pids pid i
+	local pids pid i left=0
 
 	for ((i = 0; i < 100 * KV_TIME_SCALE; i++)); do
 		pids=$(kv_leftovers)
-		[ -z "$pids" ] && return 0
+		[ -z "$pids" ] && return $left
+		if [ $left = 0 ]; then
+			for pid in $pids; do
+				echo "left running: pid $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)"
+			done
+			left=2
+		fi
 		# shellcheck disable=SC2086
 		kill -9 $pids 2>/dev/null
 		kv_sleep 0.1
@@ -532,6 +553,21 @@ kv_kill_leftovers() {
 		kv_stack "$pid"
 	done
 	return 1
+}
+
+# kv_worst CODE...: the worst of the cleanup codes of kv_kill_leftovers
+# and kv_rxe_restore: 1 (or any other failure) if one is, else 2 (left
+# something, repaired) if one is, else 0, returned.
+kv_worst() {
+	local c w=0
+	for c; do
+		case $c in
+		0) ;;
+		2) [ $w != 0 ] || w=2 ;;
+		*) w=1 ;;
+		esac
+	done
+	return $w
 }
 
 ktap_main() {
@@ -592,29 +628,39 @@ ktap_main() {
 		# Nothing a test started may outlive it.  It ran in a subshell,
 		# so its background processes are not our jobs: find them.
 		# Then what it broke is repaired, on every path it took: the
-		# next test must not fail for it.  A test after which that
-		# cannot be done fails, so that the cascade starts at it.
+		# next test must not fail for it.  A test that left a process
+		# or a broken device fails, with what it left, so that a
+		# cascade starts at it; so does one after which that cannot
+		# be repaired.
 		cleanup=$( { kv_kill_leftovers; crc=$?
 			    # A suite's own: what it left elsewhere (a peer).
 			    if declare -F kv_after_test >/dev/null; then
-				    kv_after_test "$rc" || crc=1
+				    kv_after_test "$rc"
+				    kv_worst $crc $?; crc=$?
 			    fi
-			    kv_rxe_restore "$rc" "$carrier" && exit $crc; } 2>&1 )
+			    kv_rxe_restore "$rc" "$carrier"
+			    kv_worst $crc $?; } 2>&1 )
 		crc=$?
 		[ -z "$cleanup" ] || echo "$cleanup" | sed 's/^/# after the test: /'
-		if [ $crc != 0 ]; then
-			rc=1
-			rm -f "$KV_TMP/skip"
-			out+=$'\n'"what it left could not be cleaned up (above)"
-		fi
-		if [ -f "$KV_TMP/skip" ]; then
-			echo "ok $n ${t#test_} # SKIP $(cat "$KV_TMP/skip")"
-		elif [ $rc = 0 ]; then
-			echo "ok $n ${t#test_}"
-		else
+		case $crc in
+		0) ;;
+		2) rc=1
+		   out=${out:+$out$'\n'}"it left what is above behind (repaired for the next test)" ;;
+		*) rc=1
+		   out=${out:+$out$'\n'}"what it left could not be cleaned up (above)" ;;
+		esac
+		# A failure wins over a skip: a test may call skip in a
+		# subshell of its own, which then goes on and fails.
+		if [ $rc != 0 ]; then
 			failed=1
+			[ ! -f "$KV_TMP/skip" ] ||
+				out=${out:+$out$'\n'}"(it also called skip: $(<"$KV_TMP/skip"))"
 			echo "$out" | sed 's/^/# /'
 			echo "not ok $n ${t#test_}"
+		elif [ -f "$KV_TMP/skip" ]; then
+			echo "ok $n ${t#test_} # SKIP $(<"$KV_TMP/skip")"
+		else
+			echo "ok $n ${t#test_}"
 		fi
 	done
 	kv_helpers_stop

@@ -2087,4 +2087,4 @@ TEST_F_TIMEOUT(kverbs, perf_no_listener, KV_NET_TIMEOUT)
 	EXPECT_EQ(0, p.result.iterations);
 }
 
-TEST_HARNESS_MAIN
+KV_HARNESS_MAIN

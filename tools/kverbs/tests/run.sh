@@ -3,9 +3,12 @@
 #
 # tools/kverbs/tests/run.sh: build the kverbs tool and its unit tests, run
 # tests/unit, tests/cli.sh, tests/man.sh (the man page against every
-# command's --help) and tests/deps.sh (scripts/deps against stand-ins for
-# apt-get and dpkg) on the host (no module needed), and print them as one
-# KTAP document with each as a subtest.  Exits non-zero if one failed.
+# command's --help), tests/deps.sh (scripts/deps against stand-ins for
+# apt-get and dpkg) and tests/scripts.sh (what judges the selftests:
+# scripts/ktap-summary, scripts/ktap-failures, scripts/ktap-skips,
+# selftests/lib.sh's ktap_main) on the host (no module needed), and print
+# them as one KTAP document with each as a subtest.  Exits non-zero if one
+# failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tool=$(dirname "$here")
@@ -18,20 +21,21 @@ if ! make -s -C "$tool" kverbs tests/unit >"$tmp/build" 2>&1; then
 	echo "Bail out! cannot build kverbs and tests/unit"
 	exit 1
 fi
-echo "1..4"
+echo "1..5"
 
 # The built binary, unless the caller names another one.
 export KVERBS=${KVERBS:-$tool/kverbs}
 
 n=0
 failed=0
-for t in unit cli man deps; do
+for t in unit cli man deps scripts; do
 	n=$((n + 1))
 	case $t in
 	unit) cmd=("$here/unit") ;;
 	cli) cmd=(bash "$here/cli.sh") ;;
 	man) cmd=(bash "$here/man.sh") ;;
 	deps) cmd=(bash "$here/deps.sh") ;;
+	scripts) cmd=(bash "$here/scripts.sh") ;;
 	esac
 	# A subtest is its own KTAP document, indented by four spaces.
 	"${cmd[@]}" 2>&1 | sed 's/^/    /'

@@ -1,0 +1,340 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/kverbs/tests/scripts.sh: host-side tests of what judges the
+# selftests, so that a broken judge cannot pass a run: scripts/ktap-summary,
+# scripts/ktap-failures and scripts/ktap-skips on crafted KTAP (and the
+# last on the table of expected skips), and selftests/lib.sh's
+# ktap_main running a fake suite (its tests skip, fail, leave a process or
+# a broken device behind).  No module, no root, nothing of the host's
+# touched: the fake suite replaces lib.sh's device repair and its search
+# for leftovers with fakes that see only its own process.  Prints KTAP;
+# exits 0 if every test passed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+tmp=$(mktemp -d /tmp/kverbs-scripts.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+results=()
+n=0
+failed=0
+
+# result NAME DIAG...: ok without DIAG, not ok with it.
+result() {
+	local name=$1 d
+	shift
+	n=$((n + 1))
+	if [ $# = 0 ]; then
+		results+=("ok $n $name")
+		return
+	fi
+	failed=1
+	for d; do
+		while IFS= read -r line; do
+			results+=("# $line")
+		done <<< "$d"
+	done
+	results+=("not ok $n $name")
+}
+
+# summary NAME STATUS STDOUT STDERR_TEXT: scripts/ktap-summary, given
+# stdin, exits STATUS (0, or 1 for any failure), prints STDOUT and, if
+# STDERR_TEXT is not empty, says it on stderr.
+summary() {
+	local name=$1 want=$2 out=$3 err=$4 rc diag=()
+	cat > "$tmp/in"
+	"$top/scripts/ktap-summary" < "$tmp/in" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc = "$want" ] || diag+=("exit status $rc, expected $want")
+	[ "$(cat "$tmp/out")" = "$out" ] ||
+		diag+=("stdout: $(cat "$tmp/out")" "expected: $out")
+	if [ -n "$err" ]; then
+		grep -qF -- "$err" "$tmp/err" || diag+=("stderr does not say '$err': $(cat "$tmp/err")")
+	else
+		[ ! -s "$tmp/err" ] || diag+=("stderr: $(cat "$tmp/err")")
+	fi
+	result "summary_$name" "${diag[@]}"
+}
+
+summary empty_input_fails 1 "0 passed, 1 failed, 0 skipped" "no test results" < /dev/null
+
+summary version_line_alone_fails 1 "0 passed, 1 failed, 0 skipped" "no test results" <<'EOF'
+KTAP version 1
+EOF
+
+summary all_passed 0 "2 passed, 0 failed, 0 skipped" "" <<'EOF'
+KTAP version 1
+1..2
+ok 1 a
+ok 2 b
+EOF
+
+summary plan_short_fails 1 "2 passed, 1 failed, 0 skipped" "line 2: plan 1..3 with 2 result(s)" <<'EOF'
+KTAP version 1
+1..3
+ok 1 a
+ok 2 b
+EOF
+
+summary nested_plan_short_fails 1 "1 passed, 1 failed, 0 skipped" "plan 1..2 with 1 result(s) (indented 4)" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..2
+    ok 1 a
+ok 1 suite
+EOF
+
+summary failure 1 "1 passed, 1 failed, 0 skipped" "" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..2
+    # expected 1, got 2
+    not ok 1 a
+    ok 2 b
+not ok 1 suite
+EOF
+
+# A parent that failed with every leaf ok: a crash, a timeout.
+summary parent_failed_alone 1 "1 passed, 1 failed, 0 skipped" "" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..1
+    ok 1 a
+not ok 1 suite
+EOF
+
+# run.sh's suite that is not built, and kselftest's program that skips
+# before its plan: the document is one skip, whatever its parent says.
+summary nested_skip_is_a_skip 0 "1 passed, 0 failed, 2 skipped" "" <<'EOF'
+KTAP version 1
+1..3
+    KTAP version 1
+    1..0 # SKIP uapi is not built (make selftests)
+ok 1 uapi # SKIP not built
+    KTAP version 1
+    1..0 # SKIP not in a pair of guests (tools/vm/pair)
+ok 2 hosts
+    KTAP version 1
+    1..1
+    ok 1 a
+ok 3 other
+EOF
+
+summary nested_skip_under_failure_fails 1 "0 passed, 1 failed, 0 skipped" "" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..0 # SKIP no rping
+not ok 1 suite
+EOF
+
+summary whole_input_skipped 0 "0 passed, 0 failed, 1 skipped" "" <<'EOF'
+KTAP version 1
+1..0 # SKIP not in a pair of guests
+EOF
+
+# A failure marked as a skip is a failure.
+summary not_ok_skip_is_a_failure 1 "0 passed, 1 failed, 0 skipped" "" <<'EOF'
+KTAP version 1
+1..1
+not ok 1 a # SKIP but it failed
+EOF
+
+# ktap-failures: each failure with its diagnostics, nothing of what passed.
+cat > "$tmp/in" <<'EOF'
+KTAP version 1
+1..2
+    KTAP version 1
+    1..2
+    # a passed quietly
+    ok 1 a
+    # b: expected 1, got 2
+    not ok 2 b
+not ok 1 suite
+    ok 1 c
+ok 2 other
+EOF
+"$top/scripts/ktap-failures" < "$tmp/in" > "$tmp/out" 2>&1
+printf '    # b: expected 1, got 2\n    not ok 2 b\n\nnot ok 1 suite\n\n' > "$tmp/want"
+if cmp -s "$tmp/out" "$tmp/want"; then
+	result failures_prints_what_failed
+else
+	result failures_prints_what_failed "got:" "$(cat "$tmp/out")" "expected:" "$(cat "$tmp/want")"
+fi
+
+# skips LANE NAME STATUS STDERR_TEXT: scripts/ktap-skips LANE, given
+# stdin, against the table of Documentation/testing.rst.
+skips() {
+	local lane=$1 name=$2 want=$3 err=$4 rc diag=()
+	cat > "$tmp/in"
+	"$top/scripts/ktap-skips" "$lane" < "$tmp/in" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	[ $rc = "$want" ] || diag+=("exit status $rc, expected $want")
+	if [ -n "$err" ]; then
+		grep -qF -- "$err" "$tmp/err" || diag+=("stderr does not say '$err': $(cat "$tmp/err")")
+	else
+		[ ! -s "$tmp/err" ] || diag+=("stderr: $(cat "$tmp/err")")
+	fi
+	result "skips_$name" "${diag[@]}"
+}
+
+skips check expected 0 "" <<'EOF2'
+KTAP version 1
+1..2
+    KTAP version 1
+    1..2
+    ok 1 failnth_call.info.each_alloc # SKIP no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)
+    ok 2 atomic_refused_on_siw # SKIP rxe has atomic operations: the atomic tests run
+ok 1 guest_6.12
+ok 2 kmemleak # SKIP no kmemleak in this kernel
+EOF2
+
+skips check missing_tool_fails 1 "line 3: devices_match_ibv_devinfo # SKIP ibv_devinfo is not installed" <<'EOF2'
+KTAP version 1
+1..1
+ok 1 devices_match_ibv_devinfo # SKIP ibv_devinfo is not installed
+EOF2
+
+skips check-debug other_lanes_skip_fails 1 "failnth_call.info.each_alloc # SKIP" <<'EOF2'
+KTAP version 1
+1..1
+ok 1 failnth_call.info.each_alloc # SKIP no /proc/thread-self/fail-nth (CONFIG_FAULT_INJECTION)
+EOF2
+
+skips check other_tests_skip_fails 1 "json_fields # SKIP" <<'EOF2'
+KTAP version 1
+1..1
+ok 1 json_fields # SKIP rxe has atomic operations: the atomic tests run
+EOF2
+
+skips check skipped_document_fails 1 "line 4: hosts # SKIP not in a pair" <<'EOF2'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..0 # SKIP not in a pair of guests (tools/vm/pair)
+ok 1 hosts
+EOF2
+
+if "$top/scripts/ktap-skips" --sources > "$tmp/out" 2>&1; then
+	result skips_every_reason_listed
+else
+	result skips_every_reason_listed "$(cat "$tmp/out")"
+fi
+
+# lib.sh's ktap_main, on a fake suite.  Its leftovers are what runs as
+# $KVERBS (a link to sleep, under $tmp); its device repair a fake that
+# repairs what the test marked broken (a file), and fails to if the test
+# marked it beyond repair.
+ln -s "$(command -v sleep)" "$tmp/kverbs"
+cat > "$tmp/fake.sh" <<EOF
+. "$top/selftests/lib.sh"
+KVERBS=$tmp/kverbs
+FAKE=$tmp
+EOF
+cat >> "$tmp/fake.sh" <<'EOF'
+dmesg() { :; }
+kv_leftovers() {
+	local d a
+	for d in /proc/[0-9]*; do
+		a=
+		read -r -d '' a 2>/dev/null < "$d/cmdline"
+		[ "$a" != "$KVERBS" ] || echo "${d#/proc/}"
+	done
+}
+kv_rxe_restore() {
+	[ ! -e "$FAKE/unrepairable" ] || { echo "cannot bring rxe0 back"; return 1; }
+	[ -e "$FAKE/broken" ] || return 0
+	echo "kv0 was down: bringing it up"
+	rm -f "$FAKE/broken"
+	return 2
+}
+test_passes() { :; }
+test_fails() { fail "it failed"; }
+test_skips() { skip "no such thing"; }
+test_skips_in_a_subshell_then_fails() {
+	( skip "no such thing" )
+	fail "and then it failed"
+}
+test_skips_in_a_subshell_then_passes() {
+	( skip "no such thing" )
+}
+test_leaves_a_process() {
+	"$KVERBS" 600 > /dev/null 2>&1 &
+}
+test_leaves_a_broken_device() {
+	: > "$FAKE/broken"
+}
+test_after_breakage() {
+	[ ! -e "$FAKE/broken" ] || fail "the device was not repaired"
+}
+test_leaves_an_unrepairable_device() {
+	: > "$FAKE/unrepairable"
+}
+ktap_main "$@"
+EOF
+
+# fake NAME... : run these tests of the fake suite; its KTAP in $tmp/ktap.
+fake() {
+	rm -f "$tmp/broken" "$tmp/unrepairable"
+	KV_NETDEV=lo timeout -k 5 120 bash "$tmp/fake.sh" "$@" > "$tmp/ktap" 2>&1
+}
+
+# expect NAME LINE...: each LINE is a line of the fake suite's KTAP.
+expect() {
+	local name=$1 l diag=()
+	shift
+	for l; do
+		grep -qxF -- "$l" "$tmp/ktap" || diag+=("no line '$l'")
+	done
+	[ ${#diag[@]} = 0 ] || diag+=("the fake suite printed:" "$(cat "$tmp/ktap")")
+	result "ktap_main_$name" "${diag[@]}"
+}
+
+fake test_passes test_fails test_skips
+expect control "ok 1 passes" "# it failed" "not ok 2 fails" "ok 3 skips # SKIP no such thing" \
+	"ok 4 dmesg_clean"
+
+fake test_skips_in_a_subshell_then_fails test_skips_in_a_subshell_then_passes
+expect failure_wins_over_skip "# and then it failed" "# (it also called skip: no such thing)" \
+	"not ok 1 skips_in_a_subshell_then_fails" \
+	"ok 2 skips_in_a_subshell_then_passes # SKIP no such thing"
+
+fake test_leaves_a_process test_passes
+expect leftover_process_fails "not ok 1 leaves_a_process" "ok 2 passes" \
+	"# it left what is above behind (repaired for the next test)"
+if grep -q "^# after the test: left running: pid [0-9]*: $tmp/kverbs 600 $" "$tmp/ktap"; then
+	result ktap_main_leftover_process_named
+else
+	result ktap_main_leftover_process_named "no '# after the test: left running: ...':" "$(cat "$tmp/ktap")"
+fi
+left=
+for d in /proc/[0-9]*; do
+	read -r -d '' a 2>/dev/null < "$d/cmdline" && [ "$a" = "$tmp/kverbs" ] && left+=" ${d#/proc/}"
+done
+if [ -z "$left" ]; then
+	result ktap_main_leftover_process_killed
+else
+	# shellcheck disable=SC2086
+	kill -9 $left 2>/dev/null
+	result ktap_main_leftover_process_killed "still running:$left"
+fi
+
+fake test_leaves_a_broken_device test_after_breakage
+expect broken_device_fails "# after the test: kv0 was down: bringing it up" \
+	"not ok 1 leaves_a_broken_device" "ok 2 after_breakage"
+
+fake test_leaves_an_unrepairable_device
+expect unrepairable_device_fails "# after the test: cannot bring rxe0 back" \
+	"# what it left could not be cleaned up (above)" "not ok 1 leaves_an_unrepairable_device"
+
+KV_ONLY="passes fake:typo other:fails" fake test_passes test_fails
+expect kv_only "1..3" "not ok 1 typo" "ok 2 passes" "ok 3 dmesg_clean"
+
+echo "KTAP version 1"
+echo "1..$n"
+printf '%s\n' "${results[@]}"
+exit $failed
