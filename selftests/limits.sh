@@ -151,10 +151,34 @@ with_users() {
 	return $rc
 }
 
+# stop_servers NAME...: end the persistent servers NAME as ^C ends them,
+# and wait for each: a test leaves no process behind.
+stop_servers() {
+	local name pid rc=0
+
+	for name; do
+		pid=$(eval echo "\$kv_pid_$name")
+		kill -INT "$pid" 2>/dev/null
+	done
+	for name; do
+		kv_wait "$name" 30 > /dev/null
+		[ $? != 124 ] || { echo "server $name did not end on SIGINT"; rc=1; }
+	done
+	return $rc
+}
+
 over_max_sessions_per_user() {
+	local rc
 	# A's two sessions: servers waiting for clients, one each (-j 1).
 	user_server a1 $UID_A 17811 -P -j 1 || return 1
-	user_server a2 $UID_A 17812 -P -j 1 || return 1
+	user_server a2 $UID_A 17812 -P -j 1 || { stop_servers a1; return 1; }
+	third_session_refused
+	rc=$?
+	stop_servers a1 a2 || rc=1
+	return $rc
+}
+
+third_session_refused() {
 	# A's third, to its own server, is refused before it begins.
 	user_refused $UID_A "too many tests are running as this user (max_sessions_per_user)" 17811 ||
 		return
@@ -184,6 +208,7 @@ over_max_pinned_mb_per_user() {
 	kill -INT "$hold"
 	wait_for 30 kv_ended "$hold" || kill -9 "$hold"
 	wait "$hold"
+	stop_servers rsrv || rc=1
 	return $rc
 }
 
@@ -215,10 +240,7 @@ per_user_counts_return() {
 	# Two persistent servers, ended by a signal, as ^C ends them.
 	user_server a1 $UID_A 17831 -P -j 1 || return 1
 	user_server a2 $UID_A 17832 -P -j 1 || return 1
-	# shellcheck disable=SC2154 # set by user_server
-	kill -INT "$kv_pid_a1" "$kv_pid_a2"
-	kv_wait a1 30
-	kv_wait a2 30
+	stop_servers a1 a2 || return
 	# Each pair takes both sessions, and 768 KiB of the 1 MiB: server
 	# 256 KiB, client 512 KiB.
 	for i in 1 2 3; do
