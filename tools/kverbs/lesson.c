@@ -70,12 +70,12 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-		"usage: %s lesson [--json] [--timeout SEC] [NAME [ADDR]]\n"
+		"usage: %s lesson [--json] [--timeout SEC] [NAME ADDR]\n"
 		"\n"
 		"Show a classic verbs mistake in the kernel: the wrong way, what the\n"
 		"device reported, the right way and its result.  The lesson connects to\n"
-		"itself on the RDMA device of ADDR (default 127.0.0.1: any device),\n"
-		"on connections, QPs and MRs of its own.  Without NAME, list them.\n"
+		"itself on the RDMA device that ADDR, a local address, belongs to, on\n"
+		"connections, QPs and MRs of its own.  Without NAME, list them.\n"
 		"\n"
 		"lessons:\n", kv_prog);
 	for (i = 0; i < KV_NLESSONS; i++)
@@ -320,6 +320,11 @@ int kv_cmd_lesson(int argc, char **argv)
 			       argv[optind], kv_prog);
 		return KV_EXIT_USAGE;
 	}
-	return kv_lesson_run(l, optind + 1 < argc ? argv[optind + 1] : "127.0.0.1",
-			     json, timeout_ns);
+	/* Not 127.0.0.1: a loopback address names no RDMA device. */
+	if (optind + 1 == argc) {
+		kv_usage_error("lesson", "which device? give a local address of it (%s lesson %s ADDR)",
+			       kv_prog, l->name);
+		return KV_EXIT_USAGE;
+	}
+	return kv_lesson_run(l, argv[optind + 1], json, timeout_ns);
 }
