@@ -101,7 +101,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_LAT | KVERBS_FEATURE_PERF_PINGPONG |
 			KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_REVERSE |
 			KVERBS_FEATURE_PERF_EVENTS | KVERBS_FEATURE_PING_LISTENER |
-			KVERBS_FEATURE_PERF_CEILINGS;
+			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -178,6 +178,21 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 				sizeof_field(struct kverbs_perf, result));
 }
 
+static int kverbs_lesson_run(void *cmd, int refused,
+			     struct kverbs_listener *lsn)
+{
+	return kverbs_lesson_cmd(cmd, refused);
+}
+
+/* A lesson is a session like any test: it holds two ends of its own. */
+static int kverbs_lesson_exec(struct kverbs_ucmd *ucmd)
+{
+	return kverbs_test_exec(ucmd, kverbs_lesson_run,
+				offsetof(struct kverbs_lesson, nruns),
+				sizeof(struct kverbs_lesson) -
+				offsetof(struct kverbs_lesson, nruns));
+}
+
 /*
  * One listener per file, for the servers the file's owner runs, in as
  * many threads as it likes; it is not a test, and counts as none.
@@ -219,6 +234,7 @@ union kverbs_ucmd_buffer {
 	struct kverbs_ping ping;
 	struct kverbs_perf perf;
 	struct kverbs_listen listen;
+	struct kverbs_lesson lesson;
 };
 
 struct kverbs_ioctl_op {
@@ -247,6 +263,8 @@ static const struct kverbs_ioctl_op kverbs_ioctl_ops[] = {
 			result),
 	KVERBS_IOCTL_OP(KVERBS_CMD_LISTEN, kverbs_listen_exec,
 			struct kverbs_listen, __reserved),
+	KVERBS_IOCTL_OP(KVERBS_CMD_LESSON, kverbs_lesson_exec,
+			struct kverbs_lesson, runs),
 };
 
 static long kverbs_fops_ioctl(struct file *filp, unsigned int cmd,

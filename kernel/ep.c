@@ -322,6 +322,7 @@ struct kverbs_ep *kverbs_ep_alloc(void)
 	ep->kind = KVERBS_CM_EP;
 	ep->trace_id = kverbs_trace_id_next();
 	ep->user.abort = kverbs_ep_abort;
+	ep->rnr_retry = 7;
 	init_waitqueue_head(&ep->wait);
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->pending);
@@ -529,8 +530,52 @@ static void kverbs_ep_conn_param(struct kverbs_ep *ep,
 				       attrs->max_qp_init_rd_atom);
 	/* The IB maximum, as rping: ride out a slow peer or fabric. */
 	param->retry_count = 7;
-	/* 7 retries forever; a peer that never posts hits the step timeout. */
-	param->rnr_retry_count = 7;
+	/*
+	 * What the peer's QP does when a SEND finds no receive here: 7
+	 * retries forever, and a peer that never posts hits the step
+	 * timeout.  Only a lesson asks for less (ep->rnr_retry).
+	 */
+	param->rnr_retry_count = ep->rnr_retry;
+}
+
+/**
+ * kverbs_ep_connect_start - send the connection request, without waiting
+ * @ep: a resolved client endpoint with a QP
+ * @rd_atom: RDMA READs each side may have outstanding towards the other
+ *
+ * For a caller that serves the other end itself (a lesson): it accepts
+ * the request, then kverbs_ep_wait_connected().
+ *
+ * Return: 0 or the recorded failure.
+ */
+int kverbs_ep_connect_start(struct kverbs_ep *ep, u8 rd_atom)
+{
+	struct rdma_conn_param param;
+	int ret;
+
+	kverbs_ep_conn_param(ep, &param, rd_atom, rd_atom);
+	ret = rdma_connect(ep->id, &param);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_CONNECT);
+	return 0;
+}
+
+/**
+ * kverbs_ep_wait_connected - wait until a connection request is answered
+ * @ep: a client endpoint whose request went out
+ * @timeout_ns: limit on the wait
+ *
+ * Return: 0 once connected, or the recorded failure, as
+ * kverbs_ep_connect_data().
+ */
+int kverbs_ep_wait_connected(struct kverbs_ep *ep, u64 timeout_ns)
+{
+	int ret;
+
+	ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_CONNECT);
+	return 0;
 }
 
 /**
@@ -558,11 +603,9 @@ int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
 	param.private_data = data;
 	param.private_data_len = len;
 	ret = rdma_connect(ep->id, &param);
-	if (!ret)
-		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_CONNECT);
-	return 0;
+	return kverbs_ep_wait_connected(ep, timeout_ns);
 }
 
 /**
@@ -698,10 +741,31 @@ u32 kverbs_ep_next_cid(const struct kverbs_ep *ep)
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 		     enum kverbs_step step)
 {
+	int ret;
+
+	ret = kverbs_post_send_try(ep, wr);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, step);
+	return 0;
+}
+
+/**
+ * kverbs_post_send_try - post a chain of send work requests, and only say
+ *	whether it worked
+ * @ep: the connected endpoint
+ * @wr: the first work request
+ *
+ * As kverbs_post_send(), but a failure of the post is only returned, not
+ * recorded as the endpoint's: for a caller that expects it (a lesson
+ * filling the send queue) and goes on using the endpoint.
+ *
+ * Return: what ib_post_send() returned.
+ */
+int kverbs_post_send_try(struct kverbs_ep *ep, struct ib_send_wr *wr)
+{
 	struct ib_qp *qp = ep->id->qp;
 	const struct ib_send_wr *w;
 	u32 cid;
-	int ret;
 
 	/*
 	 * Not inside the tracepoint's arguments: those are evaluated only
@@ -713,10 +777,7 @@ int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 		trace_kverbs_post_send(qp, w, ep->cq_id, cid);
 	}
 	ep->drained = false;
-	ret = ib_post_send(qp, wr, NULL);
-	if (ret)
-		return kverbs_ep_failed(ep, ret, step);
-	return 0;
+	return ib_post_send(qp, wr, NULL);
 }
 
 /**

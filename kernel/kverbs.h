@@ -182,6 +182,9 @@ struct kverbs_drain_marker {
  * @private_data: server side: the private data of the client's request;
  *	client side: that of the server's reject, if it rejected us
  * @private_data_len: bytes in @private_data
+ * @rnr_retry: rnr_retry_count this side offers in its connection request
+ *	or reply: how often the *peer* resends a SEND that found no receive
+ *	here (7, the default, for ever; a lesson sets 0)
  * @drained: the QP was drained and nothing was posted since: no
  *	completion handler runs any more.  Every post clears it (a wait
  *	that failed drains, and its caller may still post before it learns
@@ -212,6 +215,7 @@ struct kverbs_ep {
 	u8 initiator_depth;
 	u8 private_data[KVERBS_EP_PRIVATE_DATA_MAX];
 	u8 private_data_len;
+	u8 rnr_retry;
 	bool drained;
 	u32 trace_id;
 	u32 next_cid;
@@ -249,6 +253,8 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns);
 int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
 			   const void *data, u8 len);
+int kverbs_ep_connect_start(struct kverbs_ep *ep, u8 rd_atom);
+int kverbs_ep_wait_connected(struct kverbs_ep *ep, u64 timeout_ns);
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns);
 void kverbs_ep_reject(struct kverbs_ep *ep);
 void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
@@ -259,6 +265,7 @@ int kverbs_ep_reap_init(void);
 void kverbs_ep_reap_flush(void);
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
 		     enum kverbs_step step);
+int kverbs_post_send_try(struct kverbs_ep *ep, struct ib_send_wr *wr);
 int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr);
 u32 kverbs_ep_next_cid(const struct kverbs_ep *ep);
 int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);
@@ -414,6 +421,8 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 					       bool shared, u64 timeout_ns);
 void kverbs_listener_destroy(struct kverbs_listener *lsn);
 struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
+struct kverbs_ep *kverbs_listener_accept_timeout(struct kverbs_listener *lsn,
+						 long timeout);
 
 /* mr.c: memory. */
 
@@ -565,6 +574,7 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
 		    struct kverbs_listener *lsn);
 int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 		    struct kverbs_listener *lsn);
+int kverbs_lesson_cmd(struct kverbs_lesson *cmd, int refused);
 
 /* chardev.c */
 int kverbs_chardev_register(void);

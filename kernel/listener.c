@@ -337,26 +337,34 @@ static bool kverbs_listener_ready(struct kverbs_listener *lsn, int *error)
 }
 
 /**
- * kverbs_listener_accept - wait for the next connection request
+ * kverbs_listener_accept_timeout - wait for the next connection request
  * @lsn: the listener
+ * @timeout: the longest wait, in jiffies, MAX_SCHEDULE_TIMEOUT for none
  *
- * Waits without a time limit, until a client connects or a signal
- * arrives.
+ * Waits until a client connects, a signal arrives or @timeout passed.
  *
  * Return: the new connection's endpoint, attached to its device
  * but not yet accepted, or an ERR_PTR: -EINTR on a signal, -ENODEV when
- * the listener's device went away.  If the endpoint cannot be attached it
+ * the listener's device went away, -ETIMEDOUT.  If the endpoint cannot be attached it
  * comes back rejected and failed, for the caller to count and destroy.
  */
-struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
+struct kverbs_ep *kverbs_listener_accept_timeout(struct kverbs_listener *lsn,
+						 long timeout)
 {
 	struct kverbs_ep *ep;
 	int ret, error;
+	long left;
 
 	for (;;) {
-		if (wait_event_interruptible(lsn->wait,
-					     kverbs_listener_ready(lsn, &error)))
+		left = wait_event_interruptible_timeout(lsn->wait,
+							kverbs_listener_ready(lsn, &error),
+							timeout);
+		if (left < 0)
 			return ERR_PTR(-EINTR);
+		if (!left)
+			return ERR_PTR(-ETIMEDOUT);
+		if (timeout != MAX_SCHEDULE_TIMEOUT)
+			timeout = left;
 		if (error)
 			return ERR_PTR(error);
 		ep = kverbs_listener_pop(lsn);
@@ -374,6 +382,20 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
 		}
 		return ep;
 	}
+}
+
+/**
+ * kverbs_listener_accept - wait for the next connection request
+ * @lsn: the listener
+ *
+ * Waits without a time limit, until a client connects or a signal
+ * arrives.
+ *
+ * Return: as kverbs_listener_accept_timeout(), never -ETIMEDOUT.
+ */
+struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn)
+{
+	return kverbs_listener_accept_timeout(lsn, MAX_SCHEDULE_TIMEOUT);
 }
 
 /**

@@ -40,6 +40,7 @@ enum {
 	KVERBS_CMD_PING,
 	KVERBS_CMD_PERF,
 	KVERBS_CMD_LISTEN,
+	KVERBS_CMD_LESSON,
 };
 
 /**
@@ -64,6 +65,7 @@ enum {
  *	ceilings (&kverbs_perf.max_duration_ns, .max_iterations, the module's
  *	perf_max_duration_s and perf_max_iterations) and takes
  *	KVERBS_PERF_F_NO_REVERSE
+ * @KVERBS_FEATURE_LESSON: KVERBS_IOC_LESSON is available
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -77,6 +79,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_EVENTS = 1 << 8,
 	KVERBS_FEATURE_PING_LISTENER = 1 << 9,
 	KVERBS_FEATURE_PERF_CEILINGS = 1 << 10,
+	KVERBS_FEATURE_LESSON = 1 << 11,
 };
 
 /**
@@ -856,5 +859,136 @@ struct kverbs_listen {
 };
 
 #define KVERBS_IOC_LISTEN	_IO(KVERBS_TYPE, KVERBS_CMD_LISTEN)
+
+/**
+ * enum kverbs_lesson_id - &kverbs_lesson.lesson: the classic verbs mistakes
+ * @KVERBS_LESSON_UNSIGNALED: unsignaled sends fill the send queue.  Wrong:
+ *	a burst of unsignaled RDMA WRITEs, never a signaled one, until
+ *	ib_post_send() fails (-ENOMEM).  Right: one in four signaled, and
+ *	no more posted than the queue holds until a signaled one completed.
+ * @KVERBS_LESSON_RNR: a SEND to a peer with no receive posted.  Wrong:
+ *	rnr_retry_count 0, the SEND completes with IB_WC_RNR_RETRY_EXC_ERR.
+ *	Right: rnr_retry_count 7, the SEND waits and completes once the
+ *	receive is posted.  Not on iWARP, which has no receiver-not-ready.
+ * @KVERBS_LESSON_FENCE: an RDMA READ followed by a SEND of the data it
+ *	reads.  Wrong: no IB_SEND_FENCE, the SEND may carry what the buffer
+ *	held before the READ landed.  Right: the SEND fenced.
+ * @KVERBS_LESSON_ACCESS: access rights.  Wrong: an RDMA WRITE to an MR
+ *	registered without remote write, then an atomic to an MR without
+ *	remote atomic (not on devices without atomics).  Right: both with
+ *	local write, remote write and remote atomic.
+ */
+enum kverbs_lesson_id {
+	KVERBS_LESSON_UNSIGNALED = 1,
+	KVERBS_LESSON_RNR,
+	KVERBS_LESSON_FENCE,
+	KVERBS_LESSON_ACCESS,
+};
+
+/* Runs a lesson reports at most: &kverbs_lesson.runs. */
+#define KVERBS_LESSON_MAX_RUNS	4
+
+/**
+ * enum kverbs_lesson_kind - &kverbs_lesson_run.kind
+ * @KVERBS_LESSON_WRONG: the mistake
+ * @KVERBS_LESSON_RIGHT: the same operation done right
+ */
+enum kverbs_lesson_kind {
+	KVERBS_LESSON_WRONG = 1,
+	KVERBS_LESSON_RIGHT = 2,
+};
+
+/**
+ * struct kverbs_lesson_run - one run of a lesson, on a connection of its
+ *	own; (out) as a whole
+ * @kind: &enum kverbs_lesson_kind
+ * @error: how the run ended: 0 when the operation succeeded, else a
+ *	negative errno: the post's (@post_error), -EIO when a work request
+ *	failed (@wc_status), -EBADMSG when the data that arrived is not
+ *	what the operation was meant to move, -ETIMEDOUT
+ * @post_error: the errno ib_post_send() returned, 0 if every post
+ *	succeeded
+ * @posted: work requests the run posted successfully
+ * @valid: &enum kverbs_result_flags for the fields below
+ * @step: &enum kverbs_step of the failure, 0 if none
+ * @wc_status: the requester's failed completion (enum ib_wc_status)
+ * @vendor_err: its vendor error
+ * @cm_event: the rdma_cm event that ended the connection, if one did
+ * @cm_status: its status
+ * @peer_error: the responder's failure, 0 if it saw none: -EACCES when its
+ *	QP reported an access error (IB_EVENT_QP_ACCESS_ERR)
+ * @peer_valid: &enum kverbs_result_flags for @peer_wc_status
+ * @peer_wc_status: the responder's failed completion, if it had one
+ * @queue_depth: the send queue's depth as the device made it
+ *	(ib_query_qp()'s max_send_wr), 0 if the lesson did not ask
+ * @elapsed_ns: from the run's first post to its last completion
+ * @value: what the run measured: the atomic's original value, the first
+ *	8 bytes that arrived, or 0
+ */
+struct kverbs_lesson_run {
+	__u32 kind;
+	__s32 error;
+	__s32 post_error;
+	__u32 posted;
+	__u32 valid;
+	__u32 step;
+	__u32 wc_status;
+	__u32 vendor_err;
+	__u32 cm_event;
+	__s32 cm_status;
+	__s32 peer_error;
+	__u32 peer_valid;
+	__u32 peer_wc_status;
+	__u32 queue_depth;
+	__aligned_u64 elapsed_ns;
+	__aligned_u64 value;
+};
+
+/**
+ * struct kverbs_lesson - KVERBS_IOC_LESSON: show a classic verbs mistake
+ * @size: sizeof(struct kverbs_lesson)
+ * @flags: must be 0
+ * @lesson: (in) &enum kverbs_lesson_id
+ * @__reserved0: must be 0
+ * @timeout_ns: (in) limit on each step, 0 for the module's default; at
+ *	most one hour
+ * @addr: (in) a local address of the RDMA device to run on, a sockaddr_in
+ *	or sockaddr_in6 with port 0, bytes past it zero
+ * @__reserved1: must be 0
+ * @nruns: (out) runs in @runs
+ * @error: (out) the lesson's own failure, 0 when every run ran (whatever
+ *	each run's outcome): as @runs' fields, for setting up a connection
+ * @failed_step: (out) &enum kverbs_step of @error
+ * @runs: (out) the wrong way first, then the right way
+ *
+ * The lesson runs in the kernel, in the caller's thread, against itself:
+ * it listens on @addr's device on a port of its own, connects to itself,
+ * and gives each run a fresh connection, PD, CQ, QPs and MRs, all torn
+ * down before the call returns.  It counts as one test against the
+ * limits on sessions (max_sessions and the rest, -ENFILE, -EMFILE,
+ * -EDQUOT) and on memory held for RDMA.  The work requests go through
+ * the tracepoints kverbs_post_send and kverbs_wc like any test's.
+ *
+ * Return: 0 when the lesson ran (the runs say how each ended), -EINVAL
+ * for bad arguments, -ENOENT for an unknown @lesson, -EOPNOTSUPP when the
+ * device cannot show it (RNR on iWARP), -EADDRNOTAVAIL when @addr is not
+ * a local address, or the error of setting up a connection (@error,
+ * @failed_step).
+ */
+struct kverbs_lesson {
+	__u32 size;
+	__u32 flags;
+	__u32 lesson;
+	__u32 __reserved0;
+	__aligned_u64 timeout_ns;
+	struct __kernel_sockaddr_storage addr;
+	__u32 __reserved1;
+	__u32 nruns;
+	__s32 error;
+	__u32 failed_step;
+	struct kverbs_lesson_run runs[KVERBS_LESSON_MAX_RUNS];
+};
+
+#define KVERBS_IOC_LESSON	_IO(KVERBS_TYPE, KVERBS_CMD_LESSON)
 
 #endif /* _UAPI_KVERBS_H */

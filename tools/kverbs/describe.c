@@ -114,7 +114,7 @@ const char *kv_errno_name(int err)
 		{ ENETDOWN, "ENETDOWN" }, { EACCES, "EACCES" },
 		/* A perf server's ceilings: a hello over them, a session past them. */
 		{ ERANGE, "ERANGE" }, { ETIME, "ETIME" },
-		{ EDQUOT, "EDQUOT" },
+		{ EDQUOT, "EDQUOT" }, { ENOENT, "ENOENT" },
 	};
 	size_t i;
 

@@ -187,5 +187,6 @@ int kv_cmd_devices(int argc, char **argv);
 int kv_cmd_ping(int argc, char **argv);
 int kv_cmd_perf(int argc, char **argv);	/* argv[0]: write_bw, read_lat, ... */
 int kv_cmd_serve(int argc, char **argv);
+int kv_cmd_lesson(int argc, char **argv);
 
 #endif /* KVERBS_TOOL_H */

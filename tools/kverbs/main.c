@@ -28,6 +28,8 @@ static void usage(FILE *f)
 		"  write_lat  perftest's ib_write_lat\n"
 		"  send_lat   perftest's ib_send_lat\n"
 		"  serve      a server for every perf test, several clients at once\n"
+		"  lesson     the classic verbs mistakes, wrong and right, in the kernel:\n"
+		"             unsignaled, rnr, fence, access ('lesson' lists them)\n"
 		"\n"
 		"'%s COMMAND --help' describes each command's options.\n"
 		"\n"
@@ -58,6 +60,7 @@ int main(int argc, char **argv)
 		{ "write_lat", kv_cmd_perf },
 		{ "send_lat", kv_cmd_perf },
 		{ "serve", kv_cmd_serve },
+		{ "lesson", kv_cmd_lesson },
 	};
 	size_t i;
 

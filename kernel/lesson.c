@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KVERBS_IOC_LESSON: argument checks, the lesson's listener, and what
+ * every run does alike: connect to itself, hold both ends, register
+ * buffers, post and wait, report, tear down.
+ *
+ * A run's life: kverbs_lesson_begin() makes the connection (client
+ * resolves and sends its request, the lesson takes the request off its
+ * own listener as the server, accepts, waits for both ends to be
+ * established); the lesson posts on the client and watches both ends;
+ * kverbs_lesson_end() copies both ends' first failures into the run's
+ * report, then runs the endpoints' teardown ladder: quiesce both, free
+ * the buffers, destroy both.
+ */
+#include "lesson.h"
+#include "trace.h"
+
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+/**
+ * kverbs_lesson_timeout - a step's limit, in jiffies
+ * @lc: the lesson
+ *
+ * Return: the limit for kverbs_ep_wait().
+ */
+long kverbs_lesson_timeout(const struct kverbs_lesson_ctx *lc)
+{
+	return kverbs_ep_wait_timeout(lc->common.timeout_ns);
+}
+
+static void kverbs_lesson_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_lesson_wr *w = container_of(wc->wr_cqe,
+						  struct kverbs_lesson_wr, cqe.cqe);
+	struct kverbs_ep *ep = cq->cq_context;
+
+	trace_kverbs_wc(cq, wc, w->step);
+	if (wc->status != IB_WC_SUCCESS) {
+		kverbs_ep_wc_failed(ep, wc, w->step);
+		return;
+	}
+	/* A send queue completes in order: @seq only grows. */
+	smp_store_release(&w->lc->done, w->seq);
+	wake_up(&ep->wait);
+}
+
+/**
+ * kverbs_lesson_wr_init - give a client work request its context
+ * @lc: the lesson
+ * @wr: the work request, whose opcode and data the caller fills in
+ * @seq: its number in the run, from 1; its context is @lc->wrs[@seq %
+ *	KVERBS_LESSON_MAX_WRS], which must not be in flight any more
+ * @step: what it does
+ * @signaled: whether it completes; an unsignaled one still has the
+ *	context, so that a failure names it
+ */
+void kverbs_lesson_wr_init(struct kverbs_lesson_ctx *lc, struct ib_send_wr *wr,
+			   u32 seq, enum kverbs_step step, bool signaled)
+{
+	struct kverbs_lesson_wr *w = &lc->wrs[seq % KVERBS_LESSON_MAX_WRS];
+
+	w->cqe.cqe.done = kverbs_lesson_wr_done;
+	w->lc = lc;
+	w->seq = seq;
+	w->step = step;
+	wr->wr_cqe = &w->cqe.cqe;
+	wr->send_flags |= signaled ? IB_SEND_SIGNALED : 0;
+}
+
+/**
+ * kverbs_lesson_post - post a chain on the client, counting it
+ * @lc: the lesson
+ * @wr: the chain, each with a context from kverbs_lesson_wr_init()
+ * @step: what it does, for the failure report
+ *
+ * The first post of a run starts its clock.
+ *
+ * Return: 0 or the recorded failure, the post's errno also in
+ * @lc->run->post_error.
+ */
+int kverbs_lesson_post(struct kverbs_lesson_ctx *lc, struct ib_send_wr *wr,
+		       enum kverbs_step step)
+{
+	const struct ib_send_wr *w;
+	int ret;
+
+	if (!lc->start_ns)
+		lc->start_ns = ktime_get_ns();
+	ret = kverbs_post_send(lc->cli, wr, step);
+	if (ret) {
+		lc->run->post_error = ret;
+		return ret;
+	}
+	for (w = wr; w; w = w->next)
+		lc->run->posted++;
+	return 0;
+}
+
+/**
+ * kverbs_lesson_wait - wait until the client's work request @seq completed
+ * @lc: the lesson
+ * @seq: its number, signaled
+ *
+ * Return: 0, or the client's failure, -ETIMEDOUT past the step limit.
+ */
+int kverbs_lesson_wait(struct kverbs_lesson_ctx *lc, u32 seq)
+{
+	int ret;
+
+	ret = kverbs_ep_wait(lc->cli, smp_load_acquire(&lc->done) >= seq,
+			     kverbs_lesson_timeout(lc));
+	if (!ret)
+		lc->run->elapsed_ns = ktime_get_ns() - lc->start_ns;
+	return ret;
+}
+
+/**
+ * kverbs_lesson_wait_peer - give the server its moment to see a failure
+ * @lc: the lesson, whose client just failed
+ *
+ * The responder learns of a fault in its own context (an access error
+ * event, its receives flushed once its QP is in the error state), a
+ * little after the requester's completion.  At most a second.
+ */
+void kverbs_lesson_wait_peer(struct kverbs_lesson_ctx *lc)
+{
+	wait_event_killable_timeout(lc->srv->wait, kverbs_ep_error(lc->srv),
+				    min_t(long, HZ, kverbs_lesson_timeout(lc)));
+}
+
+/**
+ * kverbs_lesson_buf - a buffer registered for one end, with @access
+ * @lc: the lesson
+ * @ep: the end, connected
+ * @buf: zeroed
+ * @len: its size
+ * @access: the rights, IB_ACCESS_*
+ *
+ * Return: 0 once the registration completed, or the failure; the
+ * buffer is freed by kverbs_lesson_end() either way.
+ */
+int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
+		      struct kverbs_buf *buf, size_t len, int access)
+{
+	struct ib_reg_wr reg;
+	int ret;
+
+	ret = kverbs_buf_alloc(buf, len);
+	if (!ret)
+		ret = kverbs_buf_map(buf, ep, DMA_BIDIRECTIONAL);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+	kverbs_buf_reg_wr(buf, &reg, access);
+	ret = kverbs_post_send(ep, &reg.wr, KVERBS_STEP_REG_MR);
+	if (!ret)
+		ret = kverbs_ep_wait(ep, kverbs_is_done(&buf->reg_done),
+				     kverbs_lesson_timeout(lc));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_REG_MR);
+	return 0;
+}
+
+/* The run's first failures, both ends', into its report. */
+static void kverbs_lesson_report(struct kverbs_lesson_ctx *lc)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	struct kverbs_fail f;
+
+	if (lc->cli) {
+		kverbs_ep_fail_info(lc->cli, &f);
+		if (!run->error)
+			run->error = f.error;
+		if (!run->step)
+			run->step = f.step;
+		run->valid |= f.valid & (KVERBS_RESULT_WC | KVERBS_RESULT_CM);
+		run->wc_status = f.wc_status;
+		run->vendor_err = f.vendor_err;
+		run->cm_event = f.cm_event;
+		run->cm_status = f.cm_status;
+	}
+	if (lc->srv) {
+		kverbs_ep_fail_info(lc->srv, &f);
+		run->peer_error = f.error;
+		run->peer_valid = f.valid & KVERBS_RESULT_WC;
+		run->peer_wc_status = f.wc_status;
+	}
+}
+
+/**
+ * kverbs_lesson_end - report the run and tear down its connection
+ * @lc: the lesson; nothing happens if no run is going on
+ */
+void kverbs_lesson_end(struct kverbs_lesson_ctx *lc)
+{
+	if (!lc->run)
+		return;
+	kverbs_lesson_report(lc);
+	/* Both ends quiet before any buffer goes: either may reach either. */
+	if (lc->cli)
+		kverbs_ep_quiesce(lc->cli);
+	if (lc->srv)
+		kverbs_ep_quiesce(lc->srv);
+	kverbs_msg_free(&lc->recv);
+	kverbs_msg_free(&lc->send);
+	kverbs_buf_free(&lc->remote);
+	kverbs_buf_free(&lc->local);
+	kverbs_ep_destroy(lc->srv);
+	kverbs_ep_destroy(lc->cli);
+	lc->srv = NULL;
+	lc->cli = NULL;
+	lc->run = NULL;
+	lc->done = 0;
+	lc->start_ns = 0;
+	memset(lc->wrs, 0, sizeof(lc->wrs));
+}
+
+/* The server end: the client's request, taken off the lesson's listener. */
+static int kverbs_lesson_accept(struct kverbs_lesson_ctx *lc,
+				const struct kverbs_lesson_conn *conn)
+{
+	struct kverbs_ep *srv;
+	int ret;
+
+	srv = kverbs_listener_accept_timeout(lc->lsn, kverbs_lesson_timeout(lc));
+	if (IS_ERR(srv))
+		return kverbs_test_failed(&lc->common, PTR_ERR(srv),
+					  KVERBS_STEP_ACCEPT);
+	lc->srv = srv;
+	/* Set if the request could not be attached to its device. */
+	ret = kverbs_ep_error(srv);
+	if (ret)
+		return ret;
+	srv->rnr_retry = conn->rnr_retry;
+	ret = kverbs_ep_create_qp(srv, &conn->caps);
+	if (ret) {
+		kverbs_ep_failed(srv, ret, KVERBS_STEP_SETUP);
+		kverbs_ep_reject(srv);
+		return ret;
+	}
+	return kverbs_ep_accept(srv, lc->common.timeout_ns);
+}
+
+/**
+ * kverbs_lesson_begin - start a run on a connection of its own
+ * @lc: the lesson, with no run going on
+ * @conn: what the connection is made with
+ * @kind: wrong or right
+ *
+ * Return: 0 once both ends are established, else the failure, which is
+ * the lesson's (@lc->common.fail); kverbs_lesson_end() releases what was
+ * made either way.
+ */
+int kverbs_lesson_begin(struct kverbs_lesson_ctx *lc,
+			const struct kverbs_lesson_conn *conn,
+			enum kverbs_lesson_kind kind)
+{
+	struct kverbs_lesson *cmd = lc->cmd;
+	struct kverbs_ep *cli;
+	int ret;
+
+	if (WARN_ON_ONCE(lc->run || cmd->nruns >= KVERBS_LESSON_MAX_RUNS))
+		return kverbs_test_failed(&lc->common, -EINVAL, KVERBS_STEP_SETUP);
+	lc->run = &cmd->runs[cmd->nruns++];
+	lc->run->kind = kind;
+
+	cli = kverbs_test_ep_create(&lc->common);
+	if (IS_ERR(cli))
+		return PTR_ERR(cli);
+	lc->cli = cli;
+	ret = kverbs_test_resolve(&lc->common, cli);
+	if (!ret)
+		ret = kverbs_ep_create_qp(cli, &conn->caps);
+	if (!ret)
+		ret = kverbs_ep_connect_start(cli, conn->rd_atom);
+	if (ret)
+		goto out_fail;
+	ret = kverbs_lesson_accept(lc, conn);
+	if (ret) {
+		if (lc->common.fail.error)
+			return ret;
+		kverbs_test_fail(&lc->common, lc->srv, ret);
+		return ret;
+	}
+	ret = kverbs_ep_wait_connected(cli, lc->common.timeout_ns);
+	if (!ret)
+		return 0;
+out_fail:
+	kverbs_test_fail(&lc->common, cli, ret);
+	return ret;
+}
+
+/**
+ * struct kverbs_lesson_def - a lesson in the table
+ * @id: its &enum kverbs_lesson_id
+ * @run: gives it: each run begun with kverbs_lesson_begin() and ended
+ *	with kverbs_lesson_end(); returns 0 when every run ran, whatever
+ *	its outcome, else the failure that stopped the lesson
+ * @refuse: whether the device's port cannot show it, or NULL
+ */
+struct kverbs_lesson_def {
+	u32 id;
+	int (*run)(struct kverbs_lesson_ctx *lc);
+	bool (*refuse)(struct ib_device *ibdev, u32 port);
+};
+
+/* iWARP has no receiver-not-ready: a SEND that finds no receive ends it. */
+static bool kverbs_lesson_is_iwarp(struct ib_device *ibdev, u32 port)
+{
+	return rdma_protocol_iwarp(ibdev, port);
+}
+
+static const struct kverbs_lesson_def kverbs_lessons[] = {
+	{ KVERBS_LESSON_UNSIGNALED, kverbs_lesson_unsignaled, NULL },
+	{ KVERBS_LESSON_RNR, kverbs_lesson_rnr, kverbs_lesson_is_iwarp },
+	{ KVERBS_LESSON_FENCE, kverbs_lesson_fence, NULL },
+	{ KVERBS_LESSON_ACCESS, kverbs_lesson_access, NULL },
+};
+
+static const struct kverbs_lesson_def *kverbs_lesson_find(u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kverbs_lessons); i++)
+		if (kverbs_lessons[i].id == id)
+			return &kverbs_lessons[i];
+	return NULL;
+}
+
+static int kverbs_lesson_give(struct kverbs_lesson_ctx *lc,
+			      const struct kverbs_lesson_def *def)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	lc->lsn = kverbs_test_listen(&lc->common);
+	if (IS_ERR(lc->lsn)) {
+		ret = PTR_ERR(lc->lsn);
+		lc->lsn = NULL;
+		return ret;
+	}
+	id = lc->lsn->id;
+	/* A wildcard names no device to give the lesson on. */
+	if (!id->device)
+		return kverbs_test_failed(&lc->common, -EINVAL, KVERBS_STEP_LISTEN);
+	if (def->refuse && def->refuse(id->device, id->port_num))
+		return kverbs_test_failed(&lc->common, -EOPNOTSUPP, KVERBS_STEP_SETUP);
+	/* The client connects to the port rdma_cm bound the listener to. */
+	memcpy(&lc->common.addr, &id->route.addr.src_addr, sizeof(lc->common.addr));
+	ret = def->run(lc);
+	kverbs_lesson_end(lc);
+	return ret;
+}
+
+/**
+ * kverbs_lesson_cmd - KVERBS_IOC_LESSON
+ * @cmd: the caller's arguments; the runs and the lesson's failure are
+ *	filled in, also on failure
+ * @refused: the error the lesson was refused with before it began, or 0
+ *
+ * Return: 0 when the lesson ran, else a negative errno as
+ * include/uapi/kverbs.h lists them.
+ */
+int kverbs_lesson_cmd(struct kverbs_lesson *cmd, int refused)
+{
+	const struct kverbs_lesson_def *def;
+	struct kverbs_lesson_ctx *lc;
+	int ret;
+
+	cmd->nruns = 0;
+	cmd->error = 0;
+	cmd->failed_step = KVERBS_STEP_NONE;
+	memset(cmd->runs, 0, sizeof(cmd->runs));
+	if (refused) {
+		cmd->error = refused;
+		cmd->failed_step = KVERBS_STEP_SETUP;
+		return refused;
+	}
+	if (cmd->flags || cmd->__reserved0 || cmd->__reserved1 ||
+	    cmd->timeout_ns > KVERBS_MAX_TIMEOUT_NS ||
+	    kverbs_sockaddr_check(&cmd->addr, false))
+		return -EINVAL;
+	def = kverbs_lesson_find(cmd->lesson);
+	if (!def)
+		return -ENOENT;
+
+	lc = kzalloc(sizeof(*lc), GFP_KERNEL_ACCOUNT);
+	if (!lc) {
+		cmd->error = -ENOMEM;
+		cmd->failed_step = KVERBS_STEP_SETUP;
+		return -ENOMEM;
+	}
+	lc->cmd = cmd;
+	lc->common.timeout_ns = cmd->timeout_ns ?:
+				(u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
+	memcpy(&lc->common.addr, &cmd->addr, sizeof(lc->common.addr));
+
+	ret = kverbs_lesson_give(lc, def);
+	kverbs_listener_destroy(lc->lsn);
+	if (ret) {
+		cmd->error = lc->common.fail.error ?: ret;
+		cmd->failed_step = lc->common.fail.step ?: KVERBS_STEP_SETUP;
+	}
+	kfree(lc);
+	return ret;
+}

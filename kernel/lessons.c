@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lessons: each classic verbs mistake done wrong, then right, on
+ * connections of their own (lesson.c makes and ends them).  The client
+ * end is the requester, the server end the responder.  Each lesson's
+ * comment says what the wrong run does, what the device answers, and
+ * what the right run changes; Documentation/lessons.rst says why.
+ */
+#include "lesson.h"
+
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+/* Bytes each lesson moves: small, the mistakes are not about size. */
+#define KVERBS_LESSON_LEN	64
+
+static void kverbs_lesson_sge(struct ib_sge *sge, struct kverbs_buf *buf,
+			      size_t offset, u32 len)
+{
+	sge->addr = buf->mr->iova + offset;
+	sge->length = len;
+	sge->lkey = buf->mr->lkey;
+}
+
+/* An RDMA WRITE of @sge to the start of the server's buffer. */
+static void kverbs_lesson_write_wr(struct kverbs_lesson_ctx *lc,
+				   struct ib_rdma_wr *wr, struct ib_sge *sge)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_RDMA_WRITE;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = 1;
+	wr->remote_addr = lc->remote.mr->iova;
+	wr->rkey = lc->remote.mr->rkey;
+}
+
+/*
+ * Unsignaled sends fill the send queue.  A work request's slot in the
+ * send queue is the consumer's again only once the consumer has seen it
+ * complete, and an unsignaled one completes only with a later signaled
+ * one: post only unsignaled ones and the queue fills, and ib_post_send()
+ * fails with -ENOMEM, however fast the device works.  (A soft device
+ * such as rxe frees a slot as soon as the work request is done, so a
+ * slow enough poster never sees it there; the lesson posts as a busy
+ * ULP does, faster than the wire.)  Right: signal one in
+ * KVERBS_LESSON_SIGNAL_EVERY, and never have more posted than the queue
+ * holds beyond the last signaled one seen complete.
+ */
+#define KVERBS_LESSON_SQ_DEPTH		16
+#define KVERBS_LESSON_SIGNAL_EVERY	4
+#define KVERBS_LESSON_UNSIGNALED_WRS	(8 * KVERBS_LESSON_SQ_DEPTH)
+#define KVERBS_LESSON_UNSIGNALED_LEN	4096
+
+static const struct kverbs_lesson_conn kverbs_lesson_unsignaled_conn = {
+	.caps = {
+		.max_send_wr = KVERBS_LESSON_SQ_DEPTH,
+		.max_recv_wr = 1,
+		.max_send_sge = 1,
+	},
+	.rnr_retry = 7,
+};
+
+static int kverbs_lesson_write_bufs(struct kverbs_lesson_ctx *lc, size_t len,
+				    int remote_access)
+{
+	int ret;
+
+	ret = kverbs_lesson_buf(lc, lc->cli, &lc->local, len,
+				IB_ACCESS_LOCAL_WRITE);
+	if (!ret)
+		ret = kverbs_lesson_buf(lc, lc->srv, &lc->remote, len,
+					remote_access);
+	return ret;
+}
+
+static void kverbs_lesson_queue_depth(struct kverbs_lesson_ctx *lc)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	if (!ib_query_qp(lc->cli->id->qp, &attr, IB_QP_CAP, &init))
+		lc->run->queue_depth = attr.cap.max_send_wr;
+}
+
+/*
+ * After the -ENOMEM: one signaled WRITE, posted as soon as there is
+ * room, retires every unsignaled one before it.  On a device that frees
+ * slots only on a signaled completion there is never room again, and
+ * this gives up after the step limit: then only the QP's error state
+ * (the teardown) empties the queue.
+ */
+static void kverbs_lesson_unsignaled_recover(struct kverbs_lesson_ctx *lc,
+					     u32 seq)
+{
+	unsigned long deadline = jiffies + kverbs_lesson_timeout(lc);
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	int ret;
+
+	kverbs_lesson_sge(&sge, &lc->local, 0, KVERBS_LESSON_UNSIGNALED_LEN);
+	for (;;) {
+		kverbs_lesson_write_wr(lc, &wr, &sge);
+		kverbs_lesson_wr_init(lc, &wr.wr, seq, KVERBS_STEP_RDMA_WRITE, true);
+		ret = kverbs_post_send_try(lc->cli, &wr.wr);
+		if (ret != -ENOMEM || time_after(jiffies, deadline) ||
+		    fatal_signal_pending(current))
+			break;
+		usleep_range(500, 1000);
+	}
+	if (!ret)
+		kverbs_ep_wait(lc->cli, smp_load_acquire(&lc->done) >= seq,
+			       kverbs_lesson_timeout(lc));
+}
+
+static int kverbs_lesson_unsignaled_wrong(struct kverbs_lesson_ctx *lc)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	int ret = 0;
+	u32 seq;
+
+	kverbs_lesson_sge(&sge, &lc->local, 0, KVERBS_LESSON_UNSIGNALED_LEN);
+	lc->start_ns = ktime_get_ns();
+	for (seq = 1; seq <= KVERBS_LESSON_UNSIGNALED_WRS; seq++) {
+		kverbs_lesson_write_wr(lc, &wr, &sge);
+		kverbs_lesson_wr_init(lc, &wr.wr, seq, KVERBS_STEP_RDMA_WRITE, false);
+		/* The failure is the lesson, not the connection's. */
+		ret = kverbs_post_send_try(lc->cli, &wr.wr);
+		if (ret)
+			break;
+		run->posted++;
+	}
+	run->elapsed_ns = ktime_get_ns() - lc->start_ns;
+	if (ret) {
+		run->post_error = ret;
+		run->error = ret;
+		run->step = KVERBS_STEP_RDMA_WRITE;
+		kverbs_lesson_unsignaled_recover(lc, seq);
+	}
+	return 0;
+}
+
+static int kverbs_lesson_unsignaled_right(struct kverbs_lesson_ctx *lc)
+{
+	const u32 total = KVERBS_LESSON_UNSIGNALED_WRS;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	bool signaled;
+	u32 seq;
+	int ret;
+
+	kverbs_lesson_sge(&sge, &lc->local, 0, KVERBS_LESSON_UNSIGNALED_LEN);
+	for (seq = 1; seq <= total; seq++) {
+		/*
+		 * Room for this one: no more than the queue's depth posted
+		 * past the last signaled work request seen complete.  One
+		 * of every KVERBS_LESSON_SIGNAL_EVERY is signaled, so the
+		 * wait is for one that is already posted.
+		 */
+		if (seq - smp_load_acquire(&lc->done) > KVERBS_LESSON_SQ_DEPTH) {
+			ret = kverbs_lesson_wait(lc, seq - KVERBS_LESSON_SQ_DEPTH);
+			if (ret)
+				return 0;
+		}
+		signaled = !(seq % KVERBS_LESSON_SIGNAL_EVERY) || seq == total;
+		kverbs_lesson_write_wr(lc, &wr, &sge);
+		kverbs_lesson_wr_init(lc, &wr.wr, seq, KVERBS_STEP_RDMA_WRITE,
+				      signaled);
+		if (kverbs_lesson_post(lc, &wr.wr, KVERBS_STEP_RDMA_WRITE))
+			return 0;
+	}
+	kverbs_lesson_wait(lc, total);
+	return 0;
+}
+
+/**
+ * kverbs_lesson_unsignaled - KVERBS_LESSON_UNSIGNALED
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_unsignaled(struct kverbs_lesson_ctx *lc)
+{
+	static int (*const runs[])(struct kverbs_lesson_ctx *lc) = {
+		kverbs_lesson_unsignaled_wrong,
+		kverbs_lesson_unsignaled_right,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(runs); i++) {
+		ret = kverbs_lesson_begin(lc, &kverbs_lesson_unsignaled_conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (ret)
+			return ret;
+		ret = kverbs_lesson_write_bufs(lc, KVERBS_LESSON_UNSIGNALED_LEN,
+					       IB_ACCESS_LOCAL_WRITE |
+					       IB_ACCESS_REMOTE_WRITE);
+		if (!ret) {
+			kverbs_lesson_queue_depth(lc);
+			ret = runs[i](lc);
+		}
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Receiver not ready.  A SEND consumes a receive the peer posted; when
+ * there is none, an InfiniBand or RoCE responder answers RNR NAK and the
+ * requester tries again after the responder's RNR timer, as often as its
+ * QP's rnr_retry says (which the peer's connection reply sets: rdma_cm's
+ * rnr_retry_count).  Wrong: 0, the first RNR NAK fails the SEND with
+ * IB_WC_RNR_RETRY_EXC_ERR and the connection with it.  Right: 7, retry
+ * for ever: the SEND waits, and completes once the receive is posted.
+ * A ULP still posts its receives first; the retry only covers a peer
+ * that is late.  iWARP has no RNR NAK at all (the lesson is refused).
+ */
+#define KVERBS_LESSON_RNR_LATE_MS	200
+
+static const char kverbs_lesson_rnr_msg[] = "kverbs lesson: receiver not ready";
+
+static int kverbs_lesson_rnr_run(struct kverbs_lesson_ctx *lc, bool right)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_send_wr wr;
+	int ret;
+
+	ret = kverbs_msg_alloc(&lc->send, lc->cli->pd, KVERBS_LESSON_LEN,
+			       DMA_TO_DEVICE);
+	if (!ret)
+		ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+				       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	strscpy(lc->send.buf, kverbs_lesson_rnr_msg, KVERBS_LESSON_LEN);
+
+	kverbs_msg_send_wr(&lc->send, &wr);
+	kverbs_lesson_wr_init(lc, &wr, 1, KVERBS_STEP_SEND, true);
+	if (kverbs_lesson_post(lc, &wr, KVERBS_STEP_SEND))
+		return 0;
+	if (!right) {
+		/* Fails: IB_WC_RNR_RETRY_EXC_ERR, which the report shows. */
+		kverbs_lesson_wait(lc, 1);
+		return 0;
+	}
+
+	/* The server is late: its receive comes after the SEND. */
+	ret = kverbs_ep_wait(lc->cli, smp_load_acquire(&lc->done) >= 1,
+			     msecs_to_jiffies(KVERBS_LESSON_RNR_LATE_MS));
+	if (ret != -ETIMEDOUT)
+		return 0;
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+	if (kverbs_lesson_wait(lc, 1))
+		return 0;
+	ret = kverbs_ep_wait(lc->srv, kverbs_is_done(&lc->recv.done),
+			     kverbs_lesson_timeout(lc));
+	if (ret)
+		return 0;
+	kverbs_msg_sync_for_cpu(&lc->recv);
+	memcpy(&run->value, lc->recv.buf, sizeof(run->value));
+	if (lc->recv.byte_len != KVERBS_LESSON_LEN ||
+	    memcmp(lc->recv.buf, lc->send.buf, KVERBS_LESSON_LEN)) {
+		run->error = -EBADMSG;
+		run->step = KVERBS_STEP_VALIDATE;
+	}
+	return 0;
+}
+
+/**
+ * kverbs_lesson_rnr - KVERBS_LESSON_RNR
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_rnr(struct kverbs_lesson_ctx *lc)
+{
+	struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1 },
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		conn.rnr_retry = i ? 7 : 0;
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_rnr_run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Fence.  An RDMA READ and the SEND after it in the same send queue: the
+ * READ is only a request when the device moves on to the SEND, and the
+ * SEND's data is gathered from memory as it goes out, so a SEND of the
+ * READ's sink may carry what the sink held before the READ's response
+ * landed.  IB_SEND_FENCE makes the device hold the SEND until every
+ * READ and atomic before it completed.  Wrong: no fence.  Right: the
+ * SEND fenced.  The server receives the SEND and the lesson compares it
+ * with what the READ fetched ('N', new) and what the sink held ('O',
+ * old).  Whether the wrong run shows stale data depends on the device:
+ * the report says what it saw.  On iWARP the READ's sink is registered
+ * with remote write too: the READ response is placed as a WRITE.
+ */
+static int kverbs_lesson_fence_run(struct kverbs_lesson_ctx *lc, bool fenced)
+{
+	struct ib_device *ibdev = kverbs_ep_device(lc->cli);
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_rdma_wr read_wr;
+	struct ib_send_wr send_wr;
+	struct ib_sge read_sge, send_sge;
+	int sink_access = IB_ACCESS_LOCAL_WRITE;
+	int ret;
+
+	if (rdma_protocol_iwarp(ibdev, kverbs_ep_port(lc->cli)))
+		sink_access |= IB_ACCESS_REMOTE_WRITE;
+	ret = kverbs_lesson_buf(lc, lc->cli, &lc->local, KVERBS_LESSON_LEN,
+				sink_access);
+	if (!ret)
+		ret = kverbs_lesson_buf(lc, lc->srv, &lc->remote,
+					KVERBS_LESSON_LEN, IB_ACCESS_REMOTE_READ);
+	if (ret)
+		return 0;
+	ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	memset(lc->local.vaddr, 'O', KVERBS_LESSON_LEN);
+	kverbs_buf_sync_for_device(&lc->local);
+	memset(lc->remote.vaddr, 'N', KVERBS_LESSON_LEN);
+	kverbs_buf_sync_for_device(&lc->remote);
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+
+	kverbs_lesson_sge(&read_sge, &lc->local, 0, KVERBS_LESSON_LEN);
+	memset(&read_wr, 0, sizeof(read_wr));
+	read_wr.wr.opcode = IB_WR_RDMA_READ;
+	read_wr.wr.sg_list = &read_sge;
+	read_wr.wr.num_sge = 1;
+	read_wr.remote_addr = lc->remote.mr->iova;
+	read_wr.rkey = lc->remote.mr->rkey;
+	kverbs_lesson_wr_init(lc, &read_wr.wr, 1, KVERBS_STEP_RDMA_READ, false);
+
+	kverbs_lesson_sge(&send_sge, &lc->local, 0, KVERBS_LESSON_LEN);
+	memset(&send_wr, 0, sizeof(send_wr));
+	send_wr.opcode = IB_WR_SEND;
+	send_wr.sg_list = &send_sge;
+	send_wr.num_sge = 1;
+	send_wr.send_flags = fenced ? IB_SEND_FENCE : 0;
+	kverbs_lesson_wr_init(lc, &send_wr, 2, KVERBS_STEP_SEND, true);
+	read_wr.wr.next = &send_wr;
+
+	if (kverbs_lesson_post(lc, &read_wr.wr, KVERBS_STEP_RDMA_READ))
+		return 0;
+	if (kverbs_lesson_wait(lc, 2))
+		return 0;
+	if (kverbs_ep_wait(lc->srv, kverbs_is_done(&lc->recv.done),
+			   kverbs_lesson_timeout(lc)))
+		return 0;
+	kverbs_msg_sync_for_cpu(&lc->recv);
+	memcpy(&run->value, lc->recv.buf, sizeof(run->value));
+	if (memchr_inv(lc->recv.buf, 'N', KVERBS_LESSON_LEN)) {
+		run->error = -EBADMSG;
+		run->valid |= KVERBS_RESULT_MISMATCH;
+		run->step = KVERBS_STEP_VALIDATE;
+	}
+	return 0;
+}
+
+/**
+ * kverbs_lesson_fence - KVERBS_LESSON_FENCE
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_fence(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 3, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+		.rd_atom = 1,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_fence_run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Access rights.  The rights of an MR are checked by the responder, on
+ * every access: an RDMA WRITE needs remote write, an atomic remote
+ * atomic.  Without them the responder answers with a NAK, the
+ * requester's work request completes with IB_WC_REM_ACCESS_ERR, and
+ * both QPs go to the error state (the responder's receives are
+ * flushed).  Wrong: a WRITE to an MR registered with remote read only;
+ * an atomic to one with remote write only.  Right: local write, remote
+ * write and remote atomic: by the specification remote write and remote
+ * atomic are allowed only with local write, since both write the
+ * memory.  The atomic's run is marked -EOPNOTSUPP on a device without
+ * atomics (siw).
+ */
+#define KVERBS_LESSON_ATOMIC_OFF	KVERBS_LESSON_LEN
+#define KVERBS_LESSON_ATOMIC_INIT	41
+
+enum kverbs_lesson_access_run {
+	KVERBS_LESSON_ACCESS_WRITE,
+	KVERBS_LESSON_ACCESS_ATOMIC,
+	KVERBS_LESSON_ACCESS_RIGHT,
+};
+
+static void kverbs_lesson_atomic_wr(struct kverbs_lesson_ctx *lc,
+				    struct ib_atomic_wr *wr, struct ib_sge *sge)
+{
+	kverbs_lesson_sge(sge, &lc->local, KVERBS_LESSON_ATOMIC_OFF, sizeof(u64));
+	memset(wr, 0, sizeof(*wr));
+	wr->wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	wr->wr.sg_list = sge;
+	wr->wr.num_sge = 1;
+	wr->remote_addr = lc->remote.mr->iova + KVERBS_LESSON_ATOMIC_OFF;
+	wr->rkey = lc->remote.mr->rkey;
+	wr->compare_add = 1;
+}
+
+static int kverbs_lesson_access_run(struct kverbs_lesson_ctx *lc,
+				    enum kverbs_lesson_access_run which,
+				    bool atomics)
+{
+	static const int remote_access[] = {
+		[KVERBS_LESSON_ACCESS_WRITE] = IB_ACCESS_LOCAL_WRITE |
+					       IB_ACCESS_REMOTE_READ,
+		[KVERBS_LESSON_ACCESS_ATOMIC] = IB_ACCESS_LOCAL_WRITE |
+						IB_ACCESS_REMOTE_WRITE,
+		[KVERBS_LESSON_ACCESS_RIGHT] = IB_ACCESS_LOCAL_WRITE |
+					       IB_ACCESS_REMOTE_WRITE |
+					       IB_ACCESS_REMOTE_ATOMIC,
+	};
+	struct kverbs_lesson_run *run = lc->run;
+	size_t len = KVERBS_LESSON_ATOMIC_OFF + sizeof(u64);
+	struct ib_sge write_sge, atomic_sge;
+	struct ib_atomic_wr atomic_wr;
+	struct ib_rdma_wr write_wr;
+	u64 *orig, *target;
+	u32 last;
+	int ret;
+
+	if (kverbs_lesson_write_bufs(lc, len, remote_access[which]))
+		return 0;
+	ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	/* Posted so that the server's side of a failure shows: it is flushed. */
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+	memset(lc->local.vaddr, 'W', KVERBS_LESSON_LEN);
+	kverbs_buf_sync_for_device(&lc->local);
+	target = lc->remote.vaddr + KVERBS_LESSON_ATOMIC_OFF;
+	*target = KVERBS_LESSON_ATOMIC_INIT;
+	kverbs_buf_sync_for_device(&lc->remote);
+
+	kverbs_lesson_sge(&write_sge, &lc->local, 0, KVERBS_LESSON_LEN);
+	kverbs_lesson_write_wr(lc, &write_wr, &write_sge);
+	kverbs_lesson_atomic_wr(lc, &atomic_wr, &atomic_sge);
+	switch (which) {
+	case KVERBS_LESSON_ACCESS_WRITE:
+		kverbs_lesson_wr_init(lc, &write_wr.wr, 1, KVERBS_STEP_RDMA_WRITE, true);
+		ret = kverbs_lesson_post(lc, &write_wr.wr, KVERBS_STEP_RDMA_WRITE);
+		last = 1;
+		break;
+	case KVERBS_LESSON_ACCESS_ATOMIC:
+		kverbs_lesson_wr_init(lc, &atomic_wr.wr, 1, KVERBS_STEP_ATOMIC, true);
+		ret = kverbs_lesson_post(lc, &atomic_wr.wr, KVERBS_STEP_ATOMIC);
+		last = 1;
+		break;
+	default:
+		kverbs_lesson_wr_init(lc, &write_wr.wr, 1, KVERBS_STEP_RDMA_WRITE,
+				      !atomics);
+		if (atomics) {
+			kverbs_lesson_wr_init(lc, &atomic_wr.wr, 2,
+					      KVERBS_STEP_ATOMIC, true);
+			write_wr.wr.next = &atomic_wr.wr;
+		}
+		ret = kverbs_lesson_post(lc, &write_wr.wr, KVERBS_STEP_RDMA_WRITE);
+		last = atomics ? 2 : 1;
+		break;
+	}
+	if (ret)
+		return 0;
+	ret = kverbs_lesson_wait(lc, last);
+	if (ret) {
+		kverbs_lesson_wait_peer(lc);
+		return 0;
+	}
+	if (which != KVERBS_LESSON_ACCESS_RIGHT)
+		return 0;
+
+	kverbs_buf_sync_for_cpu(&lc->local);
+	kverbs_buf_sync_for_cpu(&lc->remote);
+	orig = lc->local.vaddr + KVERBS_LESSON_ATOMIC_OFF;
+	if (atomics)
+		run->value = *orig;
+	if (memchr_inv(lc->remote.vaddr, 'W', KVERBS_LESSON_LEN) ||
+	    (atomics && (*orig != KVERBS_LESSON_ATOMIC_INIT ||
+			 *target != KVERBS_LESSON_ATOMIC_INIT + 1))) {
+		run->error = -EBADMSG;
+		run->valid |= KVERBS_RESULT_MISMATCH;
+		run->step = KVERBS_STEP_VALIDATE;
+	}
+	return 0;
+}
+
+/**
+ * kverbs_lesson_access - KVERBS_LESSON_ACCESS
+ * @lc: the lesson
+ *
+ * Return: 0 when every run ran, else why the lesson stopped.
+ */
+int kverbs_lesson_access(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+		.rd_atom = 1,
+	};
+	struct ib_device *ibdev = lc->lsn->id->device;
+	bool atomics = ibdev->attrs.atomic_cap != IB_ATOMIC_NONE;
+	enum kverbs_lesson_access_run which;
+	struct kverbs_lesson_run *run;
+	int ret;
+
+	for (which = KVERBS_LESSON_ACCESS_WRITE;
+	     which <= KVERBS_LESSON_ACCESS_RIGHT; which++) {
+		if (which == KVERBS_LESSON_ACCESS_ATOMIC && !atomics) {
+			/* Nothing to show: reported, not run. */
+			run = &lc->cmd->runs[lc->cmd->nruns++];
+			run->kind = KVERBS_LESSON_WRONG;
+			run->error = -EOPNOTSUPP;
+			run->step = KVERBS_STEP_ATOMIC;
+			continue;
+		}
+		ret = kverbs_lesson_begin(lc, &conn,
+					  which == KVERBS_LESSON_ACCESS_RIGHT ?
+					  KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_access_run(lc, which, atomics);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

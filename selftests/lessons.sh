@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kverbs lesson: each classic verbs mistake fails the way the device is
+# meant to fail it, with the exact post errno or completion status, and
+# the right way succeeds on the same device.  Every lesson's right run is
+# the control of its wrong one: a lesson whose right run fails proves
+# nothing about its wrong run.
+. "$(dirname "$0")/lib.sh"
+
+# lesson NAME: run it on $KV_ADDR's device, its JSON in $KV_TMP/NAME.json.
+lesson() {
+	"$KVERBS" lesson --json "$1" "$KV_ADDR" > "$KV_TMP/$1.json" 2> "$KV_TMP/$1.err"
+	rc=$?
+	[ $rc = 0 ] || fail "lesson $1: exit $rc: $(cat "$KV_TMP/$1.err" "$KV_TMP/$1.json")"
+}
+
+iwarp() { [ "$KV_TYPE" = siw ]; }
+
+test_list() {
+	"$KVERBS" lesson > "$KV_TMP/list" || fail "kverbs lesson: exit $?" || return
+	for l in unsignaled rnr fence access; do
+		grep -q "^$l " "$KV_TMP/list" || fail "no $l in: $(cat "$KV_TMP/list")" || return
+	done
+	"$KVERBS" lesson nosuch "$KV_ADDR" 2> "$KV_TMP/e"
+	[ $? = 2 ] || fail "an unknown lesson should be a usage error" || return
+	grep -q "no lesson 'nosuch'" "$KV_TMP/e" || fail "message: $(cat "$KV_TMP/e")"
+}
+
+# The post of the first WR past the queue fails with ENOMEM, never a
+# completion; the right way posts 8 queues' worth without one failure.
+test_unsignaled() {
+	lesson unsignaled || return
+	json_check "$KV_TMP/unsignaled.json" 'len(d["runs"]) == 2' \
+		'd["runs"][0]["kind"] == "wrong"' \
+		'd["runs"][0]["post_error"] == -12' 'd["runs"][0]["errno"] == "ENOMEM"' \
+		'd["runs"][0]["posted"] >= 16' \
+		'd["runs"][0]["posted"] <= d["runs"][0]["queue_depth"]' \
+		'"wc_status" not in d["runs"][0]' \
+		'd["runs"][1]["kind"] == "right"' 'd["runs"][1]["error"] == 0' \
+		'd["runs"][1]["post_error"] == 0' 'd["runs"][1]["posted"] == 128' \
+		'd["status"] == "ok"'
+}
+
+# rnr_retry_count 0: IB_WC_RNR_RETRY_EXC_ERR (13) on the SEND; 7: the
+# SEND waits for the late receive (200 ms at least) and the data arrives.
+test_rnr() {
+	if iwarp; then
+		"$KVERBS" lesson rnr "$KV_ADDR" 2> "$KV_TMP/e"
+		[ $? = 1 ] || fail "rnr on iWARP should be refused" || return
+		grep -q "cannot show it (iWARP" "$KV_TMP/e" || fail "message: $(cat "$KV_TMP/e")" || return
+		skip "iWARP has no RNR retry: refused as it should be"
+	fi
+	lesson rnr || return
+	json_check "$KV_TMP/rnr.json" 'len(d["runs"]) == 2' \
+		'd["runs"][0]["errno"] == "EIO"' 'd["runs"][0]["wc_status"] == 13' \
+		'd["runs"][0]["step"] == "send"' \
+		'd["runs"][1]["error"] == 0' 'd["runs"][1]["elapsed_ns"] >= 200000000' \
+		'd["runs"][1]["value"].to_bytes(8, "little") == b"kverbs l"'
+}
+
+# Unfenced, the SEND of the READ's sink carries the sink's old bytes on
+# a device that gathers a SEND as it goes out (rxe, siw); fenced, the
+# READ's data, every byte.
+test_fence() {
+	lesson fence || return
+	json_check "$KV_TMP/fence.json" 'len(d["runs"]) == 2' \
+		'd["runs"][0]["errno"] == "EBADMSG"' \
+		'd["runs"][0]["value"].to_bytes(8, "little") == b"OOOOOOOO"' \
+		'd["runs"][1]["error"] == 0' \
+		'd["runs"][1]["value"].to_bytes(8, "little") == b"NNNNNNNN"'
+}
+
+# IB_WC_REM_ACCESS_ERR (10) for the WRITE and the atomic without their
+# rights, the responder's QP in the error state; with them, the data and
+# the atomic's old value (41) as meant.
+test_access() {
+	lesson access || return
+	json_check "$KV_TMP/access.json" 'len(d["runs"]) == 3' \
+		'd["runs"][0]["errno"] == "EIO"' 'd["runs"][0]["wc_status"] == 10' \
+		'd["runs"][0]["step"] == "rdma_write"' \
+		'd["runs"][0]["peer_error"] != 0' \
+		'd["runs"][2]["kind"] == "right"' 'd["runs"][2]["error"] == 0' || return
+	if iwarp; then
+		json_check "$KV_TMP/access.json" 'd["runs"][1]["errno"] == "EOPNOTSUPP"' \
+			'd["runs"][2]["value"] == 0'
+	else
+		json_check "$KV_TMP/access.json" 'd["runs"][1]["errno"] == "EIO"' \
+			'd["runs"][1]["wc_status"] == 10' 'd["runs"][1]["step"] == "atomic"' \
+			'd["runs"][2]["value"] == 41'
+	fi
+}
+
+# The uAPI's checks, each against a fair call that runs: flags and
+# reserved fields must be 0, an unknown lesson is ENOENT, a wildcard or
+# a port in the address EINVAL, a struct one byte short EINVAL.  The
+# lessons leave no connection behind.
+test_uapi_refusals() {
+	kv_python "$KV_ADDR" <<'PY' || return
+import errno, fcntl, os, socket, struct, sys
+IOC = (ord("k") << 8) | 0x85
+SIZE = 24 + 128 + 16 + 4 * 72
+
+def call(lesson=1, flags=0, res0=0, res1=0, addr=sys.argv[1], port=0, size=SIZE):
+    sa = struct.pack("<HH4s", socket.AF_INET, socket.htons(port),
+                     socket.inet_aton(addr)).ljust(128, b"\0")
+    buf = bytearray(struct.pack("<IIIIQ", size, flags, lesson, res0, 0) + sa +
+                    struct.pack("<IIiI", res1, 0, 0, 0)).ljust(SIZE, b"\0")
+    fd = os.open("/dev/kverbs", os.O_RDWR)
+    try:
+        fcntl.ioctl(fd, IOC, buf)
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+checks = [("fair", {}, 0), ("flags", {"flags": 1}, errno.EINVAL),
+          ("reserved0", {"res0": 1}, errno.EINVAL),
+          ("reserved1", {"res1": 1}, errno.EINVAL),
+          ("unknown lesson", {"lesson": 99}, errno.ENOENT),
+          ("lesson 0", {"lesson": 0}, errno.ENOENT),
+          ("wildcard", {"addr": "0.0.0.0"}, errno.EINVAL),
+          ("port", {"port": 7174}, errno.EINVAL),
+          ("short", {"size": SIZE - 1}, errno.EINVAL)]
+for name, kw, want in checks:
+    got = call(**kw)
+    if got != want:
+        print(f"{name}: errno {got}, expected {want}")
+        sys.exit(1)
+PY
+	wait_for 5 kv_no_connections || fail "connections left: $(rdma res show cm_id)"
+}
+
+ktap_main test_list test_unsignaled test_rnr test_fence test_access test_uapi_refusals
