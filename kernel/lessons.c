@@ -45,14 +45,15 @@ static void kverbs_lesson_write_wr(struct kverbs_lesson_ctx *lc,
  * fails with -ENOMEM, however fast the device works.  (A soft device
  * such as rxe frees a slot as soon as the work request is done, so a
  * slow enough poster never sees it there; the lesson posts as a busy
- * ULP does, faster than the wire.)  Right: signal one in
+ * ULP does, faster than the wire: WRITEs of 64 KiB, each many packets,
+ * so that the queue fills long before the first one is done.)  Right: signal one in
  * KVERBS_LESSON_SIGNAL_EVERY, and never have more posted than the queue
  * holds beyond the last signaled one seen complete.
  */
 #define KVERBS_LESSON_SQ_DEPTH		16
 #define KVERBS_LESSON_SIGNAL_EVERY	4
 #define KVERBS_LESSON_UNSIGNALED_WRS	(8 * KVERBS_LESSON_SQ_DEPTH)
-#define KVERBS_LESSON_UNSIGNALED_LEN	4096
+#define KVERBS_LESSON_UNSIGNALED_LEN	(64 * 1024)
 
 static const struct kverbs_lesson_conn kverbs_lesson_unsignaled_conn = {
 	.caps = {
