@@ -31,8 +31,13 @@ struct kverbs_lesson_wr {
 	enum kverbs_step step;
 };
 
-/* Work requests a run keeps in flight at most, and contexts for them. */
-#define KVERBS_LESSON_MAX_WRS	16
+/*
+ * Contexts for a run's work requests, one per work request that can be
+ * in flight at once: as many as the unsignaled lesson posts, since a
+ * device may make its send queue deeper than asked (rxe makes 31 of 16),
+ * and every one of them is in flight when the queue is full.
+ */
+#define KVERBS_LESSON_MAX_WRS	128
 
 /**
  * struct kverbs_lesson_ctx - a lesson being given

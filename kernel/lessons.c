@@ -53,6 +53,7 @@ static void kverbs_lesson_write_wr(struct kverbs_lesson_ctx *lc,
 #define KVERBS_LESSON_SQ_DEPTH		16
 #define KVERBS_LESSON_SIGNAL_EVERY	4
 #define KVERBS_LESSON_UNSIGNALED_WRS	(8 * KVERBS_LESSON_SQ_DEPTH)
+static_assert(KVERBS_LESSON_UNSIGNALED_WRS <= KVERBS_LESSON_MAX_WRS);
 #define KVERBS_LESSON_UNSIGNALED_LEN	(64 * 1024)
 
 static const struct kverbs_lesson_conn kverbs_lesson_unsignaled_conn = {
