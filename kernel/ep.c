@@ -24,10 +24,12 @@
  *  kverbs_ep_destroy()  PD, rdma_cm ID, and last the device attachment
  *
  * Device removal and a port going down only record a failure through
- * ->user.abort and wake the owner, which then runs the same ladder.
- * One step may be deferred: the rdma_cm ID of an endpoint whose port
- * went down is destroyed from a work item once the port is back (see
- * kverbs_ep_destroy()); the work owns the endpoint from then on.
+ * ->user.abort and wake the owner, which then runs the same ladder.  A
+ * port going down is also kept as a fact of its own (KVERBS_EP_PORT_DOWN),
+ * whatever failed first.  One step may be deferred: the rdma_cm ID of an
+ * endpoint whose port went down is destroyed from a work item once the
+ * port is back (see kverbs_ep_destroy()); the work owns the endpoint from
+ * then on.
  */
 #include "cm.h"
 #include "trace.h"
@@ -228,6 +230,7 @@ int kverbs_ep_reset_cause(struct kverbs_ep *ep)
 		return fail.error;
 	if (!ep->id->device || !kverbs_ep_link_down(ep))
 		return fail.error;
+	set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
 	spin_lock_irqsave(&ep->lock, flags);
 	if (ep->fail.error == fail.error)
 		WRITE_ONCE(ep->fail.error, -ENETDOWN);
@@ -294,12 +297,34 @@ static bool kverbs_ep_state_is(struct kverbs_ep *ep, enum kverbs_ep_state state)
 	return READ_ONCE(ep->state) == state;
 }
 
-/* The device is going away, or the port went down: make the test let go. */
+/*
+ * The device is going away, or the port went down: make the test let go.
+ * A port that went down is kept apart from the failure: the endpoint may
+ * have failed before (a signal, a time limit), and its teardown still
+ * must not send from that port.
+ */
 static void kverbs_ep_abort(struct kverbs_dev_user *user, int error)
 {
 	struct kverbs_ep *ep = container_of(user, struct kverbs_ep, user);
 
+	if (error == -ENETDOWN)
+		set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
 	kverbs_ep_failed(ep, error, KVERBS_STEP_NONE);
+}
+
+/*
+ * Has the port of @ep gone down, now or at any time before?  When no port
+ * event said so yet, ask the device and the netdev: rxe fails its QPs,
+ * and a test may end, before that event is delivered.  Process context.
+ */
+static bool kverbs_ep_port_down(struct kverbs_ep *ep)
+{
+	if (test_bit(KVERBS_EP_PORT_DOWN, &ep->flags))
+		return true;
+	if (!ep->id || !ep->id->device || !kverbs_ep_link_down(ep))
+		return false;
+	set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
+	return true;
 }
 
 /**
@@ -836,7 +861,8 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
  * kverbs_ep_drain - flush every outstanding work request
  * @ep: the endpoint
  *
- * Disconnects (unless the port went down: nothing can be sent), then
+ * Disconnects (unless the port went down, now or before, whatever the
+ * endpoint failed with first: nothing can be sent from it), then
  * waits until the device has flushed both queues, for
  * at most KVERBS_DRAIN_TIMEOUT, signal or not.  After a drain that
  * completed, no completion handler runs until the next post.  A test
@@ -852,7 +878,7 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	qp = ep->id->qp;
 	trace_kverbs_drain_start(ep->trace_id, ep->cq_id, qp);
 	/* No DREQ from a port that is down: see kverbs_ep_destroy(). */
-	if (kverbs_ep_error(ep) != -ENETDOWN)
+	if (!kverbs_ep_port_down(ep))
 		kverbs_ep_disconnect(ep);
 	/* A device's own drain methods are its promise to finish. */
 	if (qp->device->ops.drain_sq || qp->device->ops.drain_rq) {
@@ -990,14 +1016,16 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	 * are never completed, so that destroy waits for good, and with it
 	 * the device's removal.  Seen as a write_bw server that SIGKILL
 	 * could not end, then as "rdma link del" hanging.  So an endpoint
-	 * whose port went down did not disconnect (kverbs_ep_drain()), and
-	 * its ID is destroyed by a work item once the port is up again, or
-	 * the device is being removed.  The test's memory is already
-	 * released and its process goes at once.  The endpoint lives until
-	 * then, since its handler may still run; module unload removes the
-	 * devices from kverbs and then waits for the work.
+	 * whose port went down, whenever that was and whatever failed
+	 * first (KVERBS_EP_PORT_DOWN), did not disconnect
+	 * (kverbs_ep_drain()), and its ID is destroyed by a work item once
+	 * the port is up again, or the device is being removed.  The test's
+	 * memory is already released and its process goes at once.  The
+	 * endpoint lives until then, since its handler may still run;
+	 * module unload removes the devices from kverbs and then waits for
+	 * the work.
 	 */
-	if (ep->id && kverbs_ep_error(ep) == -ENETDOWN) {
+	if (ep->id && kverbs_ep_port_down(ep)) {
 		INIT_WORK(&ep->reap, kverbs_ep_reap_work);
 		queue_work(kverbs_reap_wq, &ep->reap);
 		return;
