@@ -623,7 +623,9 @@ int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 	/*
 	 * rdma_accept() is made to be called from the ID's event handler,
 	 * under its handler mutex; this request was handed over to the
-	 * ioctl's thread, which takes the mutex to the same effect.
+	 * ioctl's thread, which takes the mutex to the same effect.  The
+	 * mutex is held only while our handler runs, which records and
+	 * returns: no peer or device can hold it.
 	 */
 	rdma_lock_handler(ep->id);
 	ret = rdma_accept(ep->id, &param);
@@ -808,9 +810,25 @@ static bool kverbs_ep_drain_done(struct kverbs_ep *ep)
  * late, its completion still finds them, up to kverbs_ep_quiesce()
  * freeing the CQ.  A CQ that we poll ourselves (IB_POLL_DIRECT) is
  * polled at once, where ib_drain_qp() would sleep 100 ms before each
- * poll.  Only for devices that flush work requests posted in the error
- * state, as ib_drain_qp() itself assumes of devices without drain
- * methods of their own.
+ * poll.
+ *
+ * On every device, those with drain methods of their own (mlx4, mlx5,
+ * erdma) too: ib_drain_qp() would call those, and they wait without a
+ * bound.  What they add is for a device whose queues no longer complete
+ * anything by themselves, after a fatal error or in a reset: they post
+ * their marker past the driver's state check and have the driver
+ * complete it, so that a ULP which frees its memory once the drain
+ * returns never has a handler run on that memory later.  kverbs needs
+ * no completion from such a device.  A marker it cannot post, or that
+ * does not complete within KVERBS_DRAIN_TIMEOUT, ends the drain, and
+ * kverbs_ep_quiesce() then destroys the QP and frees the CQ, after
+ * which no handler runs, before the test frees anything.  A device that
+ * completes nothing posted in the error state (erdma posts its own
+ * markers before it moves the QP there) costs a teardown that bound and
+ * a warning, not a hang.  Running ib_drain_qp() from a work item with a
+ * bounded wait would not do: when the wait ends first, the QP and the
+ * CQ must outlive the test's memory, while the device's drain may still
+ * run the test's completion handlers on it.
  *
  * Returns true once both markers completed, false if the QP could not
  * be moved or the markers posted, or the device did not flush them in
@@ -880,13 +898,7 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	/* No DREQ from a port that is down: see kverbs_ep_destroy(). */
 	if (!kverbs_ep_port_down(ep))
 		kverbs_ep_disconnect(ep);
-	/* A device's own drain methods are its promise to finish. */
-	if (qp->device->ops.drain_sq || qp->device->ops.drain_rq) {
-		ib_drain_qp(qp);
-		ep->drained = true;
-	} else {
-		ep->drained = kverbs_ep_drain_markers(ep);
-	}
+	ep->drained = kverbs_ep_drain_markers(ep);
 	trace_kverbs_drain_end(ep->trace_id, ep->cq_id, qp, ep->drained);
 	if (!ep->drained)
 		ibdev_warn_ratelimited(qp->device,
@@ -907,7 +919,8 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
  * and the QP's destruction every handler that ran on this CQ has
  * returned, and with both queues flushed, nothing schedules another.
  * (After a drain that timed out a late completion still could: the
- * device's fault, and the window is as narrow as upstream's.)
+ * device's fault, and the window is as narrow as upstream's.)  The
+ * grace period is the whole wait: no device or peer can stretch it.
  */
 static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
 {
@@ -942,7 +955,14 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
 	}
 }
 
-/* The rdma_cm ID, the device, and the memory: the end of an endpoint. */
+/*
+ * The rdma_cm ID, the device, and the memory: the end of an endpoint.
+ * rdma_destroy_id() waits, uninterruptibly, for the ID's handler to
+ * return (ours only records) and for ib_cm to be done with the ID's
+ * MADs: with the port up, each ends within ib_cm's own retries and
+ * timeouts; an endpoint whose port went down comes here only from
+ * kverbs_reap, once the port is back or the device is being removed.
+ */
 static void kverbs_ep_release(struct kverbs_ep *ep)
 {
 	if (ep->id)
