@@ -81,6 +81,46 @@ test_netdev_down_during_write_bw() {
 	kv_ping_pair 17700 -C 10
 }
 
+# A signal, then the netdev going down, then the end of the process:
+# the client reports the signal, not the port, and ends at once; its
+# server saw it leave cleanly; the device can be re-created at once (on
+# 6.1 a DREQ sent from a port that is down wedges rxe's QP1, and "rdma
+# link del" with it).  SIGSTOP ends the ping in the kernel as SIGINT
+# does (its ioctl sees a signal pending), and stops the process on its
+# way out, before it writes its report: the netdev goes down between.
+test_signal_then_netdev_down() {
+	local pid rc
+	kv_server srv 17704 -V || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17704 -C 1000000 -V --json \
+		> "$KV_TMP/c.json" 2> "$KV_TMP/c.err" &
+	pid=$!
+	wait_for 10 eval '[ "$(kv_connected 17704)" -ge 2 ]' ||
+		fail "client not connected: $(cat "$KV_TMP/c.err")" || return
+	kill -STOP $pid
+	wait_for 5 kv_stopped $pid || fail "client not stopped 5 s after SIGSTOP: $(kv_stack $pid)" ||
+		return
+	kv_wait srv 10
+	rc=$?
+	[ $rc = 0 ] || fail "server exit code $rc, expected 0: $(cat "$KV_TMP/srv.err")" || return
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["error"] is None' \
+		'd["clients"] == 1' 'd["clients_failed"] == 0' 'd["iterations"] > 0' || return
+	wait_for 10 kv_no_connections || fail "connections left: $(rdma res show cm_id)" || return
+	ip link set kv0 down
+	wait_for 5 eval "! rdma link show $KV_DEV/1 | grep -q ACTIVE" || fail "port still up" || return
+	kill -CONT $pid
+	wait_for 5 kv_ended $pid || fail "client alive 5 s after SIGCONT: $(kv_stack $pid)" || return
+	wait $pid
+	rc=$?
+	[ $rc = 130 ] || fail "client exit code $rc, expected 130: $(cat "$KV_TMP/c.err")" || return
+	json_check "$KV_TMP/c.json" 'd["status"] == "interrupted"' 'd["error"]["name"] == "EINTR"' \
+		'd["iterations"] > 0' || return
+	ip link set kv0 up
+	wait_for 10 eval "rdma link show $KV_DEV/1 | grep -q ACTIVE" || fail "port did not come back" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair 17700 -C 10
+}
+
 # The module cannot go while a test holds /dev/kverbs; once it ends it can.
 test_rmmod_refused_while_running() {
 	local pid out
@@ -163,4 +203,4 @@ test_64_sessions() {
 }
 
 ktap_main test_netdev_down_during_ping test_netdev_down_during_write_bw \
-	test_rmmod_refused_while_running test_64_sessions
+	test_signal_then_netdev_down test_rmmod_refused_while_running test_64_sessions
