@@ -610,13 +610,21 @@ int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
  * @ep: the endpoint, with a QP and its receives posted
  * @timeout_ns: limit on the connection set-up
  *
- * Return: 0 once established, or the recorded failure.
+ * Return: 0 once established, or the recorded failure: -ENETDOWN at once
+ * when the port went down, however long ago.
  */
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 {
 	struct rdma_conn_param param;
 	int ret;
 
+	/*
+	 * A request may have waited in its listener's queue, where no port
+	 * event reaches it, while the port went down: nothing is sent from
+	 * such a port (kverbs_ep_destroy()), the REP no more than a DREQ.
+	 */
+	if (kverbs_ep_port_down(ep))
+		return kverbs_ep_failed(ep, -ENETDOWN, KVERBS_STEP_ACCEPT);
 	/* Answer as many READs as the client will issue, and vice versa. */
 	kverbs_ep_conn_param(ep, &param, ep->initiator_depth,
 			     ep->responder_resources);
