@@ -156,7 +156,9 @@ static void kverbs_dev_event(struct ib_event_handler *handler,
  *
  * Woken by the device's port events and by the start of its removal;
  * checks again every second besides, for a link that came back without
- * an event.  Not interruptible: for work items, not for a test's thread.
+ * an event.  Not interruptible, and without a bound: this wait is the
+ * deferral itself, for work items (kverbs_ep_destroy()), never for a
+ * test's thread; its end is the device's removal at the latest.
  */
 void kverbs_dev_wait_port_up(struct kverbs_dev_user *user,
 			     bool (*down)(struct kverbs_dev_user *user))
@@ -220,9 +222,14 @@ static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
 	if (n)
 		ibdev_info(ibdev, "device removal: aborting %u connection(s)\n", n);
 	/*
-	 * Every user sleeps in an interruptible, bounded wait that the abort
-	 * woke up, and then tears down without waiting on the peer, so this
-	 * finishes promptly.
+	 * Not bounded here, because every user's way out is: a test sleeps
+	 * in a bounded wait that the abort woke up, and then tears down
+	 * without waiting on the peer, its drain bounded on every device
+	 * (kverbs_ep_drain()); an endpoint waiting for its port in
+	 * kverbs_reap was woken by kverbs_dev_port_changed() above; a
+	 * file's listener lets go from its own work (listener.c).  The
+	 * device itself cannot stall it: nothing of ours waits on a
+	 * completion of its, and ib_core frees nothing until we return.
 	 */
 	wait_event(dev->idle, !READ_ONCE(dev->nusers));
 	/*

@@ -24,10 +24,12 @@
  *  kverbs_ep_destroy()  PD, rdma_cm ID, and last the device attachment
  *
  * Device removal and a port going down only record a failure through
- * ->user.abort and wake the owner, which then runs the same ladder.
- * One step may be deferred: the rdma_cm ID of an endpoint whose port
- * went down is destroyed from a work item once the port is back (see
- * kverbs_ep_destroy()); the work owns the endpoint from then on.
+ * ->user.abort and wake the owner, which then runs the same ladder.  A
+ * port going down is also kept as a fact of its own (KVERBS_EP_PORT_DOWN),
+ * whatever failed first.  One step may be deferred: the rdma_cm ID of an
+ * endpoint whose port went down is destroyed from a work item once the
+ * port is back (see kverbs_ep_destroy()); the work owns the endpoint from
+ * then on.
  */
 #include "cm.h"
 #include "trace.h"
@@ -228,6 +230,7 @@ int kverbs_ep_reset_cause(struct kverbs_ep *ep)
 		return fail.error;
 	if (!ep->id->device || !kverbs_ep_link_down(ep))
 		return fail.error;
+	set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
 	spin_lock_irqsave(&ep->lock, flags);
 	if (ep->fail.error == fail.error)
 		WRITE_ONCE(ep->fail.error, -ENETDOWN);
@@ -294,12 +297,34 @@ static bool kverbs_ep_state_is(struct kverbs_ep *ep, enum kverbs_ep_state state)
 	return READ_ONCE(ep->state) == state;
 }
 
-/* The device is going away, or the port went down: make the test let go. */
+/*
+ * The device is going away, or the port went down: make the test let go.
+ * A port that went down is kept apart from the failure: the endpoint may
+ * have failed before (a signal, a time limit), and its teardown still
+ * must not send from that port.
+ */
 static void kverbs_ep_abort(struct kverbs_dev_user *user, int error)
 {
 	struct kverbs_ep *ep = container_of(user, struct kverbs_ep, user);
 
+	if (error == -ENETDOWN)
+		set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
 	kverbs_ep_failed(ep, error, KVERBS_STEP_NONE);
+}
+
+/*
+ * Has the port of @ep gone down, now or at any time before?  When no port
+ * event said so yet, ask the device and the netdev: rxe fails its QPs,
+ * and a test may end, before that event is delivered.  Process context.
+ */
+static bool kverbs_ep_port_down(struct kverbs_ep *ep)
+{
+	if (test_bit(KVERBS_EP_PORT_DOWN, &ep->flags))
+		return true;
+	if (!ep->id || !ep->id->device || !kverbs_ep_link_down(ep))
+		return false;
+	set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
+	return true;
 }
 
 /**
@@ -628,20 +653,30 @@ int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
  * @ep: the endpoint, with a QP and its receives posted
  * @timeout_ns: limit on the connection set-up
  *
- * Return: 0 once established, or the recorded failure.
+ * Return: 0 once established, or the recorded failure: -ENETDOWN at once
+ * when the port went down, however long ago.
  */
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 {
 	struct rdma_conn_param param;
 	int ret;
 
+	/*
+	 * A request may have waited in its listener's queue, where no port
+	 * event reaches it, while the port went down: nothing is sent from
+	 * such a port (kverbs_ep_destroy()), the REP no more than a DREQ.
+	 */
+	if (kverbs_ep_port_down(ep))
+		return kverbs_ep_failed(ep, -ENETDOWN, KVERBS_STEP_ACCEPT);
 	/* Answer as many READs as the client will issue, and vice versa. */
 	kverbs_ep_conn_param(ep, &param, ep->initiator_depth,
 			     ep->responder_resources);
 	/*
 	 * rdma_accept() is made to be called from the ID's event handler,
 	 * under its handler mutex; this request was handed over to the
-	 * ioctl's thread, which takes the mutex to the same effect.
+	 * ioctl's thread, which takes the mutex to the same effect.  The
+	 * mutex is held only while our handler runs, which records and
+	 * returns: no peer or device can hold it.
 	 */
 	rdma_lock_handler(ep->id);
 	ret = rdma_accept(ep->id, &param);
@@ -844,9 +879,25 @@ static bool kverbs_ep_drain_done(struct kverbs_ep *ep)
  * late, its completion still finds them, up to kverbs_ep_quiesce()
  * freeing the CQ.  A CQ that we poll ourselves (IB_POLL_DIRECT) is
  * polled at once, where ib_drain_qp() would sleep 100 ms before each
- * poll.  Only for devices that flush work requests posted in the error
- * state, as ib_drain_qp() itself assumes of devices without drain
- * methods of their own.
+ * poll.
+ *
+ * On every device, those with drain methods of their own (mlx4, mlx5,
+ * erdma) too: ib_drain_qp() would call those, and they wait without a
+ * bound.  What they add is for a device whose queues no longer complete
+ * anything by themselves, after a fatal error or in a reset: they post
+ * their marker past the driver's state check and have the driver
+ * complete it, so that a ULP which frees its memory once the drain
+ * returns never has a handler run on that memory later.  kverbs needs
+ * no completion from such a device.  A marker it cannot post, or that
+ * does not complete within KVERBS_DRAIN_TIMEOUT, ends the drain, and
+ * kverbs_ep_quiesce() then destroys the QP and frees the CQ, after
+ * which no handler runs, before the test frees anything.  A device that
+ * completes nothing posted in the error state (erdma posts its own
+ * markers before it moves the QP there) costs a teardown that bound and
+ * a warning, not a hang.  Running ib_drain_qp() from a work item with a
+ * bounded wait would not do: when the wait ends first, the QP and the
+ * CQ must outlive the test's memory, while the device's drain may still
+ * run the test's completion handlers on it.
  *
  * Returns true once both markers completed, false if the QP could not
  * be moved or the markers posted, or the device did not flush them in
@@ -897,7 +948,8 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
  * kverbs_ep_drain - flush every outstanding work request
  * @ep: the endpoint
  *
- * Disconnects (unless the port went down: nothing can be sent), then
+ * Disconnects (unless the port went down, now or before, whatever the
+ * endpoint failed with first: nothing can be sent from it), then
  * waits until the device has flushed both queues, for
  * at most KVERBS_DRAIN_TIMEOUT, signal or not.  After a drain that
  * completed, no completion handler runs until the next post.  A test
@@ -913,15 +965,9 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	qp = ep->id->qp;
 	trace_kverbs_drain_start(ep->trace_id, ep->cq_id, qp);
 	/* No DREQ from a port that is down: see kverbs_ep_destroy(). */
-	if (kverbs_ep_error(ep) != -ENETDOWN)
+	if (!kverbs_ep_port_down(ep))
 		kverbs_ep_disconnect(ep);
-	/* A device's own drain methods are its promise to finish. */
-	if (qp->device->ops.drain_sq || qp->device->ops.drain_rq) {
-		ib_drain_qp(qp);
-		ep->drained = true;
-	} else {
-		ep->drained = kverbs_ep_drain_markers(ep);
-	}
+	ep->drained = kverbs_ep_drain_markers(ep);
 	trace_kverbs_drain_end(ep->trace_id, ep->cq_id, qp, ep->drained);
 	if (!ep->drained)
 		ibdev_warn_ratelimited(qp->device,
@@ -942,7 +988,8 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
  * and the QP's destruction every handler that ran on this CQ has
  * returned, and with both queues flushed, nothing schedules another.
  * (After a drain that timed out a late completion still could: the
- * device's fault, and the window is as narrow as upstream's.)
+ * device's fault, and the window is as narrow as upstream's.)  The
+ * grace period is the whole wait: no device or peer can stretch it.
  */
 static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
 {
@@ -977,7 +1024,14 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
 	}
 }
 
-/* The rdma_cm ID, the device, and the memory: the end of an endpoint. */
+/*
+ * The rdma_cm ID, the device, and the memory: the end of an endpoint.
+ * rdma_destroy_id() waits, uninterruptibly, for the ID's handler to
+ * return (ours only records) and for ib_cm to be done with the ID's
+ * MADs: with the port up, each ends within ib_cm's own retries and
+ * timeouts; an endpoint whose port went down comes here only from
+ * kverbs_reap, once the port is back or the device is being removed.
+ */
 static void kverbs_ep_release(struct kverbs_ep *ep)
 {
 	if (ep->id)
@@ -1051,14 +1105,16 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	 * are never completed, so that destroy waits for good, and with it
 	 * the device's removal.  Seen as a write_bw server that SIGKILL
 	 * could not end, then as "rdma link del" hanging.  So an endpoint
-	 * whose port went down did not disconnect (kverbs_ep_drain()), and
-	 * its ID is destroyed by a work item once the port is up again, or
-	 * the device is being removed.  The test's memory is already
-	 * released and its process goes at once.  The endpoint lives until
-	 * then, since its handler may still run; module unload removes the
-	 * devices from kverbs and then waits for the work.
+	 * whose port went down, whenever that was and whatever failed
+	 * first (KVERBS_EP_PORT_DOWN), did not disconnect
+	 * (kverbs_ep_drain()), and its ID is destroyed by a work item once
+	 * the port is up again, or the device is being removed.  The test's
+	 * memory is already released and its process goes at once.  The
+	 * endpoint lives until then, since its handler may still run;
+	 * module unload removes the devices from kverbs and then waits for
+	 * the work.
 	 */
-	if (ep->id && kverbs_ep_error(ep) == -ENETDOWN) {
+	if (ep->id && kverbs_ep_port_down(ep)) {
 		INIT_WORK(&ep->reap, kverbs_ep_reap_work);
 		queue_work(kverbs_reap_wq, &ep->reap);
 		return;

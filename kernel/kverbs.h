@@ -162,6 +162,17 @@ struct kverbs_drain_marker {
 #define KVERBS_EP_PRIVATE_DATA_MAX	56
 
 /**
+ * enum kverbs_ep_flags - what an endpoint keeps apart from its failure
+ * @KVERBS_EP_PORT_DOWN: its port went down, whatever failed first: no
+ *	DREQ may be sent from it, and its rdma_cm ID is destroyed once the
+ *	port is up again (kverbs_ep_destroy()).  Set by the port event, or
+ *	by the test's thread when it finds the link down; never cleared.
+ */
+enum kverbs_ep_flags {
+	KVERBS_EP_PORT_DOWN,
+};
+
+/**
  * struct kverbs_ep - one reliable connection and the verbs objects under it
  * @kind: KVERBS_CM_EP, see &enum kverbs_cm_kind
  * @id: the rdma_cm ID; its ->qp is the QP once created
@@ -195,6 +206,7 @@ struct kverbs_drain_marker {
  * @queued_at: server side: when the request was queued, in jiffies
  * @drain_sq: the marker kverbs_ep_drain() posts on the send queue
  * @drain_rq: ... and on the receive queue
+ * @flags: &enum kverbs_ep_flags, with set_bit() and test_bit()
  * @reap: releases the endpoint when that may wait long
  */
 struct kverbs_ep {
@@ -222,6 +234,7 @@ struct kverbs_ep {
 	unsigned long queued_at;
 	struct kverbs_drain_marker drain_sq;
 	struct kverbs_drain_marker drain_rq;
+	unsigned long flags;
 	struct work_struct reap;
 };
 

@@ -231,6 +231,11 @@ static void kverbs_listener_shutdown(struct kverbs_listener *lsn)
 	spin_lock_irqsave(&lsn->lock, flags);
 	lsn->state = KVERBS_LISTENER_DEAD;
 	spin_unlock_irqrestore(&lsn->lock, flags);
+	/*
+	 * Both works only destroy IDs and endpoints that never connected:
+	 * their waits are those of kverbs_listener_release() and
+	 * kverbs_ep_destroy(), each bounded by ib_cm's own timers.
+	 */
 	cancel_work_sync(&lsn->release);
 	cancel_delayed_work_sync(&lsn->expire);
 	kverbs_listener_release(lsn);
@@ -341,7 +346,10 @@ static bool kverbs_listener_ready(struct kverbs_listener *lsn, int *error)
  * @lsn: the listener
  * @timeout: the longest wait, in jiffies, MAX_SCHEDULE_TIMEOUT for none
  *
- * Waits until a client connects, a signal arrives or @timeout passed.
+ * Waits until a client connects, a signal arrives, the device of a
+ * listener bound to one goes away, or @timeout passed.  A server passes
+ * MAX_SCHEDULE_TIMEOUT: waiting for a client is what a server is for,
+ * and nothing is held meanwhile.
  *
  * Return: the new connection's endpoint, attached to its device
  * but not yet accepted, or an ERR_PTR: -EINTR on a signal, -ENODEV when

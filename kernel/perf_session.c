@@ -414,6 +414,7 @@ static int kverbs_perf_server_run(struct kverbs_perf_run *run,
 	timer_setup_on_stack(&lim.timer, kverbs_perf_limit_expired, 0);
 	mod_timer(&lim.timer, jiffies + nsecs_to_jiffies(limit_ns));
 	ret = kverbs_perf_end_run(end);
+	/* Waits at most for kverbs_perf_limit_expired(), which only records. */
 	timer_delete_sync(&lim.timer);
 	destroy_timer_on_stack(&lim.timer);
 	return ret;

@@ -81,6 +81,95 @@ test_netdev_down_during_write_bw() {
 	kv_ping_pair 17700 -C 10
 }
 
+# A signal, then the netdev going down, then the end of the process:
+# the client reports the signal, not the port, and ends at once; its
+# server saw it leave cleanly; the device can be re-created at once (on
+# 6.1 a DREQ sent from a port that is down wedges rxe's QP1, and "rdma
+# link del" with it).  SIGSTOP ends the ping in the kernel as SIGINT
+# does (its ioctl sees a signal pending), and stops the process on its
+# way out, before it writes its report: the netdev goes down between.
+test_signal_then_netdev_down() {
+	local pid rc
+	kv_server srv 17704 -V || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17704 -C 1000000 -V --json \
+		> "$KV_TMP/c.json" 2> "$KV_TMP/c.err" &
+	pid=$!
+	wait_for 10 eval '[ "$(kv_connected 17704)" -ge 2 ]' ||
+		fail "client not connected: $(cat "$KV_TMP/c.err")" || return
+	kill -STOP $pid
+	wait_for 5 kv_stopped $pid || fail "client not stopped 5 s after SIGSTOP: $(kv_stack $pid)" ||
+		return
+	kv_wait srv 10
+	rc=$?
+	[ $rc = 0 ] || fail "server exit code $rc, expected 0: $(cat "$KV_TMP/srv.err")" || return
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["error"] is None' \
+		'd["clients"] == 1' 'd["clients_failed"] == 0' 'd["iterations"] > 0' || return
+	wait_for 10 kv_no_connections || fail "connections left: $(rdma res show cm_id)" || return
+	ip link set kv0 down
+	wait_for 5 eval "! rdma link show $KV_DEV/1 | grep -q ACTIVE" || fail "port still up" || return
+	kill -CONT $pid
+	wait_for 5 kv_ended $pid || fail "client alive 5 s after SIGCONT: $(kv_stack $pid)" || return
+	wait $pid
+	rc=$?
+	[ $rc = 130 ] || fail "client exit code $rc, expected 130: $(cat "$KV_TMP/c.err")" || return
+	json_check "$KV_TMP/c.json" 'd["status"] == "interrupted"' 'd["error"]["name"] == "EINTR"' \
+		'd["iterations"] > 0' || return
+	ip link set kv0 up
+	wait_for 10 eval "rdma link show $KV_DEV/1 | grep -q ACTIVE" || fail "port did not come back" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair 17700 -C 10
+}
+
+# A connection request waits in a busy persistent server's queue while
+# the netdev goes down: no port event reaches it there.  The server,
+# once its first client failed, takes it and fails it at once with the
+# port's error, sending nothing (on 6.1 a REP or DREQ sent from the port
+# while it is down wedges rxe's QP1, and the teardown and "rdma link del"
+# with it), and keeps listening.  Its step limit is long, so that a
+# server that answered the request would still wait for the connection
+# when interrupted, and say so.
+test_request_queued_across_netdev_down() {
+	local a b rc
+	kv_server srv 17705 -P -j 1 -V --timeout 30 || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17705 -V --json > "$KV_TMP/a.json" 2> "$KV_TMP/a.err" &
+	a=$!
+	wait_for 10 eval '[ "$(kv_connected 17705)" -ge 2 ]' ||
+		fail "client a not connected: $(cat "$KV_TMP/a.err")" || return
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17705 -C 1 --timeout 30 --json \
+		> "$KV_TMP/b.json" 2> "$KV_TMP/b.err" &
+	b=$!
+	kv_sleep 3
+	kv_alive $b || fail "client b ended early: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
+	ip link set kv0 down
+	wait_for 5 kv_ended $a || fail "client a alive 5 s after link down" || return
+	wait_for 5 kv_ended $b || fail "client b alive 5 s after link down" || return
+	wait $a
+	rc=$?
+	[ $rc = 1 ] || fail "client a exit code $rc, expected 1: $(cat "$KV_TMP/a.err")" || return
+	wait $b
+	rc=$?
+	[ $rc = 1 ] || fail "client b exit code $rc, expected 1: $(cat "$KV_TMP/b.err")" || return
+	json_check "$KV_TMP/a.json" 'd["error"]["name"] == "ENETDOWN"' -- \
+		"$KV_TMP/b.json" 'd["error"]["name"] == "ENETDOWN"' 'd["error"]["step"] == "connect"' ||
+		return
+	kv_sleep 2
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 5
+	rc=$?
+	[ $rc = 1 ] || fail "server exit code $rc, expected 1: $(cat "$KV_TMP/srv.err")" || return
+	# The report is of the last failed client: the queued request.
+	json_check "$KV_TMP/srv.json" 'd["clients"] == 2' 'd["clients_failed"] == 2' \
+		'd["error"]["name"] == "ENETDOWN"' 'd["error"]["step"] == "accept"' || return
+	ip link set kv0 up
+	wait_for 10 eval "rdma link show $KV_DEV/1 | grep -q ACTIVE" || fail "port did not come back" || return
+	wait_for 10 kv_no_connections ||
+		fail "connections left 10 s after the port came back: $(rdma res show cm_id)" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair 17700 -C 10
+}
+
 # The module cannot go while a test holds /dev/kverbs; once it ends it can.
 test_rmmod_refused_while_running() {
 	local pid out
@@ -174,4 +263,5 @@ test_64_sessions() {
 }
 
 ktap_main test_netdev_down_during_ping test_netdev_down_during_write_bw \
+	test_signal_then_netdev_down test_request_queued_across_netdev_down \
 	test_rmmod_refused_while_running test_64_sessions

@@ -155,6 +155,14 @@ kv_alive() {
 	done
 }
 
+# kv_stopped PID: is PID stopped by a signal (SIGSTOP)?
+kv_stopped() {
+	local stat
+	{ stat=$(<"/proc/$1/stat"); } 2>/dev/null || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" = T ]
+}
+
 # kv_ended PID: has PID ended (exited, reaped or not)?
 kv_ended() {
 	! kv_alive "$1"
