@@ -215,12 +215,13 @@ kv_connected() {
 	echo $n
 }
 
-# kv_overlap COUNT "PID..." PORT...: the sessions on these ports run at
-# once: at one moment COUNT of their cm_ids are connected (kv_connected)
-# while the clients PID... run.  Fails if a client ends first, or if
-# that never happens within 300 s (a hang guard, not a measure): then
-# they ran one after another, or some never connected.  For sessions
-# that do not end by themselves; no clock decides.
+# kv_overlap COUNT "PID..." PORT...: wait until COUNT cm_ids of the
+# sessions on these ports are in rdma_cm's CONNECT state at one moment
+# (kv_connected) while the clients PID... run.  rdma_cm enters it before
+# a connection is up: a sign that the sessions are starting, not proof
+# that they ran at once (their reports give that: kv_at_once).  Fails if
+# a client ends first, or if that never happens within 300 s (a hang
+# guard, not a measure).  For sessions that do not end by themselves.
 kv_overlap() {
 	local want=$1 pids=$2 seen most=0 start=$SECONDS
 	shift 2
@@ -237,6 +238,54 @@ kv_overlap() {
 	done
 	echo "never $want ends of the sessions connected at once in $((SECONDS - start)) s (at most $most)"
 	return 1
+}
+
+# kv_at_once FILE... [-- FILE...]: the sessions reported in the first
+# FILEs ran their tests at one instant, by their own reports (--json:
+# one document, or one per line), on this host's clock.  A test's
+# elapsed_ns lies somewhere within its call, start_ns to end_ns, so
+# it certainly ran from end_ns - elapsed_ns to start_ns + elapsed_ns:
+# these must all share an instant, and every report after -- (a
+# server's, whose call began by waiting for its client) must have been
+# in its call then.  Sessions run one after another never share one.
+kv_at_once() {
+	kv_python "$@" <<'PY'
+import json, sys
+args = sys.argv[1:]
+split = args.index("--") if "--" in args else len(args)
+def reports(paths):
+    out = []
+    for p in paths:
+        text = open(p).read()
+        try:
+            docs = [json.loads(text)]
+        except ValueError:
+            docs = [json.loads(l) for l in text.splitlines() if l.strip()]
+        for d in docs:
+            for r in d if isinstance(d, list) else [d]:
+                out.append((p, r))
+    return out
+ran, calls = reports(args[:split]), reports(args[split + 1:])
+if not ran:
+    sys.exit("kv_at_once: no session's report")
+lo = max(r["end_ns"] - r["elapsed_ns"] for _, r in ran)
+hi = min(r["start_ns"] + r["elapsed_ns"] for _, r in ran)
+lo = max([lo] + [r["start_ns"] for _, r in calls])
+hi = min([hi] + [r["end_ns"] for _, r in calls])
+if lo <= hi:
+    sys.exit(0)
+t0 = min(r["start_ns"] for _, r in ran + calls)
+ms = lambda ns: f"{(ns - t0) / 1e6:.1f}"
+print(f"no instant at which all {len(ran)} tests ran"
+      + (f" and all {len(calls)} calls were in progress" if calls else "")
+      + " (ms from the first call; test: when it certainly ran, within its call):")
+for p, r in ran:
+    print(f"  {p}: call {ms(r['start_ns'])}..{ms(r['end_ns'])}, test {r['elapsed_ns'] / 1e6:.1f} ms:"
+          f" certainly {ms(r['end_ns'] - r['elapsed_ns'])}..{ms(r['start_ns'] + r['elapsed_ns'])}")
+for p, r in calls:
+    print(f"  {p}: call {ms(r['start_ns'])}..{ms(r['end_ns'])}")
+sys.exit(1)
+PY
 }
 
 # kv_interrupted_pair NAME PID SERVER: after SIGINT, the validated ping
