@@ -51,7 +51,7 @@ perf_client() {
 # nothing on success.
 srv_opts=()
 perf_pair() {
-	local test=$1 rc
+	local test=$1 rc t0=${EPOCHREALTIME/./}000 t1
 	shift
 	port=$((port + 1))
 	perf_server srv "$test" "${srv_opts[@]}" || return 1
@@ -69,6 +69,17 @@ perf_pair() {
 		'd["bytes"] == d["iterations"] * d["size"]' 'd["elapsed_ns"] > 0' \
 		'd["avg_bytes_per_sec"] > 0' 'd["peak_bytes_per_sec"] >= d["avg_bytes_per_sec"]' || return 1
 	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["error"] is None' || return 1
+	# Each call's wall-clock span lies within this function's and
+	# holds the test; the server's call began before the client's.
+	t1=${EPOCHREALTIME/./}000
+	json_check "$KV_TMP/cli.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" \
+		'd["end_ns"] - d["start_ns"] >= d["elapsed_ns"]' \
+		-- "$KV_TMP/srv.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" || return 1
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY' || return 1
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert s["start_ns"] <= c["start_ns"], f"server's call {s['start_ns']} after the client's {c['start_ns']}"
+PY
 	# The server reports what the client told it at the end.
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
