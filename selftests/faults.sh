@@ -25,7 +25,8 @@ test_netdev_down_during_ping() {
 	kv_server srv 17701 -P -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17701 -V --json > "$KV_TMP/c.json" 2> "$KV_TMP/c.err" &
 	pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration: $(cat "$KV_TMP/c.err")" || return
 	ip link set kv0 down
 	wait_for 5 kv_ended $pid || fail "client alive 5 s after link down" || return
 	wait $pid
@@ -56,7 +57,9 @@ test_netdev_down_during_write_bw() {
 	"$KVERBS" write_bw -p 17703 -s 65536 -D 600 --json "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	kv_sleep 3
+	# RDMA WRITEs completing (KVERBS_STEP_RDMA_WRITE): the test runs.
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+		fail "no RDMA WRITE completed: $(cat "$KV_TMP/bc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	ip link set kv0 down
 	wait_for 5 kv_ended $pid || fail "client alive 5 s after link down" || return
@@ -81,14 +84,26 @@ test_netdev_down_during_write_bw() {
 	kv_ping_pair 17700 -C 10
 }
 
-# The module cannot go while a test holds /dev/kverbs; once it ends it can.
+# Has PID /dev/kverbs open?
+kv_holds_dev() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$f" -ef /dev/kverbs ] && return 0
+	done 2>/dev/null
+	return 1
+}
+
+# The module cannot go while a test holds /dev/kverbs, its session up;
+# once it ends it can.
 test_rmmod_refused_while_running() {
 	local pid out
 	[ -n "${KV_MODULE:-}" ] || skip "KV_MODULE (the module to load again) is not set"
 	kv_server srv 17702 || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17702 > /dev/null 2>&1 &
 	pid=$!
-	kv_sleep 1
+	wait_for 30 kv_holds_dev $pid || fail "the client never opened /dev/kverbs" || return
+	wait_for 30 eval '[ "$(kv_connected 17702)" -ge 2 ]' ||
+		fail "the client never connected" || return
 	if out=$(rmmod kverbs 2>&1); then
 		fail "rmmod succeeded under a running test (lib.sh loads it again)"
 		return 1

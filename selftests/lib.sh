@@ -119,6 +119,36 @@ trace_stop() {
 	done
 }
 
+# kv_trace_wait SECONDS COUNT EVENT [FILTER]: wait until the kernel has
+# logged COUNT kverbs EVENTs that FILTER (a trace event filter) lets
+# through, from now on: what a test waits for where no output shows a
+# session's progress, e.g. a client's first ping iteration
+# (kverbs_ping_iter 'server == 0') or a bandwidth test's first data
+# completion (kverbs_wc 'step == 11', RDMA WRITE).  The event is off
+# again when it returns.  Skips the test without tracefs.
+kv_trace_wait() {
+	local tr=/sys/kernel/tracing ev=$3 rc
+	trace_need
+	echo "${4:-0}" > "$tr/events/kverbs/$ev/filter" || return
+	trace_start "$ev" || return
+	wait_for "$1" kv_trace_entries "$2"
+	rc=$?
+	trace_stop "$ev"
+	echo 0 > "$tr/events/kverbs/$ev/filter"
+	return $rc
+}
+
+# kv_trace_entries COUNT: the trace buffer holds at least COUNT events.
+kv_trace_entries() {
+	local f line n=0
+	for f in /sys/kernel/tracing/per_cpu/cpu*/stats; do
+		while IFS= read -r line; do
+			[[ $line == "entries: "* ]] && n=$((n + ${line#entries: }))
+		done < "$f"
+	done
+	((n >= $1))
+}
+
 fail() {
 	echo "$*"
 	return 1

@@ -882,7 +882,10 @@ client_sigint() {
 	perf_server srv send_bw "$@" || return 1
 	"$KVERBS" send_bw -p "$port" -s 4096 -D 60 --json "$@" "$KV_ADDR" > "$KV_TMP/int.json" 2>&1 &
 	pid=$!
-	kv_sleep 2
+	# SENDs completing (KVERBS_STEP_SEND): more than the control
+	# messages before the data (the hello, its answer, START).
+	kv_trace_wait 30 6 kverbs_wc 'step == 8' ||
+		fail "no data SEND completed: $(cat "$KV_TMP/int.json")" || return
 	kill -INT $pid
 	wait_for 10 kv_ended $pid || fail "client still running 10 s after SIGINT" || return
 	wait $pid
@@ -906,7 +909,7 @@ test_client_killed() {
 	perf_server srv write_bw || return 1
 	"$KVERBS" write_bw -p "$port" -s 65536 -D 60 "$KV_ADDR" > /dev/null 2>&1 &
 	pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' || fail "no RDMA WRITE completed" || return
 	kill -9 $pid
 	wait_for 10 kv_ended $pid || fail "client alive 10 s after SIGKILL: $(kv_stack $pid)" || return
 	wait $pid 2>/dev/null

@@ -236,7 +236,8 @@ test_count_0_until_sigint() {
 	kv_server srv "$port" -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -V --json > "$KV_TMP/c0.json" 2>&1 &
 	local pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration: $(cat "$KV_TMP/c0.json")" || return
 	kill -INT $pid
 	wait_for 5 kv_ended $pid || fail "client still running 5 s after SIGINT" || return
 	wait $pid || fail "client exited $? after SIGINT: $(cat "$KV_TMP/c0.json")" || return

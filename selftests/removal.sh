@@ -15,7 +15,8 @@ test_link_del_during_ping() {
 	kv_server srv 17601 -P || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17601 --json > "$KV_TMP/c.json" 2>"$KV_TMP/c.err" &
 	pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration: $(cat "$KV_TMP/c.err")" || return
 	start=$(date +%s%N)
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	end=$(date +%s%N)
@@ -51,7 +52,9 @@ link_del_during_write_bw() {
 	"$KVERBS" write_bw -p $port -s 65536 -D 600 --timeout $limit --json "$@" "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	kv_sleep 3
+	# RDMA WRITEs completing (KVERBS_STEP_RDMA_WRITE): the test runs.
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+		fail "no RDMA WRITE completed: $(cat "$KV_TMP/bc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	start=$(date +%s%N)
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
@@ -110,7 +113,8 @@ test_link_del_under_serve() {
 	"$KVERBS" write_bw -p 17605 -s 65536 -D 600 --timeout $limit --json "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	kv_sleep 3
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+		fail "no RDMA WRITE completed: $(cat "$KV_TMP/bc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	wait_for 5 kv_ended $pid || fail "client alive after removal" || return
