@@ -5,25 +5,32 @@
 # runs, validated, while the others do.
 . "$(dirname "$0")/lib.sh"
 
-# Four validated pings of four sizes, each on its own port, run at once:
-# until the kernel shows all eight ends connected together, which pings
-# run one after another never do.  Then each is interrupted, and each
-# pair agrees on what it did, validated throughout.
+# Four validated pings of four sizes, each on its own port, run at once.
+# Once the kernel shows all eight ends connected, they run as long again
+# as they took to get there, and a few seconds more for their teardown:
+# long against each one's setup and teardown, so that each client's
+# report alone bounds when its test ran.  Then each is interrupted, each
+# pair agrees on what it did, validated throughout, and the four tests
+# share an instant while every server's call is in progress
+# (kv_at_once): pings run one after another never do.
 test_four_pings_at_once() {
-	local i sizes=(64 4096 65536 1M) pids=()
+	local i sizes=(64 4096 65536 1M) pids=() start
 	for i in 0 1 2 3; do
 		kv_server "s$i" $((17500 + i)) -V || return 1
 	done
+	start=$SECONDS
 	for i in 0 1 2 3; do
 		"$KVERBS" ping -c -a "$KV_ADDR" -p $((17500 + i)) -C 1000000 -S "${sizes[$i]}" -V \
 			--json > "$KV_TMP/c$i.json" 2> "$KV_TMP/c$i.err" &
 		pids+=($!)
 	done
 	kv_overlap 8 "${pids[*]}" 17500 17501 17502 17503 || return
+	kv_sleep $((SECONDS - start + 3 * KV_TIME_SCALE))
 	kill -INT "${pids[@]}"
 	for i in 0 1 2 3; do
 		kv_interrupted_pair "c$i" "${pids[$i]}" "s$i" || return
 	done
+	kv_at_once "$KV_TMP"/c[0-3].json -- "$KV_TMP"/s[0-3].json
 }
 
 # kverbs devices answers while pings run: no global lock is held by them.

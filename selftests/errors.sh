@@ -73,7 +73,8 @@ test_client_sigint_mid_count() {
 	kv_server srv "$port" -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1000000 -V --json > "$KV_TMP/c.json" 2>&1 &
 	local pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration: $(cat "$KV_TMP/c.json")" || return
 	kill -INT $pid
 	wait_for 3 kv_ended $pid || fail "client alive 3 s after SIGINT" || return
 	wait $pid
@@ -91,7 +92,8 @@ kill_client_under_persistent_server() {
 	kv_server srv "$port" -P -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -V > /dev/null 2>&1 &
 	pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration" || return
 	kill -"$sig" $pid
 	wait_for 3 kv_ended $pid || fail "client alive 3 s after SIG$sig" || return
 	wait $pid 2>/dev/null
@@ -119,7 +121,8 @@ test_server_killed_client_reports() {
 	kv_server srv "$port" || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" --json > "$KV_TMP/c.json" 2> "$KV_TMP/c.err" &
 	local pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration: $(cat "$KV_TMP/c.err")" || return
 	kill -KILL "$kv_pid_srv"
 	wait_for 30 kv_ended $pid ||
 		fail "client alive 30 s after the server died: $(cat "$KV_TMP/c.err"; kv_stack $pid)" ||
@@ -137,7 +140,8 @@ test_connect_timeout_while_server_busy() {
 	kv_server srv "$port" || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" > /dev/null 2>&1 &
 	local busy=$!
-	kv_sleep 1
+	wait_for 30 eval '[ "$(kv_connected "$port")" -ge 2 ]' ||
+		fail "the first client never connected" || return
 	timed 6 "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1 --timeout 2 --json \
 		> "$KV_TMP/t.json" 2>&1 || return
 	[ $rc = 1 ] || fail "exit $rc, expected 1" || return

@@ -43,14 +43,16 @@ kv_after_test() {
 # its IPv6 ones (fd00:210::1 and ::2).
 
 # peer_server NAME PORT PING_OPTS...: a kverbs ping server on B's
-# address, in the background on B, --json to NAME.json in its request
-# directory; waits until it listens.  Servers get the clients' step
-# limit, not the module's 10 s: on the debug lane a client's first
-# RDMA WRITE of 1 MiB, registration included, took longer than that.
+# address, in the background on B, --json to NAME.json and its pid to
+# NAME.pid in its request directory; waits until it listens.  Servers
+# get the clients' step limit, not the module's 10 s: on the debug lane
+# a client's first RDMA WRITE of 1 MiB, registration included, took
+# longer than that.
 peer_server() {
 	local name=$1 port=$2 a="\$KV_ADDR${v6:+6}"
 	shift 2
-	kv_peer_bg "$name" "\"\$KVERBS\" ping -s -a \"$a\" -p $port --timeout $step_limit --json $*" \
+	kv_peer_bg "$name" "echo \$BASHPID > $name.pid;" \
+		"exec \"\$KVERBS\" ping -s -a \"$a\" -p $port --timeout $step_limit --json $*" \
 		"> $name.json 2> $name.err"
 	kv_peer -t 30 "wait_for 10 kv_listening \"$a\" $port" ||
 		fail "B's server $name is not listening on $port: $(cat "$(kv_peer_dir "$name")/$name.err")"

@@ -79,7 +79,9 @@ wire_down_client_a() {
 	"$KVERBS" write_bw -p "$port" --timeout "$step_limit" --json -s 65536 -D 600 "$KV_PEER_ADDR" \
 		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
 	pid=$!
-	kv_sleep 3
+	# A's RDMA WRITEs completing (KVERBS_STEP_RDMA_WRITE): the test runs.
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+		fail "no RDMA WRITE completed: $(kv_cat "$KV_TMP/cli.err")" || return
 	kv_alive $pid || fail "A's client ended early: $(kv_cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return
 	start=$SECONDS
@@ -138,13 +140,20 @@ test_peer_process_killed_then_module_removed() {
 	pid=$!
 	wait_for 30 eval '[ "$(kv_connected "$port")" -ge 1 ]' ||
 		fail "A's client never connected: $(kv_cat "$KV_TMP/cli.err")" || return
-	out=$(kv_peer -t 30 'rmmod kverbs' 2>&1) &&
-		fail "B's rmmod succeeded under a running server" || true
+	if out=$(kv_peer -t 30 'rmmod kverbs' 2>&1); then
+		fail "B's rmmod succeeded under a running server"
+		return
+	fi
 	[[ $out == *"in use"* ]] || fail "B's rmmod said: $out" || return
-	kv_peer_kill srv KILL
+	# The server itself, not its request's process group: the agent
+	# writes 137 for a group it kills, while this 137 is the shell's
+	# own report of how the server ended.
+	kv_peer -t 30 "kill -KILL \$(cat ../${d##*/}/srv.pid)" ||
+		fail "cannot SIGKILL B's server" || return
 	kv_peer_wait srv 30
 	rc=$?
 	[ $rc = 137 ] || fail "B's server exited $rc, expected SIGKILL's 137" || return
+	[ ! -s "$d/srv.json" ] || fail "B's killed server reported: $(kv_cat "$d/srv.json")" || return
 	start=$SECONDS
 	kv_peer -t 60 'timeout 30 rmmod kverbs' ||
 		fail "B's rmmod failed once its server was killed" || return
@@ -180,7 +189,8 @@ test_peer_guest_killed_mid_write_bw() {
 	"$KVERBS" write_bw -p "$port" --timeout "$step_limit" --json -s 65536 -D 600 "$KV_PEER_ADDR" \
 		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
 	pid=$!
-	kv_sleep 3
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+		fail "no RDMA WRITE completed: $(kv_cat "$KV_TMP/cli.err")" || return
 	kv_alive $pid || fail "A's client ended early: $(kv_cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return
 	start=$SECONDS

@@ -119,6 +119,36 @@ trace_stop() {
 	done
 }
 
+# kv_trace_wait SECONDS COUNT EVENT [FILTER]: wait until the kernel has
+# logged COUNT kverbs EVENTs that FILTER (a trace event filter) lets
+# through, from now on: what a test waits for where no output shows a
+# session's progress, e.g. a client's first ping iteration
+# (kverbs_ping_iter 'server == 0') or a bandwidth test's first data
+# completion (kverbs_wc 'step == 11', RDMA WRITE).  The event is off
+# again when it returns.  Skips the test without tracefs.
+kv_trace_wait() {
+	local tr=/sys/kernel/tracing ev=$3 rc
+	trace_need
+	echo "${4:-0}" > "$tr/events/kverbs/$ev/filter" || return
+	trace_start "$ev" || return
+	wait_for "$1" kv_trace_entries "$2"
+	rc=$?
+	trace_stop "$ev"
+	echo 0 > "$tr/events/kverbs/$ev/filter"
+	return $rc
+}
+
+# kv_trace_entries COUNT: the trace buffer holds at least COUNT events.
+kv_trace_entries() {
+	local f line n=0
+	for f in /sys/kernel/tracing/per_cpu/cpu*/stats; do
+		while IFS= read -r line; do
+			[[ $line == "entries: "* ]] && n=$((n + ${line#entries: }))
+		done < "$f"
+	done
+	((n >= $1))
+}
+
 fail() {
 	echo "$*"
 	return 1
@@ -223,12 +253,13 @@ kv_connected() {
 	echo $n
 }
 
-# kv_overlap COUNT "PID..." PORT...: the sessions on these ports run at
-# once: at one moment COUNT of their cm_ids are connected (kv_connected)
-# while the clients PID... run.  Fails if a client ends first, or if
-# that never happens within 300 s (a hang guard, not a measure): then
-# they ran one after another, or some never connected.  For sessions
-# that do not end by themselves; no clock decides.
+# kv_overlap COUNT "PID..." PORT...: wait until COUNT cm_ids of the
+# sessions on these ports are in rdma_cm's CONNECT state at one moment
+# (kv_connected) while the clients PID... run.  rdma_cm enters it before
+# a connection is up: a sign that the sessions are starting, not proof
+# that they ran at once (their reports give that: kv_at_once).  Fails if
+# a client ends first, or if that never happens within 300 s (a hang
+# guard, not a measure).  For sessions that do not end by themselves.
 kv_overlap() {
 	local want=$1 pids=$2 seen most=0 start=$SECONDS
 	shift 2
@@ -245,6 +276,54 @@ kv_overlap() {
 	done
 	echo "never $want ends of the sessions connected at once in $((SECONDS - start)) s (at most $most)"
 	return 1
+}
+
+# kv_at_once FILE... [-- FILE...]: the sessions reported in the first
+# FILEs ran their tests at one instant, by their own reports (--json:
+# one document, or one per line), on this host's clock.  A test's
+# elapsed_ns lies somewhere within its call, start_ns to end_ns, so
+# it certainly ran from end_ns - elapsed_ns to start_ns + elapsed_ns:
+# these must all share an instant, and every report after -- (a
+# server's, whose call began by waiting for its client) must have been
+# in its call then.  Sessions run one after another never share one.
+kv_at_once() {
+	kv_python "$@" <<'PY'
+import json, sys
+args = sys.argv[1:]
+split = args.index("--") if "--" in args else len(args)
+def reports(paths):
+    out = []
+    for p in paths:
+        text = open(p).read()
+        try:
+            docs = [json.loads(text)]
+        except ValueError:
+            docs = [json.loads(l) for l in text.splitlines() if l.strip()]
+        for d in docs:
+            for r in d if isinstance(d, list) else [d]:
+                out.append((p, r))
+    return out
+ran, calls = reports(args[:split]), reports(args[split + 1:])
+if not ran:
+    sys.exit("kv_at_once: no session's report")
+lo = max(r["end_ns"] - r["elapsed_ns"] for _, r in ran)
+hi = min(r["start_ns"] + r["elapsed_ns"] for _, r in ran)
+lo = max([lo] + [r["start_ns"] for _, r in calls])
+hi = min([hi] + [r["end_ns"] for _, r in calls])
+if lo <= hi:
+    sys.exit(0)
+t0 = min(r["start_ns"] for _, r in ran + calls)
+ms = lambda ns: f"{(ns - t0) / 1e6:.1f}"
+print(f"no instant at which all {len(ran)} tests ran"
+      + (f" and all {len(calls)} calls were in progress" if calls else "")
+      + " (ms from the first call; test: when it certainly ran, within its call):")
+for p, r in ran:
+    print(f"  {p}: call {ms(r['start_ns'])}..{ms(r['end_ns'])}, test {r['elapsed_ns'] / 1e6:.1f} ms:"
+          f" certainly {ms(r['end_ns'] - r['elapsed_ns'])}..{ms(r['start_ns'] + r['elapsed_ns'])}")
+for p, r in calls:
+    print(f"  {p}: call {ms(r['start_ns'])}..{ms(r['end_ns'])}")
+sys.exit(1)
+PY
 }
 
 # kv_interrupted_pair NAME PID SERVER: after SIGINT, the validated ping
@@ -455,6 +534,18 @@ kv_rxe_readd() {
 	[ -e "/sys/class/infiniband/$KV_DEV" ] ||
 		rdma link add "$KV_DEV" type "$KV_TYPE" netdev "$KV_NETDEV"
 	wait_for 10 kv_dev_active
+}
+
+# kv_link_up: bring kv0 up again after a test took it down, with what
+# going down took from it (its IPv6 address: keep_addr_on_down is off),
+# and wait until $KV_DEV's port is active.  A test puts back what it
+# broke: ktap_main fails one that leaves it to kv_rxe_restore.
+kv_link_up() {
+	ip link set kv0 up || return 1
+	if [ -n "${KV_ADDR6:-}" ] && ! kv_has_addr6; then
+		ip -6 addr add "$KV_ADDR6/64" dev "$KV_NETDEV" nodad || return 1
+	fi
+	wait_for 10 eval "rdma link show $KV_DEV/1 | grep -q ACTIVE"
 }
 
 # kv_has_addr6: does $KV_NETDEV still have $KV_ADDR6?  A link that went

@@ -51,7 +51,7 @@ perf_client() {
 # nothing on success.
 srv_opts=()
 perf_pair() {
-	local test=$1 rc
+	local test=$1 rc t0=${EPOCHREALTIME/./}000 t1
 	shift
 	port=$((port + 1))
 	perf_server srv "$test" "${srv_opts[@]}" || return 1
@@ -69,6 +69,17 @@ perf_pair() {
 		'd["bytes"] == d["iterations"] * d["size"]' 'd["elapsed_ns"] > 0' \
 		'd["avg_bytes_per_sec"] > 0' 'd["peak_bytes_per_sec"] >= d["avg_bytes_per_sec"]' || return 1
 	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["error"] is None' || return 1
+	# Each call's wall-clock span lies within this function's and
+	# holds the test; the server's call began before the client's.
+	t1=${EPOCHREALTIME/./}000
+	json_check "$KV_TMP/cli.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" \
+		'd["end_ns"] - d["start_ns"] >= d["elapsed_ns"]' \
+		-- "$KV_TMP/srv.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" || return 1
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY' || return 1
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert s["start_ns"] <= c["start_ns"], f"server's call {s['start_ns']} after the client's {c['start_ns']}"
+PY
 	# The server reports what the client told it at the end.
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
@@ -871,7 +882,10 @@ client_sigint() {
 	perf_server srv send_bw "$@" || return 1
 	"$KVERBS" send_bw -p "$port" -s 4096 -D 60 --json "$@" "$KV_ADDR" > "$KV_TMP/int.json" 2>&1 &
 	pid=$!
-	kv_sleep 2
+	# SENDs completing (KVERBS_STEP_SEND): more than the control
+	# messages before the data (the hello, its answer, START).
+	kv_trace_wait 30 6 kverbs_wc 'step == 8' ||
+		fail "no data SEND completed: $(cat "$KV_TMP/int.json")" || return
 	kill -INT $pid
 	wait_for 10 kv_ended $pid || fail "client still running 10 s after SIGINT" || return
 	wait $pid
@@ -895,7 +909,7 @@ test_client_killed() {
 	perf_server srv write_bw || return 1
 	"$KVERBS" write_bw -p "$port" -s 65536 -D 60 "$KV_ADDR" > /dev/null 2>&1 &
 	pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' || fail "no RDMA WRITE completed" || return
 	kill -9 $pid
 	wait_for 10 kv_ended $pid || fail "client alive 10 s after SIGKILL: $(kv_stack $pid)" || return
 	wait $pid 2>/dev/null

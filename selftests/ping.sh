@@ -7,9 +7,23 @@
 
 port=17200
 
+# ping_case CLIENT_OPTS...: kv_ping_pair on a port of its own; each
+# call's wall-clock span lies within the case's and holds its test, the
+# server's beginning first.
 ping_case() {
+	local t0=${EPOCHREALTIME/./}000 t1
 	port=$((port + 1))
-	kv_ping_pair "$port" "$@"
+	kv_ping_pair "$port" "$@" || return
+	t1=${EPOCHREALTIME/./}000
+	json_check "$KV_TMP/cli.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" \
+		'd["end_ns"] - d["start_ns"] >= d["elapsed_ns"]' \
+		-- "$KV_TMP/srv.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" \
+		'd["end_ns"] - d["start_ns"] >= d["elapsed_ns"]' || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert s["start_ns"] <= c["start_ns"], f"server's call {s['start_ns']} after the client's {c['start_ns']}"
+PY
 }
 
 # The matrix: counts 1, 10, 1000 by sizes 26 (rping's smallest), 64
@@ -222,7 +236,8 @@ test_count_0_until_sigint() {
 	kv_server srv "$port" -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -V --json > "$KV_TMP/c0.json" 2>&1 &
 	local pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration: $(cat "$KV_TMP/c0.json")" || return
 	kill -INT $pid
 	wait_for 5 kv_ended $pid || fail "client still running 5 s after SIGINT" || return
 	wait $pid || fail "client exited $? after SIGINT: $(cat "$KV_TMP/c0.json")" || return

@@ -5,17 +5,30 @@
 # test: both ends return promptly with a clear error, the removal itself
 # completes, and the device can be added back and used at once.
 #
-# A test that fails before it adds the device back leaves that to
-# lib.sh's kv_rxe_restore, which runs after every test whichever way it
-# returned: one failure cannot fail the tests after it.
+# Each test adds the device back (then_readd) however it ended.  One
+# that cannot is failed, and lib.sh's kv_rxe_restore repairs what it
+# left: one failure cannot fail the tests after it.
 . "$(dirname "$0")/lib.sh"
 
-test_link_del_during_ping() {
+# then_readd CMD...: run CMD, which removes $KV_DEV, then add the device
+# back whatever CMD returned: a test leaves the device as it found it
+# (ktap_main fails one that leaves that to kv_rxe_restore).  CMD's
+# status, or a failure if the device cannot come back.
+then_readd() {
+	local rc
+	"$@"
+	rc=$?
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	return $rc
+}
+
+link_del_during_ping() {
 	local start end pid
 	kv_server srv 17601 -P || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17601 --json > "$KV_TMP/c.json" 2>"$KV_TMP/c.err" &
 	pid=$!
-	kv_sleep 2
+	kv_trace_wait 30 1 kverbs_ping_iter 'server == 0' ||
+		fail "the client did no iteration: $(cat "$KV_TMP/c.err")" || return
 	start=$(date +%s%N)
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	end=$(date +%s%N)
@@ -30,6 +43,8 @@ test_link_del_during_ping() {
 	[ $? = 1 ] || fail "server exit code, expected 1: $(cat "$KV_TMP/srv.err")" || return
 	json_check "$KV_TMP/srv.json" 'd["error"]["name"] == "ENODEV"'
 }
+
+test_link_del_during_ping() { then_readd link_del_during_ping; }
 
 test_device_usable_after_readd() {
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
@@ -51,7 +66,9 @@ link_del_during_write_bw() {
 	"$KVERBS" write_bw -p $port -s 65536 -D 600 --timeout $limit --json "$@" "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	kv_sleep 3
+	# RDMA WRITEs completing (KVERBS_STEP_RDMA_WRITE): the test runs.
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+		fail "no RDMA WRITE completed: $(cat "$KV_TMP/bc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	start=$(date +%s%N)
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
@@ -70,18 +87,14 @@ link_del_during_write_bw() {
 	json_check "$KV_TMP/bs.json" 'd["error"]["name"] == "ENODEV"'
 }
 
-test_link_del_during_write_bw()	{ link_del_during_write_bw 17603; }
+test_link_del_during_write_bw()	{ then_readd link_del_during_write_bw 17603; }
 
 # The same with both ends asleep for their completions: the removal's
 # flush and its CM event must wake them.  The device is added back for
 # the suites after this one.
 test_link_del_during_write_bw_events() {
-	local rc
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
-	link_del_during_write_bw 17607 -e
-	rc=$?
-	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
-	return $rc
+	then_readd link_del_during_write_bw 17607 -e
 }
 
 test_write_bw_after_readd() {
@@ -100,7 +113,9 @@ test_write_bw_after_readd() {
 # kverbs serve listening on the device's address, one client in a test
 # and a thread waiting for the next: the removal ends both, and the
 # serve exits at once, saying why.
-test_link_del_under_serve() {
+test_link_del_under_serve() { then_readd link_del_under_serve; }
+
+link_del_under_serve() {
 	local pid spid limit=$((30 * KV_TIME_SCALE))
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
 	"$KVERBS" serve -p 17605 -j 2 --timeout $limit --json "$KV_ADDR" \
@@ -110,7 +125,8 @@ test_link_del_under_serve() {
 	"$KVERBS" write_bw -p 17605 -s 65536 -D 600 --timeout $limit --json "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	kv_sleep 3
+	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+		fail "no RDMA WRITE completed: $(cat "$KV_TMP/bc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
 	wait_for 5 kv_ended $pid || fail "client alive after removal" || return
@@ -179,7 +195,8 @@ kv_in_userfault() {
 # removal, the test goes on and fails for want of a device.  A kernel
 # that cannot pin a userfaultfd page for the long term without its
 # contents (Debian's 6.1) refuses the page at once instead: EFAULT at
-# the log or samples step, before any device is held.
+# the log or samples step, before any device is held.  There nothing
+# stalls, and the test skips, saying so.
 # unserved_output_at_removal MODE PORT SERVER_CMD...
 unserved_output_at_removal() {
 	local mode=$1 port=$2 pid spid dpid rc ctl
@@ -202,11 +219,15 @@ unserved_output_at_removal() {
 		exec {ctl}>&-
 		skip "no userfaultfd in this kernel (CONFIG_USERFAULTFD)"
 	fi
-	# Returned: only by refusing the page, before it held a device.
+	# Returned: only by refusing the page, before it held a device;
+	# then nothing waits on the page, and the removal has nothing to
+	# get past.
 	if grep -q '^returned ' "$KV_TMP/stall.out"; then
 		grep -q '^returned ret=-1 errno=14$' "$KV_TMP/stall.out" ||
 			fail "the test returned otherwise than refusing its page: $(cat "$KV_TMP/stall.out")" ||
 			return
+		exec {ctl}>&-
+		skip "this kernel refuses to pin an unserved userfaultfd page (EFAULT before any device is held): no test waits on it"
 	fi
 	# In the background: a removal that waits for the page cannot be
 	# killed, and the page is served only after this verdict.

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "kverbs.h"
 
@@ -178,6 +179,23 @@ void kv_json_null(struct kv_json *j)
 {
 	kv_json_value(j);
 	fputs("null", j->f);
+}
+
+uint64_t kv_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* A session's &struct kv_span, as "start_ns" and "end_ns". */
+void kv_json_span(struct kv_json *j, const struct kv_span *span)
+{
+	kv_json_key(j, "start_ns");
+	kv_json_u64(j, span->start_ns);
+	kv_json_key(j, "end_ns");
+	kv_json_u64(j, span->end_ns);
 }
 
 /* Finish the document: a newline, and flushed. */

@@ -114,6 +114,19 @@ struct kv_failure {
 
 bool kv_json_failure(struct kv_json *j, const struct kv_failure *f);
 
+/*
+ * When a session's call into the module began and when it returned, in
+ * CLOCK_REALTIME nanoseconds: the test's elapsed_ns lies within, so that
+ * reports of sessions in other processes can be set side by side.
+ */
+struct kv_span {
+	uint64_t start_ns;
+	uint64_t end_ns;
+};
+
+uint64_t kv_realtime_ns(void);
+void kv_json_span(struct kv_json *j, const struct kv_span *span);
+
 /* perf.c: the perftest-style tests; the parser is here for tests/unit.c */
 struct kv_perf_opts {
 	const char *cmd;

@@ -843,7 +843,7 @@ static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
 static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 			       const struct kverbs_perf *cmd, const char *addr,
 			       int err, const char *status, const char *message,
-			       const struct kv_perf_lat *lat)
+			       const struct kv_span *span, const struct kv_perf_lat *lat)
 {
 	const struct kverbs_perf_result *r = &cmd->result;
 	const struct kv_perf_test *t = kv_perf_ran(o, cmd);
@@ -899,6 +899,7 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_u64(&j, r->bytes);
 	kv_json_key(&j, "elapsed_ns");
 	kv_json_u64(&j, r->elapsed_ns);
+	kv_json_span(&j, span);
 	kv_json_key(&j, "peak_bytes_per_sec");
 	kv_json_u64(&j, r->peak_bps);
 	kv_json_key(&j, "avg_bytes_per_sec");
@@ -1004,7 +1005,7 @@ static pthread_mutex_t kv_perf_print_lock = PTHREAD_MUTEX_INITIALIZER;
  */
 static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf *cmd,
 			  int err, const char *addr, const char *where,
-			  const struct kv_perf_lat *lat)
+			  const struct kv_span *span, const struct kv_perf_lat *lat)
 {
 	const char *status, *message = NULL;
 	char msg[512];
@@ -1035,7 +1036,7 @@ static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf
 	if (o->json_out) {
 		if (o->all)
 			fprintf(o->json_out, "%s", o->seq ? ",\n" : "[\n");
-		kv_perf_print_json(o->json_out, o, cmd, addr, err, status, message, lat);
+		kv_perf_print_json(o->json_out, o, cmd, addr, err, status, message, span, lat);
 		fflush(o->json_out);
 	}
 	if (err && code != KV_EXIT_USAGE)
@@ -1044,7 +1045,7 @@ static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf
 		/* -a: one document, an array with an object per size. */
 		if (o->all)
 			printf("%s", o->seq ? ",\n" : "[\n");
-		kv_perf_print_json(stdout, o, cmd, addr, err, status, message, lat);
+		kv_perf_print_json(stdout, o, cmd, addr, err, status, message, span, lat);
 	} else {
 		if (message)
 			fprintf(stderr, "%s %s: %s\n", kv_prog, o->cmd, message);
@@ -1076,6 +1077,7 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 {
 	struct kv_perf_lat lat = { 0 };
 	uint64_t *samples = NULL;
+	struct kv_span span;
 	int err, code;
 
 	if (o->role == KVERBS_ROLE_CLIENT && (kv_perf_test(o->test)->kind & KV_PERF_LAT)) {
@@ -1087,10 +1089,12 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		}
 		cmd->samples = (uintptr_t)samples;
 	}
+	span.start_ns = kv_realtime_ns();
 	err = -kv_ioctl(fd, KVERBS_IOC_PERF, cmd);
+	span.end_ns = kv_realtime_ns();
 	if (samples)
 		kv_perf_lat_collect(o, cmd, samples, &lat);
-	code = kv_perf_report(o, cmd, err, addr, where, &lat);
+	code = kv_perf_report(o, cmd, err, addr, where, &span, &lat);
 	free(samples);
 	return code;
 }
@@ -1139,6 +1143,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	struct kverbs_perf_result *r = &agg.result;
 	int stop = 0, err = 0, e, ret;
 	uint64_t elapsed = 0;
+	struct kv_span span;
 
 	qps = calloc(n, sizeof(*qps));
 	if (!qps) {
@@ -1151,7 +1156,9 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 			qps[i].cmd.flags |= KVERBS_PERF_F_REVERSE;
 		args[i] = &qps[i];
 	}
+	span.start_ns = kv_realtime_ns();
 	ret = kv_threads_run(n, kv_perf_qp_main, args, &stop);
+	span.end_ns = kv_realtime_ns();
 	if (ret < 0) {
 		fprintf(stderr, "%s %s: cannot start a thread: %s\n", kv_prog, o->cmd,
 			strerror(-ret));
@@ -1186,7 +1193,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	if (ret > 0)
 		err = EINTR;
 	free(qps);
-	return kv_perf_report(o, &agg, err, addr, where, &no_lat);
+	return kv_perf_report(o, &agg, err, addr, where, &span, &no_lat);
 }
 
 /* One test of the command line: on one connection, or with -q on several. */

@@ -570,7 +570,7 @@ static void kv_ping_print_text(const struct kv_ping_opts *o,
 static void kv_ping_print_json(const struct kv_ping_opts *o,
 			       const struct kverbs_ping *cmd, const char *addr,
 			       int err, const char *status, const char *message,
-			       const struct kv_log *log)
+			       const struct kv_span *span, const struct kv_log *log)
 {
 	const struct kverbs_ping_result *r = &cmd->result;
 	struct kv_json j;
@@ -600,6 +600,7 @@ static void kv_ping_print_json(const struct kv_ping_opts *o,
 	kv_json_u64(&j, r->bytes_written);
 	kv_json_key(&j, "elapsed_ns");
 	kv_json_u64(&j, r->elapsed_ns);
+	kv_json_span(&j, span);
 	kv_json_key(&j, "iter_ns");
 	kv_json_begin_object(&j);
 	kv_json_key(&j, "min");
@@ -686,6 +687,7 @@ int kv_cmd_ping(int argc, char **argv)
 	struct kv_log log;
 	char addr[128], where[160], msg[512];
 	const char *status, *message = NULL;
+	struct kv_span span;
 	int fd, ret, err, code, failure;
 	bool have_log = false;
 
@@ -735,7 +737,9 @@ int kv_cmd_ping(int argc, char **argv)
 			}
 			have_log = true;
 		}
+		span.start_ns = kv_realtime_ns();
 		err = kv_ping_serve_many(fd, &o, &cmd, have_log ? &log : NULL);
+		span.end_ns = kv_realtime_ns();
 		close(fd);
 	} else {
 		if (o.verbose) {
@@ -750,7 +754,9 @@ int kv_cmd_ping(int argc, char **argv)
 			have_log = true;
 		}
 		kv_catch_signals();
+		span.start_ns = kv_realtime_ns();
 		err = -kv_ioctl(fd, KVERBS_IOC_PING, &cmd);
+		span.end_ns = kv_realtime_ns();
 		close(fd);
 		if (have_log)
 			kv_log_stop(&log);
@@ -769,7 +775,7 @@ int kv_cmd_ping(int argc, char **argv)
 	if (o.debug)
 		kv_ping_print_debug(&cmd, err);
 	if (o.json) {
-		kv_ping_print_json(&o, &cmd, addr, failure, status, message,
+		kv_ping_print_json(&o, &cmd, addr, failure, status, message, &span,
 				   have_log ? &log : NULL);
 	} else {
 		if (message)

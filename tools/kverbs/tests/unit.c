@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kverbs.h"
@@ -1222,6 +1223,34 @@ KV_TEST(json_nesting_and_empty_containers)
 	kv_json_end(&j);
 	KV_EXPECT_JSON(&m, "{\"a\":{\"b\":[1,{\"c\":[]},[],\"x\"],\"d\":{}},"
 		       "\"e\":[[],[]],\"f\":2}\n");
+}
+
+/*
+ * A session's span: its two keys, in that order, and wall-clock times:
+ * what other processes' reports are compared with.
+ */
+KV_TEST(json_span)
+{
+	struct kv_span span = { .start_ns = 1, .end_ns = UINT64_MAX };
+	uint64_t before, now, after;
+	struct kv_mem m;
+	struct kv_json j;
+
+	kv_mem_open(&m, &j);
+	kv_json_begin_object(&j);
+	kv_json_key(&j, "elapsed_ns");
+	kv_json_u64(&j, 0);
+	kv_json_span(&j, &span);
+	kv_json_end_object(&j);
+	kv_json_end(&j);
+	KV_EXPECT_JSON(&m, "{\"elapsed_ns\":0,\"start_ns\":1,"
+		       "\"end_ns\":18446744073709551615}\n");
+
+	before = (uint64_t)time(NULL) * 1000000000u;
+	now = kv_realtime_ns();
+	after = ((uint64_t)time(NULL) + 1) * 1000000000u;
+	KV_EXPECT_GE(now, before);
+	KV_EXPECT_TRUE(now < after);
 }
 
 KV_TEST(json_empty_documents)
