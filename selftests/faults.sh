@@ -131,7 +131,7 @@ test_signal_then_netdev_down() {
 # server that answered the request would still wait for the connection
 # when interrupted, and say so.
 test_request_queued_across_netdev_down() {
-	local a b rc
+	local a b rc qpn
 	kv_server srv 17705 -P -j 1 -V --timeout 30 || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 17705 -V --json > "$KV_TMP/a.json" 2> "$KV_TMP/a.err" &
 	a=$!
@@ -145,6 +145,11 @@ test_request_queued_across_netdev_down() {
 	wait_for 10 eval '[ "$(kv_connected 17705)" -ge 4 ]' ||
 		fail "client b's request not queued: $(rdma res show cm_id)" || return
 	kv_alive $b || fail "client b ended early: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
+	# The server's next QP is for b's request: it is created once the
+	# server takes the request, before the accept.
+	trace_need
+	trace_start kverbs_qp_create || return
+	trap 'trace_stop kverbs_qp_create' RETURN
 	ip link set kv0 down
 	wait_for 5 kv_ended $a || fail "client a alive 5 s after link down" || return
 	wait_for 5 kv_ended $b || fail "client b alive 5 s after link down" || return
@@ -157,9 +162,15 @@ test_request_queued_across_netdev_down() {
 	json_check "$KV_TMP/a.json" 'd["error"]["name"] == "ENETDOWN"' -- \
 		"$KV_TMP/b.json" 'd["error"]["name"] == "ENETDOWN"' 'd["error"]["step"] == "connect"' ||
 		return
-	# The server takes the queued request and fails it, sending nothing;
-	# one that answered it would wait on, and its report says so.
-	wait_for 10 eval '[ "$(kv_connected 17705)" = 0 ]'
+	# The server takes the queued request and fails it at once, sending
+	# nothing, and that QP goes with it; one that answered the request
+	# would wait on with it, and its report says so.
+	wait_for 10 kv_trace_entries 1 || fail "the server did not take b's request" || return
+	trace_stop kverbs_qp_create
+	qpn=$(sed -n 's/.* kverbs_qp_create: .* qp=\([0-9]*\) .*/\1/p' /sys/kernel/tracing/trace |
+	      head -n 1)
+	[ -n "$qpn" ] || fail "no QP number in the trace: $(cat /sys/kernel/tracing/trace)" || return
+	wait_for 10 eval "! rdma res show qp lqpn $qpn 2>/dev/null | grep -q 'lqpn $qpn '"
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 5
 	rc=$?
