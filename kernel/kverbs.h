@@ -439,7 +439,7 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
 struct kverbs_buf {
 	size_t len;
 	unsigned int npages;
-	unsigned int accounted;
+	unsigned long accounted;
 	struct kverbs_user *user;
 	struct page **pages;
 	void *vaddr;
@@ -582,13 +582,13 @@ void kverbs_chardev_unregister(void);
 struct kverbs_ubuf {
 	struct page **pages;
 	unsigned int npages;
-	unsigned int accounted;
+	unsigned long accounted;
 	struct kverbs_user *user;
 	void *vaddr;
 	void *kaddr;
 };
 
-int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len);
+int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, u64 len);
 void kverbs_ubuf_written(struct kverbs_ubuf *ub, void *p, size_t len);
 void kverbs_ubuf_unpin(struct kverbs_ubuf *ub);
 
@@ -597,8 +597,8 @@ void kverbs_ubuf_unpin(struct kverbs_ubuf *ub);
  * each user's against max_pinned_mb_per_user
  */
 struct kverbs_user;
-int kverbs_pin_account(struct kverbs_user **user, unsigned int npages);
-void kverbs_pin_unaccount(struct kverbs_user *user, unsigned int npages);
+int kverbs_pin_account(struct kverbs_user **user, u64 npages);
+void kverbs_pin_unaccount(struct kverbs_user *user, unsigned long npages);
 
 /* user.c: what each user's tests hold, against the per-user limits */
 struct kverbs_user *kverbs_user_session_begin(void);

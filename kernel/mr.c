@@ -47,19 +47,25 @@ static atomic_long_t kverbs_pinned_pages = ATOMIC_LONG_INIT(0);
  *	the caller's user's max_pinned_mb_per_user
  * @user: set to the user charged, to be kept with the pages; untouched
  *	on failure
- * @npages: pages about to be allocated or pinned for RDMA, at least 1
+ * @npages: pages about to be allocated or pinned for RDMA, at least 1.
+ *	A u64, so that a count computed from a user's length reaches the
+ *	limits whole: on a 32-bit kernel an unsigned long would wrap first.
  *
  * Call it in the thread of the test's ioctl.
  *
  * Return: 0, -ENOBUFS past the module's limit, -EDQUOT past the user's,
  * or -ENOMEM.
  */
-int kverbs_pin_account(struct kverbs_user **user, unsigned int npages)
+int kverbs_pin_account(struct kverbs_user **user, u64 npages)
 {
-	long limit = (long)READ_ONCE(kverbs_max_pinned_mb) << (20 - PAGE_SHIFT);
+	u64 limit = (u64)READ_ONCE(kverbs_max_pinned_mb) << (20 - PAGE_SHIFT);
 	struct kverbs_user *charged;
 
-	if (atomic_long_add_return(npages, &kverbs_pinned_pages) > limit) {
+	/* The counter is a long: a limit past it is no limit it can check. */
+	limit = min_t(u64, limit, LONG_MAX);
+	if (npages > limit)
+		return -ENOBUFS;
+	if (atomic_long_add_return(npages, &kverbs_pinned_pages) > (long)limit) {
 		atomic_long_sub(npages, &kverbs_pinned_pages);
 		return -ENOBUFS;
 	}
@@ -77,7 +83,7 @@ int kverbs_pin_account(struct kverbs_user **user, unsigned int npages)
  * @user: the user it charged, or NULL if it charged nothing
  * @npages: as reserved
  */
-void kverbs_pin_unaccount(struct kverbs_user *user, unsigned int npages)
+void kverbs_pin_unaccount(struct kverbs_user *user, unsigned long npages)
 {
 	if (!user)
 		return;

@@ -134,8 +134,12 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 			      max(ibdev->attrs.max_qp_wr, 3) - 2);
 	s->slots = pingpong ? 1 : kverbs_perf_slots(s->stride, depth,
 						    min(KVERBS_PERF_BUF_BYTES, max_reg));
-	/* A ping-pong's answers are built in a slot of their own, after it. */
-	if ((size_t)(s->slots + pingpong) * s->stride > max_reg)
+	/*
+	 * A ping-pong's answers are built in a slot of their own, after it.
+	 * In u64: two slots of a stride near max_msg_size's 4 GiB wrap a
+	 * 32-bit size_t.
+	 */
+	if ((u64)(s->slots + pingpong) * s->stride > max_reg)
 		return -EMSGSIZE;
 	/* No receiver-not-ready retry: see kverbs_perf_req_credit(). */
 	s->flow = send && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));

@@ -11,11 +11,16 @@
  * holds nothing, and written through a kernel mapping while it runs: no
  * fault, no wait.  The pin counts against max_pinned_mb and the user's
  * max_pinned_mb_per_user like the test's own buffers.
+ *
+ * Lengths come from the caller and are computed in u64 (a count times an
+ * entry size): a 32-bit kernel's size_t would wrap, pin a few pages and
+ * let the test write past them.  The limits are checked on the u64.
  */
 #include "kverbs.h"
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -23,30 +28,40 @@
  * kverbs_ubuf_pin - pin @len bytes of user memory at @uaddr for writing
  * @ub: zeroed by the caller
  * @uaddr: the user address
- * @len: bytes, at least 1
+ * @len: bytes, at least 1; computed by the caller in u64 from the user's
+ *	count and entry size, without truncation
  *
  * May fault the pages in, and so sleep as long as that takes; a fatal
  * signal ends it.  Call it before the test holds any device.
  *
- * Return: 0 with @ub->kaddr mapping the range, -EFAULT when a page of it
- * cannot be written, -ENOBUFS past max_pinned_mb, -EDQUOT past
- * max_pinned_mb_per_user, or -ENOMEM.
+ * Return: 0 with @ub->kaddr mapping the range; -ENOBUFS when the range
+ * needs more pages than max_pinned_mb allows, whatever else is pinned,
+ * or past it with what is; -EDQUOT past max_pinned_mb_per_user; -EFAULT
+ * when a page of it cannot be written, or the range does not fit in the
+ * kernel's pointers; or -ENOMEM.  The limits are checked first, so that
+ * a length gets the same errno on 32-bit and 64-bit kernels.
  * kverbs_ubuf_unpin() releases it, also after a failure.
  */
-int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
+int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, u64 len)
 {
-	unsigned long start = uaddr & PAGE_MASK;
-	unsigned int npages;
+	u64 last, npages;
+	unsigned long start;
 	int pinned, ret;
 
-	/* An address past what a 32-bit kernel's pointers hold is none. */
-	if (!len || uaddr + len < uaddr || uaddr + len - 1 > ULONG_MAX)
+	if (!len || check_add_overflow(uaddr, len - 1, &last))
 		return -EFAULT;
-	npages = DIV_ROUND_UP((uaddr & ~PAGE_MASK) + len, PAGE_SIZE);
+	npages = (last >> PAGE_SHIFT) - (uaddr >> PAGE_SHIFT) + 1;
 	ret = kverbs_pin_account(&ub->user, npages);
 	if (ret)
 		return ret;
 	ub->accounted = npages;
+	/*
+	 * An address past what a 32-bit kernel's pointers hold is none;
+	 * pin_user_pages_fast() counts pages in an int.
+	 */
+	if (last > ULONG_MAX || npages > INT_MAX)
+		return -EFAULT;
+	start = uaddr & PAGE_MASK;
 	ub->pages = kvcalloc(npages, sizeof(*ub->pages), GFP_KERNEL_ACCOUNT);
 	if (!ub->pages)
 		return -ENOMEM;
@@ -55,7 +70,7 @@ int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
 	if (pinned > 0)
 		ub->npages = pinned;
 	/* Fewer pages than asked: the range has a hole, or a read-only page. */
-	if (pinned != npages)
+	if (pinned != (int)npages)
 		return pinned == -ENOMEM ? -ENOMEM : -EFAULT;
 	ub->vaddr = vmap(ub->pages, npages, VM_MAP, PAGE_KERNEL);
 	if (!ub->vaddr)

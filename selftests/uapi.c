@@ -13,7 +13,8 @@
  * and PERF (those they share: the kverbs_test_cmd fixture), and, over
  * the guest's soft-RoCE device, a refused connection, a ping with a
  * payload log and a ping whose log the kernel cannot write, and a perf
- * client that nobody answers.
+ * client that nobody answers.  A samples array longer than the pin
+ * limits, in entries whose byte count a 32-bit size_t wraps.
  *
  * Written on kselftest_harness.h, which selftests/Makefile takes from
  * Debian's linux-source-6.12 at build time.  Each test runs in a process
@@ -2085,6 +2086,83 @@ TEST_F_TIMEOUT(kverbs, perf_no_listener, KV_NET_TIMEOUT)
 	EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
 	EXPECT_EQ(KVERBS_PERF_REJECT_NONE, p.result.reject_reason);
 	EXPECT_EQ(0, p.result.iterations);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lengths and kinds of the memory the kernel pins                      */
+/* ------------------------------------------------------------------ */
+
+/* A perf latency client, to a port nobody listens on, storing @max samples at @samples. */
+static void kv_perf_lat_base(struct kverbs_perf *p, void *samples, __u32 max)
+{
+	kv_perf_base(p);
+	p->test = KVERBS_PERF_READ_LAT;
+	kv_sockaddr(&p->addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p->samples = (uintptr_t)samples;
+	p->samples_max = max;
+}
+
+/*
+ * A perf call failed with @err at @step before it began: the result says
+ * so and nothing else.
+ */
+#define KV_PERF_FAILED_AT(p, err, step) kv_perf_failed_at(_metadata, p, err, step, __LINE__)
+static void kv_perf_failed_at(struct __test_metadata *_metadata,
+			      struct kverbs_perf *p, int err, __u32 step, int line)
+{
+	long ret;
+	int got;
+
+	memset(&p->result, 0xff, sizeof(p->result));
+	errno = 0;
+	ret = kv_ioctl(KVERBS_IOC_PERF, p);
+	got = errno;
+	if (ret != -1 || got != err || p->result.error != -err ||
+	    p->result.failed_step != step || p->result.valid ||
+	    p->result.iterations || p->result.samples_stored)
+		KV_FAIL("line %d: returned %ld errno %d (%s), result error %d step %u valid 0x%x, expected %s at step %u",
+			line, ret, got, strerror(got), p->result.error,
+			p->result.failed_step, p->result.valid, strerror(err), step);
+}
+
+/*
+ * The samples array is pinned for the call, @samples_max __u64 of it,
+ * counted in 64 bits: more than max_pinned_mb is -ENOBUFS and more than
+ * max_pinned_mb_per_user -EDQUOT, at KVERBS_STEP_SAMPLES, whatever memory
+ * backs the pointer.  0x20000001 entries are 4 GiB + 8 bytes, which a
+ * 32-bit size_t wraps to 8: a kernel that pinned one page for them would
+ * let the test write past it.  The array here is one page; a call that
+ * got past the pin would be refused at the connection instead.
+ */
+TEST_F(kverbs, perf_samples_past_pin_limits)
+{
+	unsigned long long mb = kv_param("max_pinned_mb");
+	unsigned long long user_mb = kv_param("max_pinned_mb_per_user");
+	struct kverbs_perf p;
+	__u64 *samples;
+	long page = sysconf(_SC_PAGESIZE);
+
+	samples = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(samples != MAP_FAILED);
+
+	kv_perf_lat_base(&p, samples, 0x20000001);
+	KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
+	kv_perf_lat_base(&p, samples, UINT32_MAX);
+	KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
+	/* One entry past the module's limit: one page more than it allows. */
+	if (mb < (UINT32_MAX >> 17)) {
+		kv_perf_lat_base(&p, samples, (mb << 17) + 1);
+		KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
+	}
+	/* Within the module's limit, past the user's. */
+	if (user_mb < mb && user_mb < (UINT32_MAX >> 17)) {
+		kv_perf_lat_base(&p, samples, (user_mb << 17) + 1);
+		KV_PERF_FAILED_AT(&p, EDQUOT, KVERBS_STEP_SAMPLES);
+	}
+	/* Nothing was written, nothing stays pinned: the page is still ours. */
+	EXPECT_EQ(0, samples[0]);
+	EXPECT_EQ(0, munmap(samples, page));
 }
 
 KV_HARNESS_MAIN
