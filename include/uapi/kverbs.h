@@ -465,6 +465,9 @@ struct kverbs_ping_result {
  * @slot_size, computed in 64 bits, above it fails with -EINVAL.  The
  * ring and the counter are pinned for the call; failures to pin them
  * (-EFAULT, -ENOBUFS, -EDQUOT) have @result.failed_step KVERBS_STEP_LOG.
+ * Both must be private memory (malloc(), MAP_PRIVATE): a shared mapping
+ * of a file, a memfd, tmpfs or MAP_SHARED | MAP_ANONYMOUS fails with
+ * -EOPNOTSUPP at KVERBS_STEP_LOG, on every kernel.
  */
 struct kverbs_ping_log {
 	__aligned_u64 buf;
@@ -787,7 +790,8 @@ struct kverbs_perf_result {
  *	fails with -ENOBUFS, than max_pinned_mb_per_user allows with
  *	-EDQUOT, both with @result.failed_step KVERBS_STEP_SAMPLES; not in
  *	the caller's writable memory with -EFAULT (at once, with @result
- *	zero, when it lies outside user space).
+ *	zero, when it lies outside user space); in a shared mapping with
+ *	-EOPNOTSUPP, as &kverbs_ping_log.
  * @__reserved: must be 0
  * @max_duration_ns: server: the longest duration a client may ask for,
  *	and how long any of its sessions may run, in either mode: a session
