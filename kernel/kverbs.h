@@ -435,6 +435,9 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
  * @inv_cqe: completion of its invalidation
  * @reg_done: the last registration completed
  * @inv_done: a signaled invalidation completed
+ * @cpu_lo: the first byte the CPU synced for itself and did not give
+ *	back to the device (mr.c's DMA ownership), or equal to @cpu_hi
+ * @cpu_hi: one past the last such byte
  */
 struct kverbs_buf {
 	size_t len;
@@ -452,6 +455,8 @@ struct kverbs_buf {
 	struct kverbs_cqe inv_cqe;
 	bool reg_done;
 	bool inv_done;
+	size_t cpu_lo;
+	size_t cpu_hi;
 };
 
 int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len);
@@ -462,7 +467,10 @@ int kverbs_buf_map(struct kverbs_buf *buf, struct kverbs_ep *ep,
 void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf);
 void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
 				   size_t len);
+void kverbs_buf_sync_range_for_device(struct kverbs_buf *buf, size_t offset,
+				      size_t len);
 void kverbs_buf_sync_for_device(struct kverbs_buf *buf);
+void kverbs_buf_check_device(struct kverbs_buf *buf, size_t offset, size_t len);
 void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access);
 void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 		       bool signaled);

@@ -208,7 +208,8 @@ void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep)
  * @r: the receive, which kverbs_perf_recv_init() prepared
  * @buf: the buffer, whose MR names it
  * @offset: where in @buf the message lands
- * @len: room for it
+ * @len: room for it, which the CPU must have given back to the device
+ *	(kverbs_buf_sync_range_for_device()) if it read any of it
  *
  * Clears @r->done, which the completion sets along with @r->byte_len.
  * Return: 0 or the failure, recorded as KVERBS_STEP_RECV.
@@ -227,6 +228,7 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 		.num_sge = 1,
 	};
 
+	kverbs_buf_check_device(buf, offset, len);
 	r->done = false;
 	return kverbs_post_recv(r->ep, &wr);
 }

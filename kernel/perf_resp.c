@@ -352,6 +352,8 @@ static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 				return kverbs_ep_mismatch(s->ep, offset);
 			}
 		}
+		/* ROUND_OK hands the slots back to the requester's WRITEs. */
+		kverbs_buf_sync_range_for_device(&s->buf, 0, (size_t)n * s->stride);
 		s->next_round = first + n;
 	} else {
 		kverbs_perf_resp_fill(s, first + n);
@@ -371,6 +373,7 @@ static int kverbs_perf_resp_check_atomics(struct kverbs_perf_resp *s, u64 ops)
 
 	if (!kverbs_perf_is_atomic(s->test) || !(s->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
+	/* The end of the test: the device gets none of it back. */
 	kverbs_buf_sync_range_for_cpu(&s->buf, 0, (size_t)s->slots * s->stride);
 	for (i = 0; i < s->slots; i++) {
 		want = per_word + (i < extra);
@@ -478,12 +481,15 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 
 	/* Data, by its length; kverbs_perf_ctrl_len() makes it unlike control's. */
 	if (r && len == s->msg_size) {
+		/* Not read without --validate: the device keeps the slot. */
 		if (s->flags & KVERBS_PERF_F_VALIDATE) {
 			kverbs_buf_sync_range_for_cpu(&s->buf, (size_t)slot * s->stride, len);
 			if (!kverbs_perf_check(data, len, s->received, &offset)) {
 				run->result->mismatch_iter = s->received;
 				return kverbs_ep_mismatch(ep, offset);
 			}
+			kverbs_buf_sync_range_for_device(&s->buf, (size_t)slot * s->stride,
+							 len);
 		}
 		s->received++;
 		ret = kverbs_perf_resp_post_recv(s, slot);
@@ -499,6 +505,9 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	else
 		kverbs_msg_sync_for_cpu(ctrl);
 	memcpy(&m, data, sizeof(m));
+	/* A control receive is given back by its repost (kverbs_msg_post_recv()). */
+	if (r)
+		kverbs_buf_sync_range_for_device(&s->buf, (size_t)slot * s->stride, len);
 	/* The requester's next message may come before our answer to this one. */
 	ret = r ? kverbs_perf_resp_post_recv(s, slot) :
 		  kverbs_perf_resp_ctrl_repost(s);
