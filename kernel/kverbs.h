@@ -457,11 +457,14 @@ struct kverbs_ep *kverbs_listener_accept_timeout(struct kverbs_listener *lsn,
  * @inv_cqe: completion of its invalidation
  * @reg_done: the last registration completed
  * @inv_done: a signaled invalidation completed
+ * @cpu_lo: the first byte the CPU synced for itself and did not give
+ *	back to the device (mr.c's DMA ownership), or equal to @cpu_hi
+ * @cpu_hi: one past the last such byte
  */
 struct kverbs_buf {
 	size_t len;
 	unsigned int npages;
-	unsigned int accounted;
+	unsigned long accounted;
 	struct kverbs_user *user;
 	struct page **pages;
 	void *vaddr;
@@ -474,6 +477,8 @@ struct kverbs_buf {
 	struct kverbs_cqe inv_cqe;
 	bool reg_done;
 	bool inv_done;
+	size_t cpu_lo;
+	size_t cpu_hi;
 };
 
 int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len);
@@ -484,7 +489,10 @@ int kverbs_buf_map(struct kverbs_buf *buf, struct kverbs_ep *ep,
 void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf);
 void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
 				   size_t len);
+void kverbs_buf_sync_range_for_device(struct kverbs_buf *buf, size_t offset,
+				      size_t len);
 void kverbs_buf_sync_for_device(struct kverbs_buf *buf);
+void kverbs_buf_check_device(struct kverbs_buf *buf, size_t offset, size_t len);
 void kverbs_buf_reg_wr(struct kverbs_buf *buf, struct ib_reg_wr *wr, int access);
 void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 		       bool signaled);
@@ -605,13 +613,13 @@ void kverbs_chardev_unregister(void);
 struct kverbs_ubuf {
 	struct page **pages;
 	unsigned int npages;
-	unsigned int accounted;
+	unsigned long accounted;
 	struct kverbs_user *user;
 	void *vaddr;
 	void *kaddr;
 };
 
-int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len);
+int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, u64 len);
 void kverbs_ubuf_written(struct kverbs_ubuf *ub, void *p, size_t len);
 void kverbs_ubuf_unpin(struct kverbs_ubuf *ub);
 
@@ -620,8 +628,8 @@ void kverbs_ubuf_unpin(struct kverbs_ubuf *ub);
  * each user's against max_pinned_mb_per_user
  */
 struct kverbs_user;
-int kverbs_pin_account(struct kverbs_user **user, unsigned int npages);
-void kverbs_pin_unaccount(struct kverbs_user *user, unsigned int npages);
+int kverbs_pin_account(struct kverbs_user **user, u64 npages);
+void kverbs_pin_unaccount(struct kverbs_user *user, unsigned long npages);
 
 /* user.c: what each user's tests hold, against the per-user limits */
 struct kverbs_user *kverbs_user_session_begin(void);

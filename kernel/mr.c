@@ -47,19 +47,25 @@ static atomic_long_t kverbs_pinned_pages = ATOMIC_LONG_INIT(0);
  *	the caller's user's max_pinned_mb_per_user
  * @user: set to the user charged, to be kept with the pages; untouched
  *	on failure
- * @npages: pages about to be allocated or pinned for RDMA, at least 1
+ * @npages: pages about to be allocated or pinned for RDMA, at least 1.
+ *	A u64, so that a count computed from a user's length reaches the
+ *	limits whole: on a 32-bit kernel an unsigned long would wrap first.
  *
  * Call it in the thread of the test's ioctl.
  *
  * Return: 0, -ENOBUFS past the module's limit, -EDQUOT past the user's,
  * or -ENOMEM.
  */
-int kverbs_pin_account(struct kverbs_user **user, unsigned int npages)
+int kverbs_pin_account(struct kverbs_user **user, u64 npages)
 {
-	long limit = (long)READ_ONCE(kverbs_max_pinned_mb) << (20 - PAGE_SHIFT);
+	u64 limit = (u64)READ_ONCE(kverbs_max_pinned_mb) << (20 - PAGE_SHIFT);
 	struct kverbs_user *charged;
 
-	if (atomic_long_add_return(npages, &kverbs_pinned_pages) > limit) {
+	/* The counter is a long: a limit past it is no limit it can check. */
+	limit = min_t(u64, limit, LONG_MAX);
+	if (npages > limit)
+		return -ENOBUFS;
+	if (atomic_long_add_return(npages, &kverbs_pinned_pages) > (long)limit) {
 		atomic_long_sub(npages, &kverbs_pinned_pages);
 		return -ENOBUFS;
 	}
@@ -77,7 +83,7 @@ int kverbs_pin_account(struct kverbs_user **user, unsigned int npages)
  * @user: the user it charged, or NULL if it charged nothing
  * @npages: as reserved
  */
-void kverbs_pin_unaccount(struct kverbs_user *user, unsigned int npages)
+void kverbs_pin_unaccount(struct kverbs_user *user, unsigned long npages)
 {
 	if (!user)
 		return;
@@ -237,6 +243,68 @@ void kverbs_buf_free(struct kverbs_buf *buf)
 	memset(buf, 0, sizeof(*buf));
 }
 
+/*
+ * The DMA API's contract for a streaming mapping, which every buffer
+ * here is: the CPU reads what the device wrote only after a sync for the
+ * CPU, and gives a range back to the device (a receive posted into it, a
+ * READ or atomic landing in it, a WRITE it reads) only after a sync for
+ * the device.  With an IOMMU or bounce buffers (swiotlb) a missing sync
+ * for the device lets a stale bounce copy, or dirty cache lines, overwrite
+ * what the device writes next.  rxe and siw have no DMA device and every
+ * sync is a no-op on them, so @buf->cpu_lo and @buf->cpu_hi keep the
+ * range the CPU synced for itself and has not given back, and
+ * kverbs_buf_check_device() warns when a post gives part of it to the
+ * device: the contract is checked on the soft devices the tests run on.
+ *
+ * Syncs are skipped on purpose only where the CPU does not read: a
+ * buffer the CPU never reads needs no sync for the CPU (a test without
+ * --validate), and data the CPU writes whole needs no sync for the CPU
+ * before it (on a DMA_TO_DEVICE mapping that sync does nothing).
+ */
+
+/* The CPU took [@offset, @end) of @buf: add it to what it holds. */
+static void kverbs_buf_cpu_take(struct kverbs_buf *buf, size_t offset, size_t end)
+{
+	if (buf->cpu_lo == buf->cpu_hi) {
+		buf->cpu_lo = offset;
+		buf->cpu_hi = end;
+		return;
+	}
+	buf->cpu_lo = min(buf->cpu_lo, offset);
+	buf->cpu_hi = max(buf->cpu_hi, end);
+}
+
+/*
+ * The CPU gave [@offset, @end) back.  What it holds is kept as one range;
+ * a part given back from its middle leaves the whole counted.  No caller
+ * does that: each gives back what it took, or the whole buffer.
+ */
+static void kverbs_buf_cpu_give(struct kverbs_buf *buf, size_t offset, size_t end)
+{
+	if (offset <= buf->cpu_lo && end >= buf->cpu_hi)
+		buf->cpu_hi = buf->cpu_lo;
+	else if (offset <= buf->cpu_lo && end > buf->cpu_lo)
+		buf->cpu_lo = end;
+	else if (offset < buf->cpu_hi && end >= buf->cpu_hi)
+		buf->cpu_hi = offset;
+}
+
+/**
+ * kverbs_buf_check_device - check that the device may have part of @buf
+ * @buf: the buffer
+ * @offset: the first byte a work request about to be posted uses
+ * @len: how many
+ *
+ * Warns, once, when the CPU synced part of the range for itself and
+ * did not give it back with kverbs_buf_sync_range_for_device().
+ */
+void kverbs_buf_check_device(struct kverbs_buf *buf, size_t offset, size_t len)
+{
+	WARN_ONCE(offset < buf->cpu_hi && offset + len > buf->cpu_lo,
+		  "kverbs: bytes %zu-%zu of a buffer go to the device, bytes %zu-%zu of it were not synced for it\n",
+		  offset, offset + len, buf->cpu_lo, buf->cpu_hi);
+}
+
 /**
  * kverbs_buf_sync_range_for_cpu - make what the device wrote to part of a
  *	buffer visible to the CPU
@@ -248,7 +316,8 @@ void kverbs_buf_free(struct kverbs_buf *buf)
  * time (the slots of messages still on their way), and syncing it would
  * be wrong where syncing copies (bounce buffers) and slow everywhere.
  * The DMA segments cover the buffer in order, so byte offsets into it
- * are offsets into their concatenation.
+ * are offsets into their concatenation.  The range is the CPU's until
+ * kverbs_buf_sync_range_for_device() gives it back.
  */
 void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
 				   size_t len)
@@ -272,6 +341,7 @@ void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
 	}
 	/* The vmap() alias may hold stale lines on virtually indexed caches. */
 	invalidate_kernel_vmap_range(buf->vaddr + offset, len);
+	kverbs_buf_cpu_take(buf, offset, end);
 }
 
 /**
@@ -289,19 +359,48 @@ void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf)
 }
 
 /**
- * kverbs_buf_sync_for_device - make what the CPU wrote visible to the device
+ * kverbs_buf_sync_range_for_device - give part of a buffer back to the
+ *	device after the CPU read or wrote it
  * @buf: the buffer
+ * @offset: the first byte
+ * @len: how many
+ *
+ * Only that part, for the reason kverbs_buf_sync_range_for_cpu() gives:
+ * on a bidirectional mapping with bounce buffers a sync for the device
+ * copies the CPU's bytes over the bounce copy, and so over what the
+ * device is writing in the rest of the buffer at the time.
  */
-void kverbs_buf_sync_for_device(struct kverbs_buf *buf)
+void kverbs_buf_sync_range_for_device(struct kverbs_buf *buf, size_t offset,
+				      size_t len)
 {
+	size_t pos = 0, end = offset + len, lo, hi;
 	struct scatterlist *sg;
 	unsigned int i;
 
-	flush_kernel_vmap_range(buf->vaddr, buf->len);
-	if (buf->ibdev)
-		for_each_sgtable_dma_sg(&buf->sgt, sg, i)
-			ib_dma_sync_single_for_device(buf->ibdev, sg_dma_address(sg),
-						      sg_dma_len(sg), buf->dir);
+	flush_kernel_vmap_range(buf->vaddr + offset, len);
+	if (buf->ibdev) {
+		for_each_sgtable_dma_sg(&buf->sgt, sg, i) {
+			lo = max(pos, offset);
+			hi = min(pos + sg_dma_len(sg), end);
+			if (lo < hi)
+				ib_dma_sync_single_for_device(buf->ibdev,
+							      sg_dma_address(sg) + (lo - pos),
+							      hi - lo, buf->dir);
+			pos += sg_dma_len(sg);
+			if (pos >= end)
+				break;
+		}
+	}
+	kverbs_buf_cpu_give(buf, offset, end);
+}
+
+/**
+ * kverbs_buf_sync_for_device - make what the CPU wrote visible to the device
+ * @buf: the buffer, none of which the device may be writing at the time
+ */
+void kverbs_buf_sync_for_device(struct kverbs_buf *buf)
+{
+	kverbs_buf_sync_range_for_device(buf, 0, buf->len);
 }
 
 /* A local operation of @buf completed: note it, or record why it failed. */
@@ -477,6 +576,12 @@ int kverbs_msg_post_recv(struct kverbs_msg *msg, struct kverbs_ep *ep)
  */
 void kverbs_msg_send_wr(struct kverbs_msg *msg, struct ib_send_wr *wr)
 {
+	/*
+	 * No sync for the CPU before the caller filled @msg: the device
+	 * only reads a DMA_TO_DEVICE mapping, so the CPU's copy is never
+	 * stale (the sync would do nothing), and the caller refills it only
+	 * once the last SEND from it completed (@msg->done).
+	 */
 	msg->done = false;
 	ib_dma_sync_single_for_device(msg->ibdev, msg->dma, msg->len, msg->dir);
 	memset(wr, 0, sizeof(*wr));

@@ -208,7 +208,8 @@ void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep)
  * @r: the receive, which kverbs_perf_recv_init() prepared
  * @buf: the buffer, whose MR names it
  * @offset: where in @buf the message lands
- * @len: room for it
+ * @len: room for it, which the CPU must have given back to the device
+ *	(kverbs_buf_sync_range_for_device()) if it read any of it
  *
  * Clears @r->done, which the completion sets along with @r->byte_len.
  * Return: 0 or the failure, recorded as KVERBS_STEP_RECV.
@@ -227,6 +228,7 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
 		.num_sge = 1,
 	};
 
+	kverbs_buf_check_device(buf, offset, len);
 	r->done = false;
 	return kverbs_post_recv(r->ep, &wr);
 }
@@ -392,6 +394,15 @@ bool kverbs_perf_done_valid(const struct kverbs_perf_run *run, u32 msg_size,
 	       div64_u64(bytes, elapsed_ns) < U64_MAX / NSEC_PER_SEC;
 }
 
+/*
+ * Bytes in an array of @n samples, in u64: the size_t of a 32-bit kernel
+ * wraps at 2^29 samples.
+ */
+static u64 kverbs_perf_samples_bytes(u32 n)
+{
+	return (u64)n * sizeof(u64);
+}
+
 static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,
 			     struct kverbs_perf_run *run)
 {
@@ -452,8 +463,16 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (!cmd->samples != !cmd->samples_max ||
 		    (cmd->samples && !kverbs_perf_is_lat(cmd->test)))
 			return -EINVAL;
-		if (!access_ok(u64_to_user_ptr(cmd->samples),
-			       (u64)cmd->samples_max * sizeof(u64)))
+		/*
+		 * An array outside user space fails here, with the result
+		 * zero.  One longer than an unsigned long can say, which
+		 * only a 32-bit kernel sees, is left to the pin: access_ok()
+		 * would take its length truncated, and kverbs_ubuf_pin()
+		 * refuses it by the pin limits, as a 64-bit kernel does.
+		 */
+		if (kverbs_perf_samples_bytes(cmd->samples_max) <= ULONG_MAX &&
+		    !access_ok(u64_to_user_ptr(cmd->samples),
+			       kverbs_perf_samples_bytes(cmd->samples_max)))
 			return -EFAULT;
 	}
 	if (cmd->msg_size > kverbs_max_msg_size)
@@ -515,7 +534,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	/* Before the test holds a device: see ubuf.c. */
 	if (!ret && run->samples_max) {
 		ret = kverbs_ubuf_pin(&run->samples, cmd->samples,
-				      (size_t)run->samples_max * sizeof(u64));
+				      kverbs_perf_samples_bytes(run->samples_max));
 		if (ret)
 			kverbs_test_failed(&run->common, ret, KVERBS_STEP_SAMPLES);
 	}

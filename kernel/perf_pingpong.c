@@ -72,6 +72,8 @@ void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
 
 static int kverbs_perf_pp_post_recv(struct kverbs_perf_pp *pp)
 {
+	/* The CPU read the last message there, or polled its last byte. */
+	kverbs_buf_sync_range_for_device(pp->buf, 0, pp->recv_len);
 	return kverbs_perf_recv_post(&pp->recv, pp->buf, 0, pp->recv_len);
 }
 

@@ -340,6 +340,7 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled)
 		u.rdma.rkey = c->rkey;
 		break;
 	}
+	kverbs_buf_check_device(&c->buf, (size_t)slot * run->msg_size, run->msg_size);
 	sge.addr = c->buf.mr->iova + (u64)slot * run->msg_size;
 	sge.length = run->msg_size;
 	sge.lkey = c->buf.mr->lkey;
@@ -398,6 +399,9 @@ static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 			c->run->result->mismatch_iter = seq;
 			return kverbs_ep_mismatch(c->ep, 0);
 		}
+		/* The slot takes the value a later operation fetches. */
+		kverbs_buf_sync_range_for_device(&c->buf, (size_t)slot * sizeof(u64),
+						 sizeof(u64));
 	}
 	return 0;
 }
@@ -520,6 +524,8 @@ static int kverbs_perf_req_round(struct kverbs_perf_req *c, u64 first,
 				return kverbs_ep_mismatch(c->ep, offset);
 			}
 		}
+		/* The next round READs into the same slots. */
+		kverbs_buf_sync_range_for_device(&c->buf, 0, (size_t)n * len);
 	}
 	ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_ROUND, first, n, 0);
 	if (!ret)

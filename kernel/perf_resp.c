@@ -134,8 +134,12 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 			      max(ibdev->attrs.max_qp_wr, 3) - 2);
 	s->slots = pingpong ? 1 : kverbs_perf_slots(s->stride, depth,
 						    min(KVERBS_PERF_BUF_BYTES, max_reg));
-	/* A ping-pong's answers are built in a slot of their own, after it. */
-	if ((size_t)(s->slots + pingpong) * s->stride > max_reg)
+	/*
+	 * A ping-pong's answers are built in a slot of their own, after it.
+	 * In u64: two slots of a stride near max_msg_size's 4 GiB wrap a
+	 * 32-bit size_t.
+	 */
+	if ((u64)(s->slots + pingpong) * s->stride > max_reg)
 		return -EMSGSIZE;
 	/* No receiver-not-ready retry: see kverbs_perf_req_credit(). */
 	s->flow = send && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
@@ -348,6 +352,8 @@ static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 				return kverbs_ep_mismatch(s->ep, offset);
 			}
 		}
+		/* ROUND_OK hands the slots back to the requester's WRITEs. */
+		kverbs_buf_sync_range_for_device(&s->buf, 0, (size_t)n * s->stride);
 		s->next_round = first + n;
 	} else {
 		kverbs_perf_resp_fill(s, first + n);
@@ -367,6 +373,7 @@ static int kverbs_perf_resp_check_atomics(struct kverbs_perf_resp *s, u64 ops)
 
 	if (!kverbs_perf_is_atomic(s->test) || !(s->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
+	/* The end of the test: the device gets none of it back. */
 	kverbs_buf_sync_range_for_cpu(&s->buf, 0, (size_t)s->slots * s->stride);
 	for (i = 0; i < s->slots; i++) {
 		want = per_word + (i < extra);
@@ -474,12 +481,15 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 
 	/* Data, by its length; kverbs_perf_ctrl_len() makes it unlike control's. */
 	if (r && len == s->msg_size) {
+		/* Not read without --validate: the device keeps the slot. */
 		if (s->flags & KVERBS_PERF_F_VALIDATE) {
 			kverbs_buf_sync_range_for_cpu(&s->buf, (size_t)slot * s->stride, len);
 			if (!kverbs_perf_check(data, len, s->received, &offset)) {
 				run->result->mismatch_iter = s->received;
 				return kverbs_ep_mismatch(ep, offset);
 			}
+			kverbs_buf_sync_range_for_device(&s->buf, (size_t)slot * s->stride,
+							 len);
 		}
 		s->received++;
 		ret = kverbs_perf_resp_post_recv(s, slot);
@@ -495,6 +505,9 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	else
 		kverbs_msg_sync_for_cpu(ctrl);
 	memcpy(&m, data, sizeof(m));
+	/* A control receive is given back by its repost (kverbs_msg_post_recv()). */
+	if (r)
+		kverbs_buf_sync_range_for_device(&s->buf, (size_t)slot * s->stride, len);
 	/* The requester's next message may come before our answer to this one. */
 	ret = r ? kverbs_perf_resp_post_recv(s, slot) :
 		  kverbs_perf_resp_ctrl_repost(s);

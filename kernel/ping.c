@@ -104,8 +104,9 @@ void kverbs_ping_log(struct kverbs_ping_run *run, const void *data, u32 len)
 /*
  * Pin the caller's log and counter before the ping holds anything (see
  * ubuf.c).  Returns 0, or the failure recorded as KVERBS_STEP_LOG:
- * -EFAULT for memory the caller cannot write, -ENOBUFS past
- * max_pinned_mb.
+ * -EFAULT for memory the caller cannot write, -EOPNOTSUPP for a shared
+ * mapping, -ENOBUFS past max_pinned_mb, -EDQUOT past
+ * max_pinned_mb_per_user.
  */
 static int kverbs_ping_pin_log(struct kverbs_ping_run *run,
 			       const struct kverbs_ping_log *log)
@@ -114,8 +115,9 @@ static int kverbs_ping_pin_log(struct kverbs_ping_run *run,
 
 	if (!run->log_slots)
 		return 0;
+	/* In u64, as kverbs_ping_parse() checked it. */
 	ret = kverbs_ubuf_pin(&run->log, log->buf,
-			      (size_t)log->slots * log->slot_size);
+			      (u64)log->slots * log->slot_size);
 	if (!ret)
 		ret = kverbs_ubuf_pin(&run->log_seq, log->seq, sizeof(u64));
 	if (ret)

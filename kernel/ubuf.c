@@ -11,42 +11,119 @@
  * holds nothing, and written through a kernel mapping while it runs: no
  * fault, no wait.  The pin counts against max_pinned_mb and the user's
  * max_pinned_mb_per_user like the test's own buffers.
+ *
+ * Lengths come from the caller and are computed in u64 (a count times an
+ * entry size): a 32-bit kernel's size_t would wrap, pin a few pages and
+ * let the test write past them.  The limits are checked on the u64.
+ *
+ * Only private memory is pinned: an anonymous mapping, or a private
+ * mapping of a file (a program's .data, and the start of its .bss),
+ * whose pages the pin's write fault copies into anonymous pages before
+ * it takes them.  A shared mapping is refused with -EOPNOTSUPP, whatever
+ * backs it:
+ *
+ * - a file's page cache: a long-term pin keeps a page the filesystem
+ *   may write back, truncate or reclaim under the pin, and the kernel's
+ *   writes bypass its dirty tracking.  6.5 and later refuse such pins
+ *   themselves (-EFAULT), 6.1 takes them;
+ * - shmem: a memfd, a tmpfs file, and MAP_SHARED | MAP_ANONYMOUS, which
+ *   is an unlinked shmem file.  Every kernel pins it, since it needs no
+ *   writeback; kverbs refuses it all the same.  Its pages belong to an
+ *   object that other processes may map and that a ftruncate() or hole
+ *   punch empties under the pin, after which the kernel's writes land in
+ *   pages no mapping shows; and the caller gains nothing from it, since
+ *   only the kernel writes the range and the caller's own threads read
+ *   it.  vma_is_anonymous() alone would not do: it refuses the private
+ *   file mappings above, which are fine.
+ *
+ * One rule on every kernel, the same errno for every kind of sharing:
+ * the VMAs are checked under mmap_read_lock() before the pin, and the
+ * pinned pages after it, in case the caller remapped the range between.
  */
 #include "kverbs.h"
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+
+/*
+ * Whether every VMA over [@start, @last] is private.  Returns 0,
+ * -EOPNOTSUPP for a shared one, -EFAULT for a hole, -EINTR when a fatal
+ * signal came while waiting for the lock.
+ */
+static int kverbs_ubuf_check_vmas(unsigned long start, unsigned long last)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	while (start <= last) {
+		vma = find_vma(mm, start);
+		if (!vma || vma->vm_start > start) {
+			ret = -EFAULT;
+			break;
+		}
+		/* VM_MAYSHARE: MAP_SHARED, also one mapped read-only. */
+		if (vma->vm_flags & VM_MAYSHARE) {
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		if (vma->vm_end - 1 >= last)
+			break;
+		start = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
 
 /**
  * kverbs_ubuf_pin - pin @len bytes of user memory at @uaddr for writing
  * @ub: zeroed by the caller
  * @uaddr: the user address
- * @len: bytes, at least 1
+ * @len: bytes, at least 1; computed by the caller in u64 from the user's
+ *	count and entry size, without truncation
  *
  * May fault the pages in, and so sleep as long as that takes; a fatal
  * signal ends it.  Call it before the test holds any device.
  *
- * Return: 0 with @ub->kaddr mapping the range, -EFAULT when a page of it
- * cannot be written, -ENOBUFS past max_pinned_mb, -EDQUOT past
- * max_pinned_mb_per_user, or -ENOMEM.
+ * Return: 0 with @ub->kaddr mapping the range; -ENOBUFS when the range
+ * needs more pages than max_pinned_mb allows, whatever else is pinned,
+ * or past it with what is; -EDQUOT past max_pinned_mb_per_user; -EFAULT
+ * when a page of it cannot be written, or the range does not fit in the
+ * kernel's pointers; -EOPNOTSUPP when part of it is a shared mapping (of
+ * a file, a memfd, tmpfs or shared anonymous memory); -EINTR on a fatal
+ * signal; or -ENOMEM.  The limits are checked first, so that a length
+ * gets the same errno on 32-bit and 64-bit kernels.
  * kverbs_ubuf_unpin() releases it, also after a failure.
  */
-int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
+int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, u64 len)
 {
-	unsigned long start = uaddr & PAGE_MASK;
-	unsigned int npages;
-	int pinned, ret;
+	u64 last, npages;
+	unsigned long start;
+	int pinned, ret, i;
 
-	/* An address past what a 32-bit kernel's pointers hold is none. */
-	if (!len || uaddr + len < uaddr || uaddr + len - 1 > ULONG_MAX)
+	if (!len || check_add_overflow(uaddr, len - 1, &last))
 		return -EFAULT;
-	npages = DIV_ROUND_UP((uaddr & ~PAGE_MASK) + len, PAGE_SIZE);
+	npages = (last >> PAGE_SHIFT) - (uaddr >> PAGE_SHIFT) + 1;
 	ret = kverbs_pin_account(&ub->user, npages);
 	if (ret)
 		return ret;
 	ub->accounted = npages;
+	/*
+	 * An address past what a 32-bit kernel's pointers hold is none;
+	 * pin_user_pages_fast() counts pages in an int.
+	 */
+	if (last > ULONG_MAX || npages > INT_MAX)
+		return -EFAULT;
+	start = uaddr & PAGE_MASK;
+	ret = kverbs_ubuf_check_vmas(start, last);
+	if (ret)
+		return ret;
 	ub->pages = kvcalloc(npages, sizeof(*ub->pages), GFP_KERNEL_ACCOUNT);
 	if (!ub->pages)
 		return -ENOMEM;
@@ -55,8 +132,12 @@ int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, size_t len)
 	if (pinned > 0)
 		ub->npages = pinned;
 	/* Fewer pages than asked: the range has a hole, or a read-only page. */
-	if (pinned != npages)
+	if (pinned != (int)npages)
 		return pinned == -ENOMEM ? -ENOMEM : -EFAULT;
+	/* Remapped shared since the VMAs were checked: a page-cache page. */
+	for (i = 0; i < pinned; i++)
+		if (!PageAnon(ub->pages[i]))
+			return -EOPNOTSUPP;
 	ub->vaddr = vmap(ub->pages, npages, VM_MAP, PAGE_KERNEL);
 	if (!ub->vaddr)
 		return -ENOMEM;

@@ -13,7 +13,10 @@
  * and PERF (those they share: the kverbs_test_cmd fixture), and, over
  * the guest's soft-RoCE device, a refused connection, a ping with a
  * payload log and a ping whose log the kernel cannot write, and a perf
- * client that nobody answers.
+ * client that nobody answers.  A samples array longer than the pin
+ * limits, in entries whose byte count a 32-bit size_t wraps; a log and
+ * samples in shared memory (memfd, tmpfs file, shared anonymous), which
+ * the module refuses, beside private memory, which it takes.
  *
  * Written on kselftest_harness.h, which selftests/Makefile takes from
  * Debian's linux-source-6.12 at build time.  Each test runs in a process
@@ -2085,6 +2088,229 @@ TEST_F_TIMEOUT(kverbs, perf_no_listener, KV_NET_TIMEOUT)
 	EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
 	EXPECT_EQ(KVERBS_PERF_REJECT_NONE, p.result.reject_reason);
 	EXPECT_EQ(0, p.result.iterations);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lengths and kinds of the memory the kernel pins                      */
+/* ------------------------------------------------------------------ */
+
+/* A perf latency client, to a port nobody listens on, storing @max samples at @samples. */
+static void kv_perf_lat_base(struct kverbs_perf *p, void *samples, __u32 max)
+{
+	kv_perf_base(p);
+	p->test = KVERBS_PERF_READ_LAT;
+	kv_sockaddr(&p->addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p->samples = (uintptr_t)samples;
+	p->samples_max = max;
+}
+
+/*
+ * A perf call failed with @err at @step before it began: the result says
+ * so and nothing else.
+ */
+#define KV_PERF_FAILED_AT(p, err, step) kv_perf_failed_at(_metadata, p, err, step, __LINE__)
+static void kv_perf_failed_at(struct __test_metadata *_metadata,
+			      struct kverbs_perf *p, int err, __u32 step, int line)
+{
+	long ret;
+	int got;
+
+	memset(&p->result, 0xff, sizeof(p->result));
+	errno = 0;
+	ret = kv_ioctl(KVERBS_IOC_PERF, p);
+	got = errno;
+	if (ret != -1 || got != err || p->result.error != -err ||
+	    p->result.failed_step != step || p->result.valid ||
+	    p->result.iterations || p->result.samples_stored)
+		KV_FAIL("line %d: returned %ld errno %d (%s), result error %d step %u valid 0x%x, expected %s at step %u",
+			line, ret, got, strerror(got), p->result.error,
+			p->result.failed_step, p->result.valid, strerror(err), step);
+}
+
+/*
+ * The samples array is pinned for the call, @samples_max __u64 of it,
+ * counted in 64 bits: more than max_pinned_mb is -ENOBUFS and more than
+ * max_pinned_mb_per_user -EDQUOT, at KVERBS_STEP_SAMPLES, whatever memory
+ * backs the pointer.  0x20000001 entries are 4 GiB + 8 bytes, which a
+ * 32-bit size_t wraps to 8: a kernel that pinned one page for them would
+ * let the test write past it.  The array here is one page; a call that
+ * got past the pin would be refused at the connection instead.
+ */
+TEST_F(kverbs, perf_samples_past_pin_limits)
+{
+	unsigned long long mb = kv_param("max_pinned_mb");
+	unsigned long long user_mb = kv_param("max_pinned_mb_per_user");
+	struct kverbs_perf p;
+	__u64 *samples;
+	long page = sysconf(_SC_PAGESIZE);
+
+	samples = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(samples != MAP_FAILED);
+
+	kv_perf_lat_base(&p, samples, 0x20000001);
+	KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
+	kv_perf_lat_base(&p, samples, UINT32_MAX);
+	KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
+	/* One entry past the module's limit: one page more than it allows. */
+	if (mb < (UINT32_MAX >> 17)) {
+		kv_perf_lat_base(&p, samples, (mb << 17) + 1);
+		KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
+	}
+	/* Within the module's limit, past the user's. */
+	if (user_mb < mb && user_mb < (UINT32_MAX >> 17)) {
+		kv_perf_lat_base(&p, samples, (user_mb << 17) + 1);
+		KV_PERF_FAILED_AT(&p, EDQUOT, KVERBS_STEP_SAMPLES);
+	}
+	/* Nothing was written, nothing stays pinned: the page is still ours. */
+	EXPECT_EQ(0, samples[0]);
+	EXPECT_EQ(0, munmap(samples, page));
+}
+
+/* Memory for a log or samples, and whether the kernel takes it. */
+struct kv_ubuf_kind {
+	const char *what;
+	void *mem;
+	int shared;
+	int fd;
+};
+
+#define KV_UBUF_BYTES	(64 * 1024)
+
+/*
+ * Shared mappings of every kind the kernel refuses, and private ones it
+ * takes: anonymous, and a private mapping of the same memfd, whose pages
+ * a write copies.  Returns how many of @k it filled.
+ */
+static int kv_ubuf_kinds(struct __test_metadata *_metadata,
+			 struct kv_ubuf_kind *k)
+{
+	char path[] = "/tmp/kverbs-uapi-XXXXXX";
+	int n = 0, i, memfd, tmpfd;
+
+	memfd = memfd_create("kverbs-uapi", 0);
+	ASSERT_LE(0, memfd);
+	ASSERT_EQ(0, ftruncate(memfd, KV_UBUF_BYTES));
+	tmpfd = mkstemp(path);
+	ASSERT_LE(0, tmpfd);
+	unlink(path);
+	ASSERT_EQ(0, ftruncate(tmpfd, KV_UBUF_BYTES));
+
+	k[n++] = (struct kv_ubuf_kind){ "MAP_SHARED memfd",
+		mmap(NULL, KV_UBUF_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0),
+		1, memfd };
+	k[n++] = (struct kv_ubuf_kind){ "MAP_SHARED | MAP_ANONYMOUS",
+		mmap(NULL, KV_UBUF_BYTES, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0), 1, -1 };
+	k[n++] = (struct kv_ubuf_kind){ "MAP_SHARED file in /tmp (tmpfs in the guests)",
+		mmap(NULL, KV_UBUF_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, tmpfd, 0),
+		1, tmpfd };
+	k[n++] = (struct kv_ubuf_kind){ "MAP_PRIVATE | MAP_ANONYMOUS",
+		mmap(NULL, KV_UBUF_BYTES, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), 0, -1 };
+	k[n++] = (struct kv_ubuf_kind){ "MAP_PRIVATE memfd",
+		mmap(NULL, KV_UBUF_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE, memfd, 0),
+		0, memfd };
+	for (i = 0; i < n; i++) {
+		ASSERT_TRUE(k[i].mem != MAP_FAILED) {
+			TH_LOG("%s: %s", k[i].what, strerror(errno));
+		}
+	}
+	return n;
+}
+
+static void kv_ubuf_kinds_free(struct kv_ubuf_kind *k, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		munmap(k[i].mem, KV_UBUF_BYTES);
+	/* The two files: the first and the third kind's. */
+	close(k[0].fd);
+	close(k[2].fd);
+}
+
+/*
+ * The module pins only private memory for a ping's log and its counter:
+ * a shared mapping (a file, a memfd, shared anonymous memory) fails with
+ * -EOPNOTSUPP at KVERBS_STEP_LOG before anything is connected, on every
+ * kernel (6.1 would pin a file's page cache; 6.12 pins shmem).  The
+ * private kinds pass, and the ping is refused at the connection.
+ */
+TEST_F_TIMEOUT(kverbs, ping_log_shared_memory, KV_NET_TIMEOUT)
+{
+	struct kv_ubuf_kind k[5];
+	struct kverbs_ping p;
+	__u64 seq = 0;
+	int n, i, as_seq;
+	char *mem;
+
+	kv_net_begin();
+	n = kv_ubuf_kinds(_metadata, k);
+	for (i = 0; i < n; i++) {
+		mem = k[i].mem;
+		memset(mem, 0xa5, KV_UBUF_BYTES);
+		for (as_seq = 0; as_seq < 2; as_seq++) {
+			kv_ping_base(&p, KV_PORT_NO_LISTENER);
+			p.log.buf = (uintptr_t)(as_seq ? (void *)&seq : mem);
+			p.log.seq = (uintptr_t)(as_seq ? mem : (void *)&seq);
+			p.log.slots = as_seq ? 1 : KV_UBUF_BYTES / 64;
+			p.log.slot_size = as_seq ? sizeof(seq) : 64;
+			if (!k[i].shared) {
+				KV_EXPECT_REFUSED(&p);
+			} else {
+				memset(&p.result, 0xff, sizeof(p.result));
+				EXPECT_ERRNO(EOPNOTSUPP, kv_ioctl(KVERBS_IOC_PING, &p));
+				EXPECT_EQ(-EOPNOTSUPP, p.result.error);
+				EXPECT_EQ(KVERBS_STEP_LOG, p.result.failed_step);
+				EXPECT_EQ(0, p.result.valid);
+				EXPECT_EQ(0, p.result.iterations);
+			}
+			if (kv_failed()) {
+				TH_LOG("%s as the %s", k[i].what, as_seq ? "counter" : "log");
+				break;
+			}
+		}
+		/* Nothing stored: no byte of it changed. */
+		if (!kv_all_bytes(mem, KV_UBUF_BYTES, 0xa5))
+			KV_FAIL("%s: written", k[i].what);
+	}
+	EXPECT_EQ(0, seq);
+	kv_ubuf_kinds_free(k, n);
+}
+
+/* The same for a perf latency client's samples, at KVERBS_STEP_SAMPLES. */
+TEST_F_TIMEOUT(kverbs, perf_samples_shared_memory, KV_NET_TIMEOUT)
+{
+	struct kv_ubuf_kind k[5];
+	struct kverbs_perf p;
+	long ret;
+	int n, i, err;
+
+	kv_net_begin();
+	n = kv_ubuf_kinds(_metadata, k);
+	for (i = 0; i < n; i++) {
+		memset(k[i].mem, 0xa5, KV_UBUF_BYTES);
+		kv_perf_lat_base(&p, k[i].mem, KV_UBUF_BYTES / sizeof(__u64));
+		if (k[i].shared) {
+			KV_PERF_FAILED_AT(&p, EOPNOTSUPP, KVERBS_STEP_SAMPLES);
+		} else {
+			errno = 0;
+			ret = kv_ioctl(KVERBS_IOC_PERF, &p);
+			err = errno;
+			if (ret != -1 || err != ECONNREFUSED ||
+			    p.result.failed_step != KVERBS_STEP_CONNECT)
+				KV_FAIL("returned %ld errno %d (%s) at step %u, expected a refused connection",
+					ret, err, strerror(err), p.result.failed_step);
+		}
+		if (!kv_all_bytes(k[i].mem, KV_UBUF_BYTES, 0xa5))
+			KV_FAIL("%s: written", k[i].what);
+		if (kv_failed()) {
+			TH_LOG("%s as the samples", k[i].what);
+			break;
+		}
+	}
+	kv_ubuf_kinds_free(k, n);
 }
 
 KV_HARNESS_MAIN

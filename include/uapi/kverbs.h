@@ -464,7 +464,13 @@ struct kverbs_ping_result {
  * @slots: (in) number of slots
  * @slot_size: (in) bytes per slot
  *
- * All zero when no log is wanted.  At most 64 MiB in all.
+ * All zero when no log is wanted.  At most 64 MiB in all: @slots times
+ * @slot_size, computed in 64 bits, above it fails with -EINVAL.  The
+ * ring and the counter are pinned for the call; failures to pin them
+ * (-EFAULT, -ENOBUFS, -EDQUOT) have @result.failed_step KVERBS_STEP_LOG.
+ * Both must be private memory (malloc(), MAP_PRIVATE): a shared mapping
+ * of a file, a memfd, tmpfs or MAP_SHARED | MAP_ANONYMOUS fails with
+ * -EOPNOTSUPP at KVERBS_STEP_LOG, on every kernel.
  */
 struct kverbs_ping_log {
 	__aligned_u64 buf;
@@ -781,7 +787,14 @@ struct kverbs_perf_result {
  *	and in order (half of each round trip for KVERBS_PERF_WRITE_LAT and
  *	_SEND_LAT); or 0 for none.  A latency test ends when the array is
  *	full, in duration mode too.  Must be 0 for other tests and servers.
- * @samples_max: entries in @samples, 0 if none
+ * @samples_max: entries in @samples, 0 if none.  The array,
+ *	@samples_max * 8 bytes computed in 64 bits on every kernel, is
+ *	pinned for the call: longer than the module's max_pinned_mb allows
+ *	fails with -ENOBUFS, than max_pinned_mb_per_user allows with
+ *	-EDQUOT, both with @result.failed_step KVERBS_STEP_SAMPLES; not in
+ *	the caller's writable memory with -EFAULT (at once, with @result
+ *	zero, when it lies outside user space); in a shared mapping with
+ *	-EOPNOTSUPP, as &kverbs_ping_log.
  * @__reserved: must be 0
  * @max_duration_ns: server: the longest duration a client may ask for,
  *	and how long any of its sessions may run, in either mode: a session

@@ -200,6 +200,19 @@ static bool kv_no_listener(const struct kverbs_ping_result *res)
 }
 
 /*
+ * Why the kernel could not pin the memory it stores @what in for the
+ * caller (the ping log, the latency samples), beyond the limits on
+ * memory, which the callers name first.  Returns the length written.
+ */
+int kv_describe_pinned(char *buf, size_t len, int err, const char *what)
+{
+	if (err == EOPNOTSUPP)
+		return snprintf(buf, len, "cannot store the %s: its buffer is shared memory (a file, a memfd or a MAP_SHARED mapping), and the module pins only private memory",
+				what);
+	return snprintf(buf, len, "cannot store the %s: %s", what, strerror(err));
+}
+
+/*
  * Explain a failed ping in one line, without the program name.  @peer is
  * "ADDR:PORT" of the server (client) or of the listening address (server).
  * Returns the length written.
@@ -278,7 +291,7 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 		return snprintf(buf, len, "data mismatch in iteration %llu at byte %u",
 				iter, res->mismatch_offset);
 	case KVERBS_STEP_LOG:
-		return snprintf(buf, len, "cannot store the ping data: %s", strerror(err));
+		return kv_describe_pinned(buf, len, err, "ping data");
 	default:
 		break;
 	}

@@ -60,6 +60,7 @@ const char *kv_link_layer_str(uint32_t ll);
 const char *kv_node_type_str(uint32_t type);
 const char *kv_transport_str(uint32_t transport);
 const char *kv_atomic_cap_str(uint32_t cap);
+int kv_describe_pinned(char *buf, size_t len, int err, const char *what);
 int kv_describe_ping_failure(char *buf, size_t len, int err,
 			     const struct kverbs_ping *cmd, const char *peer);
 bool kv_args_refused(int err, uint32_t failed_step);

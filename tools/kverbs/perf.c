@@ -781,7 +781,7 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 		return;
 	}
 	if (r->failed_step == KVERBS_STEP_SAMPLES) {
-		snprintf(buf, len, "cannot store the latency samples: %s", strerror(err));
+		kv_describe_pinned(buf, len, err, "latency samples");
 		return;
 	}
 	/* Only a server's session has a time limit of its own. */

@@ -727,6 +727,21 @@ KV_TEST(describe_per_user_limits)
 	KV_EXPECT_STREQ(kv_errno_name(EDQUOT), "EDQUOT");
 }
 
+KV_TEST(describe_shared_memory)
+{
+	/* The module pins only private memory for the log and the samples. */
+	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_LOG, 0);
+	char buf[256];
+
+	KV_EXPECT_STREQ(kv_describe(EOPNOTSUPP, &cmd, PEER),
+			"cannot store the ping data: its buffer is shared memory (a file, a memfd or a MAP_SHARED mapping), and the module pins only private memory");
+	kv_describe_pinned(buf, sizeof(buf), EOPNOTSUPP, "latency samples");
+	KV_EXPECT_STREQ(buf, "cannot store the latency samples: its buffer is shared memory (a file, a memfd or a MAP_SHARED mapping), and the module pins only private memory");
+	/* Other failures keep the errno's own words. */
+	KV_EXPECT_STREQ(kv_describe(EFAULT, &cmd, PEER),
+			"cannot store the ping data: Bad address");
+}
+
 KV_TEST(describe_truncates_safely)
 {
 	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_NONE, 5);
