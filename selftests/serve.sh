@@ -36,7 +36,8 @@ n_iters() {
 	echo $((n < 10 ? 10 : n))
 }
 
-# Three clients, three tests, at the same time; each byte checked.
+# Three clients, three tests, at the same time; each byte checked.  A
+# server without --busy-poll sleeps for each of them, send_bw's too.
 test_three_clients_at_once() {
 	local c rc=0
 	serve sv 17801 -C 3 -j 3 || return
@@ -58,14 +59,16 @@ test_three_clients_at_once() {
 	check_lines "$KV_TMP/sv.json" 'len(L) == 3' 'all(d["role"] == "server" for d in L)' \
 		'all(d["status"] == "ok" for d in L)' \
 		'sorted(d["test"] for d in L) == ["read_lat", "send_bw", "write_bw"]' \
-		'sorted(d["size"] for d in L) == [64, 1024, 4096]'
+		'sorted(d["size"] for d in L) == [64, 1024, 4096]' \
+		'all(d["busy_poll"] is False and d["events"] is True for d in L)'
 }
 
 # A hello of another version is refused with the reason, on both sides;
-# the next client is served as if nothing happened.
+# the next client is served as if nothing happened (write_lat: by a
+# server that busy-polls for it).
 test_unknown_version_then_served() {
 	local out
-	serve sv 17802 -C 2 -j 1 || return
+	serve sv 17802 -C 2 -j 1 --busy-poll || return
 	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p 17802 -V 99)
 	[ "$out" = "rejected: reason 2 value 99 version 3" ] ||
 		fail "perf_hello: '$out'" || return
@@ -77,7 +80,8 @@ test_unknown_version_then_served() {
 	check_lines "$KV_TMP/sv.json" 'len(L) == 2' \
 		'L[0]["error"]["name"] == "EPROTONOSUPPORT" and L[0]["error"]["step"] == "hello"' \
 		'L[0]["error"]["message"].startswith("refused the client'"'"'s request: unsupported hello version 99")' \
-		'L[1]["status"] == "ok" and L[1]["test"] == "write_lat"'
+		'L[1]["status"] == "ok" and L[1]["test"] == "write_lat"' \
+		'L[1]["busy_poll"] is True and L[1]["events"] is False'
 }
 
 # Real clients against a server's ceilings, one after another: over the
