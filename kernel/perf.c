@@ -419,10 +419,14 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
 		if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS |
-				   KVERBS_PERF_F_NO_REVERSE) ||
+				   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL) ||
 		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
 		    cmd->samples_max)
+			return -EINVAL;
+		/* To sleep and to busy-poll: one or the other. */
+		if ((cmd->flags & KVERBS_PERF_F_EVENTS) &&
+		    (cmd->flags & KVERBS_PERF_F_BUSY_POLL))
 			return -EINVAL;
 		/*
 		 * The module's ceilings are the admin's: a server may lower
@@ -486,9 +490,15 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		return ret;
 
 	run->test = cmd->test;
-	/* A side's own choice: not in the hello. */
-	run->events = cmd->flags & KVERBS_PERF_F_EVENTS;
-	run->flags = cmd->flags & ~KVERBS_PERF_F_EVENTS;
+	/*
+	 * A side's own choice: not in the hello.  A server busy-polls only
+	 * when it says so, never because a client asked for a test.
+	 */
+	if (server)
+		run->events = !(cmd->flags & KVERBS_PERF_F_BUSY_POLL);
+	else
+		run->events = cmd->flags & KVERBS_PERF_F_EVENTS;
+	run->flags = cmd->flags & ~(KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_BUSY_POLL);
 	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
 	/* perftest's latency tests, too, have one operation in flight. */

@@ -196,8 +196,9 @@ static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
  * @samples_max: entries @samples holds, 0 for none
  * @lsn: a server's listener, the file's (KVERBS_PERF_F_LISTENER), or NULL
  *	for one of its own
- * @events: wait for completions by interrupt, not by busy polling
- *	(KVERBS_PERF_F_EVENTS)
+ * @events: wait for completions by interrupt, not by busy polling: a
+ *	client's KVERBS_PERF_F_EVENTS; a server without
+ *	KVERBS_PERF_F_BUSY_POLL
  * @max_duration_ns: server: its ceiling on a session's duration, 0 for
  *	the module's perf_max_duration_s
  * @max_iterations: server: its ceiling on the iterations asked for, 0 for

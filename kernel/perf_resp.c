@@ -56,10 +56,12 @@ struct kverbs_perf_resp {
 
 /*
  * Whether the responder busy-polls its CQ.  Where it is on the data path
- * it does, unless asked to sleep (-e): it answers each of a ping-pong's
- * messages, and takes SEND_BW's receives and posts them again.  A
- * WRITE_LAT server polls either way: it sees each WRITE only in its
- * memory.  In a WRITE, READ or atomic test the data never reaches the
+ * it does, unless it sleeps (a client's -e, a server without
+ * KVERBS_PERF_F_BUSY_POLL): it answers each of a ping-pong's messages,
+ * and takes SEND_BW's receives and posts them again.  A WRITE_LAT
+ * responder, always a server, polls either way: it sees each WRITE only
+ * in its memory (a server that does not busy-poll refuses the test).
+ * In a WRITE, READ or atomic test the data never reaches the
  * responder's CPU and it waits only for a control message now and then,
  * so it sleeps, as perftest's passive side does: a busy poll there would
  * take a CPU from the requester and, on a soft device (rxe, siw), from

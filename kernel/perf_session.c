@@ -32,8 +32,9 @@
  * .max_iterations), not raise them.
  *
  * Ten minutes covers any benchmark run anyone makes by hand (perftest's
- * -D is seconds to minutes) while a stranger's hello can hold a busy-
- * polling CPU for no longer.
+ * -D is seconds to minutes) while a stranger's hello can hold a server
+ * for no longer: asleep until its completions' interrupts, or busy-
+ * polling a CPU if the server chose to (KVERBS_PERF_F_BUSY_POLL).
  */
 static int kverbs_perf_max_duration_s_set(const char *val,
 					  const struct kernel_param *kp)
@@ -323,6 +324,15 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 		/* As for a test the server does not run. */
 		*error = -EOPNOTSUPP;
 		return KVERBS_PERF_REJECT_REVERSE;
+	}
+	/*
+	 * A WRITE_LAT responder sees each WRITE only in its memory, with no
+	 * completion to sleep on: it would spin a CPU for the peer.
+	 */
+	if (test == KVERBS_PERF_WRITE_LAT && run->events) {
+		*value = test;
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_BUSY_POLL;
 	}
 	ceiling = kverbs_perf_server_max_duration(run);
 	if (duration_ns > ceiling) {

@@ -413,8 +413,15 @@ static void kv_valid_perf(void *arg)
 			p->flags = KVERBS_PERF_F_LISTENER;
 			memset(&p->addr, 0, sizeof(p->addr));
 		}
-		if (kv_below(3) == 0)
+		/* Asleep (the default, or said), or polling for its client. */
+		switch (kv_below(3)) {
+		case 0:
 			p->flags |= KVERBS_PERF_F_EVENTS;
+			break;
+		case 1:
+			p->flags |= KVERBS_PERF_F_BUSY_POLL;
+			break;
+		}
 		return;
 	}
 	atomic = p->test == KVERBS_PERF_ATOMIC_LAT || p->test == KVERBS_PERF_ATOMIC_BW;

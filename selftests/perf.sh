@@ -139,7 +139,12 @@ perf_lat() {
 test_read_lat_2_validate()	{ perf_lat read_lat 1000 -s 2 --validate; }
 test_read_lat_64K_validate()	{ perf_lat read_lat 100 -s 65536 --validate; }
 # The ping-pong tests: both sides check what the other sent.
-test_write_lat_2_validate()	{ perf_lat write_lat 1000 -s 2 --validate; }
+# A write_lat server polls memory for its client: starting one is the
+# choice, so --busy-poll is implied.
+test_write_lat_2_validate() {
+	perf_lat write_lat 1000 -s 2 --validate || return
+	json_check "$KV_TMP/srv.json" 'd["busy_poll"] is True' 'd["events"] is False'
+}
 test_write_lat_4096_validate()	{ perf_lat write_lat 200 -s 4096 --validate; }
 test_send_lat_2_validate()	{ perf_lat send_lat 1000 -s 2 --validate; }
 test_send_lat_4096_validate()	{ perf_lat send_lat 200 -s 4096 --validate; }
@@ -388,44 +393,53 @@ PY
 }
 
 # -e: completions by interrupt, handled in softirq context, beside the
-# test's thread; on the client, the server, or both.  Every byte checked,
-# and both sides say which way they waited: the server of a WRITE, READ
-# or atomic test sleeps with or without -e.
-# perf_events CLIENT_E SERVER_E TESTFN TEST ARGS...: True where -e is given.
+# test's thread.  A client's own choice; a server sleeps unless it runs
+# with --busy-poll, and then still as the server of a WRITE, READ or
+# atomic test.  Every byte checked, and both sides say which way they
+# waited.
+# perf_events CLIENT_E SERVER_OPT TESTFN TEST ARGS...: CLIENT_E True where
+# the client has -e; SERVER_OPT the server's -e, --busy-poll or "".
 perf_events() {
-	local cli=$1 srv=$2 srv_sleeps=$2
+	local cli=$1 srv=$2 srv_sleeps=True
 	shift 2
-	local srv_opts=()
-	[ "$srv" = True ] && srv_opts=(-e)
-	case $2 in
-	write_bw|read_bw|atomic_bw|read_lat|atomic_lat) srv_sleeps=True ;;
+	# One word or none: the split is intended.
+	# shellcheck disable=SC2206
+	local srv_opts=($srv)
+	case $srv:$2 in
+	--busy-poll:send_bw|--busy-poll:send_lat) srv_sleeps=False ;;
 	esac
 	"$@" || return
 	json_check "$KV_TMP/cli.json" "d['events'] is $cli" -- "$KV_TMP/srv.json" \
-		"d['events'] is $srv_sleeps"
+		"d['events'] is $srv_sleeps" "d['busy_poll'] is $([ "$srv" = --busy-poll ] &&
+			echo True || echo False)"
 }
 
-test_write_bw_events_validate()	{ perf_events True True perf_validated write_bw 4096 1000 -e; }
-test_read_bw_events_validate()	{ perf_events True False perf_validated read_bw 65536 200 -e; }
-test_send_bw_events_validate()	{ perf_events False True perf_validated send_bw 1024 1000; }
+test_write_bw_events_validate()	{ perf_events True -e perf_validated write_bw 4096 1000 -e; }
+test_read_bw_events_validate()	{ perf_events True "" perf_validated read_bw 65536 200 -e; }
+test_read_bw_busy_poll_validate()	{ perf_events False --busy-poll perf_validated read_bw 65536 200; }
+test_send_bw_events_validate()	{ perf_events False "" perf_validated send_bw 1024 1000; }
+test_send_bw_busy_poll_validate()	{ perf_events True --busy-poll perf_validated send_bw 1024 1000 -e; }
 test_atomic_bw_events_validate() {
 	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
-	perf_events True True atomic_check atomic_bw -e
+	perf_events True -e atomic_check atomic_bw -e
 }
-test_read_lat_events()		{ perf_events True True perf_lat read_lat 1000 -s 64 -e; }
-test_send_lat_events_validate()	{ perf_events True True perf_lat send_lat 500 -s 64 --validate -e; }
+test_read_lat_events()		{ perf_events True -e perf_lat read_lat 1000 -s 64 -e; }
+test_send_lat_events_validate()	{ perf_events True "" perf_lat send_lat 500 -s 64 --validate -e; }
+test_send_lat_busy_poll_validate() {
+	perf_events False --busy-poll perf_lat send_lat 500 -s 64 --validate
+}
 test_atomic_lat_events() {
 	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
-	perf_events True False atomic_check atomic_lat -e
+	perf_events True "" atomic_check atomic_lat -e
 }
-# A write_lat server sees each WRITE by polling memory: kverbs serve -e
-# polls for it all the same, and says so; neither side of write_lat
-# takes -e itself.
-test_write_lat_serve_events() {
+# A write_lat server sees each WRITE by polling memory: kverbs serve
+# serves it only with --busy-poll, and says it polled; neither side of
+# write_lat takes -e.
+test_write_lat_serve_busy_poll() {
 	local n rc
 	n=$(perf_iters 500)
 	port=$((port + 1))
-	perf_server srv serve -C 1 -e || return 1
+	perf_server srv serve -C 1 --busy-poll || return 1
 	perf_client cli write_lat -s 64 -n "$n" --validate
 	rc=$?
 	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
@@ -433,50 +447,122 @@ test_write_lat_serve_events() {
 		return
 	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $n" \
 		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["test"] == "write_lat"' \
-		'd["events"] is False' "d['iterations'] == $n"
+		'd["events"] is False' 'd["busy_poll"] is True' "d['iterations'] == $n"
 }
+# The same client, to kverbs serve without --busy-poll (with -e, as an
+# older command line has it, or without): refused in the hello, and both
+# sides say why.  The write_lat command's own server implies --busy-poll.
+write_lat_serve_refused() {
+	local rc
+	port=$((port + 1))
+	perf_server srv serve -C 1 "$@" || return 1
+	perf_client cli write_lat -s 64 -n 10
+	rc=$?
+	kv_wait srv 30
+	[ $? = 1 ] || fail "serve should fail: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "ECONNREFUSED"' \
+		'd["error"]["step"] == "hello"' \
+		'd["error"]["reject_reason"] == "test needs a busy-polling server"' \
+		'd["error"]["reject_value"] == 7' \
+		'd["error"]["message"] == "the server refused the request: test needs a busy-polling server (the server runs without --busy-poll: start it with --busy-poll)"' \
+		-- "$KV_TMP/srv.json" 'd["error"]["name"] == "EOPNOTSUPP"' 'd["error"]["step"] == "hello"' \
+		'd["busy_poll"] is False' \
+		'd["error"]["message"] == "refused the client'"'"'s request: test needs a busy-polling server (this server runs without --busy-poll)"'
+}
+test_write_lat_serve_refused()		{ write_lat_serve_refused; }
+test_write_lat_serve_events_refused()	{ write_lat_serve_refused -e; }
 
 # The tracepoint on each work completion, with the context it ran in
-# ('s' in the trace's flags: softirq).  In a write_bw the client's
-# completions (its QP is the one whose WRITEs complete) run in its
-# test's thread when it busy-polls and in softirq context with -e.  The
-# server's are the receives of the client's control messages, and run
-# in softirq context either way: the responder of a one-sided test
-# sleeps (KVERBS_PERF_F_EVENTS in the uAPI header).
-# events_context -e|"": prints "client=CONTEXTS server=CONTEXTS".
+# ('s' in the trace's flags: softirq), and on each receive posted, with
+# the process that posted it: each side posts its QP's first receives
+# from its own thread, before it connects, so they say whose QP it is.
+# A side that busy-polls runs its completions in its test's thread; one
+# that sleeps (-e, a server without --busy-poll) has them in softirq
+# context.
+# events_context TEST SERVER_OPT STEP [-b] [-e]: runs TEST with a server
+# given SERVER_OPT (one word or none; -b goes to both sides) and prints
+# "client=CONTEXTS server=CONTEXTS" for the completions of STEP (as the
+# trace names it: RDMA_WRITE, RECV; "" for all).
 events_context() {
-	local tr=/sys/kernel/tracing rc srv_opts=($1)
-	trace_start kverbs_wc || { echo "cannot set up tracing"; return 1; }
-	perf_qps write_bw 1 -s 64 -n "$(perf_iters 1000)" --validate $1 >&2
+	# shellcheck disable=SC2206
+	local tr=/sys/kernel/tracing rc test=$1 srv_opts=($2) step=$3
+	shift 3
+	echo 1 >$tr/options/record-tgid &&
+		trace_start kverbs_post_recv kverbs_wc || { echo "cannot set up tracing"; return 1; }
+	perf_qps "$test" 1 "$@" -s 64 -n "$(perf_iters 1000)" --validate >&2
 	rc=$?
-	trace_stop kverbs_wc
+	trace_stop kverbs_post_recv kverbs_wc
 	[ $rc = 0 ] || return
-	# "kverbs-123 [001] ..s1. 1.2: kverbs_wc: cq.id=1 cid=9 qp=17 RDMA_WRITE SUCCESS ..."
-	kv_python $tr/trace <<'PY'
+	# "kverbs-123 (  120) [001] ..s1. 1.2: kverbs_wc: cq.id=1 cid=9 qp=17 RDMA_WRITE SUCCESS ..."
+	kv_python $tr/trace "$kv_pid_srv" "$step" <<'PY'
 import re, sys
-wcs = []
-for line in open(sys.argv[1]):
-    m = re.search(r"\[\d+\]\s+(\S+)\s+[\d.]+: kverbs_wc: cq\.id=\d+ cid=\d+ qp=(\d+) (\S+) ", line)
-    if m:
-        wcs.append(("softirq" if "s" in m.group(1) else "thread", m.group(2), m.group(3)))
-client = {qp for _, qp, step in wcs if step == "RDMA_WRITE"}
+trace, srv, step = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+owner, wcs = {}, []
+for line in open(trace):
+    m = re.search(r"\(\s*(\d+)\)\s+\[\d+\]\s+(\S+)\s+[\d.]+: (kverbs_\w+): cq\.id=\d+ cid=\d+ qp=(\d+) (\S+)", line)
+    if not m:
+        continue
+    tgid, flags, event, qp, what = m.groups()
+    if event == "kverbs_post_recv":
+        owner.setdefault(qp, int(tgid))
+    elif not step or what == step:
+        wcs.append(("softirq" if "s" in flags else "thread", qp))
 side = {"client": set(), "server": set()}
-for ctx, qp, _ in wcs:
-    side["client" if qp in client else "server"].add(ctx)
+for ctx, qp in wcs:
+    if qp not in owner:
+        sys.exit(f"a completion on QP {qp}, which posted no receive")
+    side["server" if owner[qp] == srv else "client"].add(ctx)
 print(" ".join(f"{k}={','.join(sorted(v)) or 'none'}" for k, v in side.items()))
 PY
+	rc=$?
 	echo >$tr/trace
+	return $rc
 }
 
+# write_bw: the server, the responder of a one-sided test, sleeps with
+# or without --busy-poll; the client polls unless -e.
 test_events_in_softirq_traced() {
-	local tr=/sys/kernel/tracing polled events
+	local polled events busy
 	trace_need
-	polled=$(events_context "") || fail "$polled" || return
-	events=$(events_context -e) || fail "$events" || return
+	polled=$(events_context write_bw "" "") || fail "$polled" || return
+	events=$(events_context write_bw -e "" -e) || fail "$events" || return
+	busy=$(events_context write_bw --busy-poll "") || fail "$busy" || return
 	[ "$polled" = "client=thread server=softirq" ] ||
 		fail "without -e, completions ran in: $polled" || return
 	[ "$events" = "client=softirq server=softirq" ] ||
-		fail "with -e, completions ran in: $events"
+		fail "with -e, completions ran in: $events" || return
+	[ "$busy" = "client=thread server=softirq" ] ||
+		fail "with a server's --busy-poll, completions ran in: $busy"
+}
+
+# send_bw: the server takes every message from its CQ.  Without
+# --busy-poll the device's interrupt has them handled in softirq
+# context; with it, the server's thread polls them.
+test_send_bw_server_context_traced() {
+	local dflt busy
+	trace_need
+	dflt=$(events_context send_bw "" "") || fail "$dflt" || return
+	busy=$(events_context send_bw --busy-poll "") || fail "$busy" || return
+	[ "$dflt" = "client=thread server=softirq" ] ||
+		fail "a default server's completions ran in: $dflt" || return
+	[ "$busy" = "client=thread server=thread" ] ||
+		fail "a --busy-poll server's completions ran in: $busy"
+}
+
+# -b: in the reverse half the server posts the WRITEs, as the client's
+# hello asked.  A default server has their completions handled in
+# softirq context; only with --busy-poll does its thread poll them.
+test_bidir_server_context_traced() {
+	local dflt busy
+	trace_need
+	dflt=$(events_context write_bw "" RDMA_WRITE -b) || fail "$dflt" || return
+	busy=$(events_context write_bw --busy-poll RDMA_WRITE -b) || fail "$busy" || return
+	[ "$dflt" = "client=thread server=softirq" ] ||
+		fail "a default server's WRITE completions ran in: $dflt" || return
+	[ "$busy" = "client=thread server=thread" ] ||
+		fail "a --busy-poll server's WRITE completions ran in: $busy"
 }
 
 # A send_bw server keeps four windows of receives posted: with only one,
@@ -798,6 +884,80 @@ test_hello_reverse_accepted_without_no_reverse() {
 }
 test_hello_forward_served_with_no_reverse()	{ ceiling_served fwd "--no-reverse" "-n 10"; }
 
+# ---- busy polling is the server's to allow ----
+
+# write_lat from a forged hello (perf_hello -t 7): a server that does
+# not busy-poll refuses it, with its own reason; the same hello is
+# accepted by one with --busy-poll.
+test_hello_write_lat_refused_without_busy_poll() {
+	local out
+	port=$((port + 1))
+	perf_server wl serve -C 1 || return 1
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -t 7)
+	[ $? = 0 ] || fail "perf_hello: $out" || return
+	[ "$out" = "rejected: reason 12 value 7 version 3" ] ||
+		fail "perf_hello: '$out', expected reason 12 (KVERBS_PERF_REJECT_BUSY_POLL)" || return
+	kv_wait wl 20
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/wl.json")" || return
+	json_check "$KV_TMP/wl.json" 'd["error"]["name"] == "EOPNOTSUPP"' \
+		'd["error"]["step"] == "hello"' 'd["error"]["reject_value"] == 7'
+}
+test_hello_write_lat_accepted_with_busy_poll() {
+	local out
+	port=$((port + 1))
+	perf_server wlok serve -C 1 --busy-poll || return 1
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -t 7)
+	[ $? = 1 ] && [ "$out" = "accepted" ] || fail "perf_hello: '$out'" || return
+	# perf_hello hangs up at once; the server ends as it may.
+	kv_wait wlok 30
+	json_check "$KV_TMP/wlok.json" 'd["error"] is None or d["error"]["step"] != "hello"'
+}
+
+# The CPU time, in clock ticks, that process PID has used.
+kv_cpu_ticks() {
+	# utime and stime, fields 14 and 15; the command name has no spaces.
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# reverse_hello_cpu NAME [SERVER_OPTS]: a forged hello asks a write_bw
+# server for the reverse direction and then says nothing, for 8 s:
+# the server, the requester, waits for the client's ADV.  Prints the
+# server's CPU time over 2 s of that wait, in clock ticks.
+reverse_hello_cpu() {
+	local name=$1 hello a b rc
+	port=$((port + 1))
+	# shellcheck disable=SC2086
+	perf_server "$name" write_bw $2 || return 1
+	"$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -b -w $((8 * KV_TIME_SCALE)) \
+		>"$KV_TMP/$name.hello" 2>&1 &
+	hello=$!
+	kv_sleep $((3 * KV_TIME_SCALE))
+	a=$(kv_cpu_ticks "$(eval echo "\$kv_pid_$name")")
+	kv_sleep 2
+	b=$(kv_cpu_ticks "$(eval echo "\$kv_pid_$name")")
+	wait $hello
+	rc=$?
+	kv_wait "$name" 30
+	[ $rc = 1 ] && [ "$(cat "$KV_TMP/$name.hello")" = accepted ] ||
+		{ echo "perf_hello exited $rc: $(cat "$KV_TMP/$name.hello")"; return 1; }
+	echo $((b - a))
+}
+
+# What a stranger's hello costs: a default server sleeps while a peer
+# that asked for the reverse direction holds it; the control, a server
+# with --busy-poll, spins a CPU for the same peer.
+test_hello_reverse_costs_no_cpu() {
+	local hz dflt busy
+	hz=$(getconf CLK_TCK)
+	dflt=$(reverse_hello_cpu rcpu) || fail "$dflt" || return
+	busy=$(reverse_hello_cpu rcpubusy --busy-poll) || fail "$busy" || return
+	echo "# server CPU over 2 s of a silent reverse peer: $dflt ticks by default, $busy with --busy-poll ($hz a second)"
+	[ "$dflt" -le $((hz / 5)) ] ||
+		fail "a default server used $dflt ticks of 2 s for a silent peer" || return
+	[ "$busy" -ge "$hz" ] ||
+		fail "a --busy-poll server used only $busy ticks of 2 s: the control does not spin"
+}
+
 # A peer that does not stop: the hello asked for a second, the ceiling
 # is a second, and perf_hello keeps sending PROGRESS for far longer.  The
 # server ends the session one step timeout past the ceiling, with ETIME;
@@ -936,7 +1096,13 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_bw_events_validate test_read_bw_events_validate \
 	test_send_bw_events_validate test_atomic_bw_events_validate \
 	test_read_lat_events test_send_lat_events_validate test_atomic_lat_events \
-	test_write_lat_serve_events test_write_lat_events_refused \
+	test_read_bw_busy_poll_validate test_send_bw_busy_poll_validate \
+	test_send_lat_busy_poll_validate test_write_lat_serve_busy_poll \
+	test_write_lat_serve_refused test_write_lat_serve_events_refused \
+	test_send_bw_server_context_traced test_bidir_server_context_traced \
+	test_hello_write_lat_refused_without_busy_poll \
+	test_hello_write_lat_accepted_with_busy_poll test_hello_reverse_costs_no_cpu \
+	test_write_lat_events_refused \
 	test_events_in_softirq_traced test_send_bw_receives_ahead_traced \
 	test_client_sigint_events \
 	test_write_bw_ipv6_validate \

@@ -5,7 +5,7 @@
  * happened.
  *
  *	perf_hello -a ADDR -p PORT [-V VERSION] [-m MAGIC] [-r] [-l LEN]
- *		   [-n ITERS | -D | -T SEC] [-b]
+ *		   [-n ITERS | -D | -T SEC] [-b] [-t TEST] [-w SEC]
  *	perf_hello -a ADDR -p PORT [-n ITERS | -D | -T SEC] [-k SEC] -d OPS,NS
  *	perf_hello -a ADDR -p PORT -B
  *
@@ -14,9 +14,12 @@
  * magic, -r a reserved byte set, -l its length, -n ITERS messages
  * instead of 10 (any 64-bit number), -D duration mode (one second)
  * instead, -T duration mode of SEC seconds, -b the reverse direction
- * (KVERBS_PERF_F_REVERSE).  Prints "rejected: reason R value V version
- * S" and exits 0 when the server rejected it with a kverbs perf reason,
- * 1 when it accepted it, 2 on any other outcome.
+ * (KVERBS_PERF_F_REVERSE), -t the test (&enum kverbs_perf_test's
+ * number).  Prints "rejected: reason R value V version S" and exits 0
+ * when the server rejected it with a kverbs perf reason, 1 when it
+ * accepted it, 2 on any other outcome.  With -w an accepted connection
+ * is held SEC seconds before perf_hello hangs up, saying nothing, as a
+ * peer that asked for a test and never runs it.
  *
  * With -d the connection must be accepted: perf_hello then plays the
  * requester as far as the protocol goes without data (START, the
@@ -281,12 +284,12 @@ int main(int argc, char **argv)
 	const struct kv_reject *rej;
 	struct kv_msg msgs[KV_MSGS];
 	unsigned long long ops = 0, ns = 0;
-	double busy = 0;
+	double busy = 0, hold = 0;
 	struct ibv_mr *mr = NULL;
 	struct rdma_cm_id *id;
 	int opt, len = sizeof(h), done = 0, pair = 0, ret;
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:B")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:w:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -311,6 +314,12 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			busy = atof(optarg);
+			break;
+		case 't':
+			h.test = htole16(atoi(optarg));
+			break;
+		case 'w':
+			hold = atof(optarg);
 			break;
 		case 'B':
 			h.test = htole16(KV_READ_BW);
@@ -365,6 +374,9 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		printf("accepted\n");
+		fflush(stdout);
+		if (hold > 0)
+			usleep(hold * 1e6);
 		rdma_disconnect(id);
 		return 1;
 	}

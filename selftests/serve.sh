@@ -41,6 +41,7 @@ n_iters() {
 # so that each report alone bounds when its test ran, and the three
 # share an instant (kv_at_once) while serve's three calls are in
 # progress.  Served one after another they would not.
+# A server without --busy-poll sleeps for each of them, send_bw's too.
 test_three_clients_at_once() {
 	local c rc=0 secs=$((3 * KV_TIME_SCALE))
 	serve sv 17801 -C 3 -j 3 || return
@@ -64,15 +65,17 @@ test_three_clients_at_once() {
 	check_lines "$KV_TMP/sv.json" 'len(L) == 3' 'all(d["role"] == "server" for d in L)' \
 		'all(d["status"] == "ok" and d["iterations"] > 0 for d in L)' \
 		'sorted(d["test"] for d in L) == ["read_lat", "send_bw", "write_bw"]' \
-		'sorted(d["size"] for d in L) == [64, 1024, 4096]' || return
+		'sorted(d["size"] for d in L) == [64, 1024, 4096]' \
+		'all(d["busy_poll"] is False and d["events"] is True for d in L)' || return
 	kv_at_once "$KV_TMP/c1.json" "$KV_TMP/c2.json" "$KV_TMP/c3.json" -- "$KV_TMP/sv.json"
 }
 
 # A hello of another version is refused with the reason, on both sides;
-# the next client is served as if nothing happened.
+# the next client is served as if nothing happened (write_lat: by a
+# server that busy-polls for it).
 test_unknown_version_then_served() {
 	local out
-	serve sv 17802 -C 2 -j 1 || return
+	serve sv 17802 -C 2 -j 1 --busy-poll || return
 	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p 17802 -V 99)
 	[ "$out" = "rejected: reason 2 value 99 version 3" ] ||
 		fail "perf_hello: '$out'" || return
@@ -84,7 +87,8 @@ test_unknown_version_then_served() {
 	check_lines "$KV_TMP/sv.json" 'len(L) == 2' \
 		'L[0]["error"]["name"] == "EPROTONOSUPPORT" and L[0]["error"]["step"] == "hello"' \
 		'L[0]["error"]["message"].startswith("refused the client'"'"'s request: unsupported hello version 99")' \
-		'L[1]["status"] == "ok" and L[1]["test"] == "write_lat"'
+		'L[1]["status"] == "ok" and L[1]["test"] == "write_lat"' \
+		'L[1]["busy_poll"] is True and L[1]["events"] is False'
 }
 
 # Real clients against a server's ceilings, one after another: over the

@@ -1340,7 +1340,7 @@ TEST_F(kverbs, perf_unknown_flags)
 	struct kverbs_perf p;
 
 	kv_perf_base(&p);
-	p.flags = 1U << 6;	/* the first bit not in enum kverbs_perf_flags */
+	p.flags = 1U << 7;	/* the first bit not in enum kverbs_perf_flags */
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.flags = KVERBS_PERF_F_VALIDATE | 1U << 31;
 	KV_PERF_REJECTED(&p, EINVAL);
@@ -1475,6 +1475,29 @@ TEST_F(kverbs, perf_events_not_write_lat)
 	/* A server's own choice of events goes with no client's flag. */
 	kv_perf_server_base(&p);
 	p.flags = KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_REVERSE;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
+ * Busy polling for a client is the server's to allow: a client cannot
+ * set it, a server cannot both sleep and poll, and the next bit is
+ * still "must be 0".
+ */
+TEST_F(kverbs, perf_busy_poll_server_only)
+{
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_perf p;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_BUSY_POLL);
+	kv_perf_base(&p);
+	p.flags = KVERBS_PERF_F_BUSY_POLL;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_BUSY_POLL | KVERBS_PERF_F_EVENTS;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_BUSY_POLL << 1;
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 

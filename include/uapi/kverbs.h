@@ -66,6 +66,9 @@ enum {
  *	perf_max_duration_s and perf_max_iterations) and takes
  *	KVERBS_PERF_F_NO_REVERSE
  * @KVERBS_FEATURE_LESSON: KVERBS_IOC_LESSON is available
+ * @KVERBS_FEATURE_PERF_BUSY_POLL: a perf server busy-polls for its client
+ *	only with KVERBS_PERF_F_BUSY_POLL, and refuses a KVERBS_PERF_WRITE_LAT
+ *	client without it (KVERBS_PERF_REJECT_BUSY_POLL)
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -80,6 +83,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PING_LISTENER = 1 << 9,
 	KVERBS_FEATURE_PERF_CEILINGS = 1 << 10,
 	KVERBS_FEATURE_LESSON = 1 << 11,
+	KVERBS_FEATURE_PERF_BUSY_POLL = 1 << 12,
 };
 
 /**
@@ -601,22 +605,33 @@ enum kverbs_perf_test {
  *	A bidirectional test is one session of each direction at once.  A
  *	server that predates the flag rejects it with
  *	KVERBS_PERF_REJECT_RESERVED.
- * @KVERBS_PERF_F_EVENTS: either side, for its own CQ: sleep until the
- *	device's completion interrupt instead of busy polling, as
- *	perftest's -e; the completions are handled in softirq context.
- *	Less CPU, more latency.  Not for a KVERBS_PERF_WRITE_LAT client,
- *	which sees each answer only by polling memory (perftest refuses
- *	it too); for the same reason a WRITE_LAT server polls all the same.
- *	Without the flag a side busy-polls only where the data path runs
- *	through it: the requester of every test, and the responder of
- *	SEND_BW, SEND_LAT and WRITE_LAT.  The responder of a WRITE, READ or
- *	atomic test sleeps either way, as perftest's passive side does: it
- *	only waits for the requester's control messages.
+ * @KVERBS_PERF_F_EVENTS: client: sleep until the device's completion
+ *	interrupt instead of busy polling the CQ, as perftest's -e; the
+ *	completions are handled in softirq context.  Less CPU, more
+ *	latency.  Not for a KVERBS_PERF_WRITE_LAT client, which sees each
+ *	answer only by polling memory (perftest refuses it too).  Without
+ *	the flag a client busy-polls.  Server: what a server does without
+ *	KVERBS_PERF_F_BUSY_POLL anyway; accepted, and excludes it.
  *	Not part of the hello, and not echoed in &kverbs_perf_result.flags.
  * @KVERBS_PERF_F_NO_REVERSE: server only: refuse a client that asks for
  *	KVERBS_PERF_F_REVERSE (the half of a bidirectional test in which the
  *	server posts the work requests) with KVERBS_PERF_REJECT_REVERSE.
  *	Feature bit: KVERBS_FEATURE_PERF_CEILINGS.
+ * @KVERBS_PERF_F_BUSY_POLL: server only: busy-poll the CQ, in the
+ *	calling thread, where the data path runs through the server: as
+ *	the requester of the reverse direction, and as the responder of
+ *	SEND_BW, SEND_LAT and WRITE_LAT.  The responder of a WRITE, READ
+ *	or atomic test sleeps either way, as perftest's passive side does:
+ *	it only waits for the requester's control messages.  Without the
+ *	flag a server busy-polls for no client: it sleeps until the
+ *	completion interrupt, its completions handled in softirq context,
+ *	whatever the hello asks for; and it refuses KVERBS_PERF_WRITE_LAT,
+ *	whose responder sees each message only by polling its memory, with
+ *	KVERBS_PERF_REJECT_BUSY_POLL.  Busy polling costs the server a CPU
+ *	for as long as any peer that reaches it asks (up to its duration
+ *	ceiling, &kverbs_perf.max_duration_ns), so it is the server's
+ *	choice, never the hello's.  Excludes KVERBS_PERF_F_EVENTS.
+ *	Feature bit: KVERBS_FEATURE_PERF_BUSY_POLL.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
@@ -625,6 +640,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_REVERSE = 1 << 3,
 	KVERBS_PERF_F_EVENTS = 1 << 4,
 	KVERBS_PERF_F_NO_REVERSE = 1 << 5,
+	KVERBS_PERF_F_BUSY_POLL = 1 << 6,
 };
 
 /* perftest's defaults: its port, TX depth and iterations. */
@@ -664,8 +680,13 @@ enum kverbs_perf_flags {
  *	server's ceiling; @reject_value is the ceiling, U32_MAX if larger
  * @KVERBS_PERF_REJECT_REVERSE: the server does not run the reverse
  *	direction (KVERBS_PERF_F_NO_REVERSE)
+ * @KVERBS_PERF_REJECT_BUSY_POLL: the test needs the server to busy-poll
+ *	(KVERBS_PERF_WRITE_LAT), which it does only with
+ *	KVERBS_PERF_F_BUSY_POLL; @reject_value is the test
  *
- * The last three came with KVERBS_FEATURE_PERF_CEILINGS.
+ * KVERBS_PERF_REJECT_DURATION to _REVERSE came with
+ * KVERBS_FEATURE_PERF_CEILINGS, KVERBS_PERF_REJECT_BUSY_POLL with
+ * KVERBS_FEATURE_PERF_BUSY_POLL.
  */
 enum kverbs_perf_reject {
 	KVERBS_PERF_REJECT_NONE = 0,
@@ -680,6 +701,7 @@ enum kverbs_perf_reject {
 	KVERBS_PERF_REJECT_DURATION,
 	KVERBS_PERF_REJECT_ITERATIONS,
 	KVERBS_PERF_REJECT_REVERSE,
+	KVERBS_PERF_REJECT_BUSY_POLL,
 };
 
 /**
@@ -757,8 +779,8 @@ struct kverbs_perf_result {
  * struct kverbs_perf - KVERBS_IOC_PERF: run a perftest-style test
  * @size: sizeof(struct kverbs_perf)
  * @flags: &enum kverbs_perf_flags; a server's may only be
- *	KVERBS_PERF_F_LISTENER, KVERBS_PERF_F_EVENTS and
- *	KVERBS_PERF_F_NO_REVERSE
+ *	KVERBS_PERF_F_LISTENER, KVERBS_PERF_F_EVENTS or
+ *	KVERBS_PERF_F_BUSY_POLL, and KVERBS_PERF_F_NO_REVERSE
  * @role: &enum kverbs_role
  * @test: client: &enum kverbs_perf_test, not KVERBS_PERF_ANY; server: the
  *	test it runs, or KVERBS_PERF_ANY for whatever the client asks
@@ -813,8 +835,9 @@ struct kverbs_perf_result {
  * set when the server refused the request; a server refusing a request
  * fails with -EPROTO (a hello it does not understand), -EPROTONOSUPPORT
  * (another version), -EMSGSIZE (too large a message), -EINVAL (other
- * values out of range), -EOPNOTSUPP (another test, or the reverse
- * direction it refuses) or -ERANGE (a duration or iterations above its
+ * values out of range), -EOPNOTSUPP (another test, the reverse
+ * direction it refuses, or a test it would have to busy-poll for
+ * without KVERBS_PERF_F_BUSY_POLL) or -ERANGE (a duration or iterations above its
  * ceilings).  A server with
  * KVERBS_PERF_F_LISTENER on a file that does not listen fails with
  * -EINVAL, as accept(2) does.

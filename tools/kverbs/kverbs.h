@@ -156,6 +156,7 @@ struct kv_perf_opts {
 	uint64_t max_duration_ns;	/* --max-duration */
 	uint64_t max_iters;		/* --max-iters */
 	bool no_reverse;		/* --no-reverse: refuse -b's reverse half */
+	bool busy_poll;			/* --busy-poll: a server polls for its clients */
 	const char *json_file;		/* --out_json(_file): the report there too */
 	FILE *json_out;			/* ... open while the test runs */
 };

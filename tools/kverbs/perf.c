@@ -114,7 +114,8 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	fprintf(f,
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate] [--json] [--timeout SEC]\n"
-		"       %*s [--max-duration SEC] [--max-iters N]%s [ADDR]\n"
+		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
+		"       %*s [--busy-poll] [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
@@ -127,6 +128,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		t->test == KVERBS_PERF_WRITE_LAT ? "" : " [-e]",
 		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "",
 		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", lat ? "" : " [--no-reverse]",
+		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "",
 		t->cmd, KVERBS_PERF_DEFAULT_PORT);
 	if (atomic)
 		fprintf(f,
@@ -179,10 +181,9 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			"  (no -e: each side sees the other's WRITE only by polling its memory)\n");
 	else
 		fprintf(f,
-			"  -e, --events          sleep until the completion interrupt instead of\n"
-			"                        busy polling the CQ: less CPU, more latency.  Each\n"
-			"                        side's own choice; a server of WRITE, READ and\n"
-			"                        atomic tests sleeps either way.\n");
+			"  -e, --events          client: sleep until the completion interrupt instead\n"
+			"                        of busy polling the CQ: less CPU, more latency.  A\n"
+			"                        server sleeps unless --busy-poll.\n");
 	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
@@ -195,6 +196,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"      --max-iters N     server: refuse a client that asks for more iterations\n"
 		"                        (default: the module's perf_max_iterations; at most it)\n"
 		"%s"
+		"      --busy-poll       server: %s\n"
 		"      --json            one JSON document instead of text\n"
 		"  -d, --debug           print everything the kernel reported (not perftest's\n"
 		"                        -d DEVICE: rdma_cm picks the device)\n"
@@ -221,7 +223,13 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			 "                        checks; WRITE and READ then run in rounds)",
 		lat ? "" :
 		"      --no-reverse      server: refuse the reverse direction, the half of a\n"
-		"                        client's -b in which the server moves the data\n");
+		"                        client's -b in which the server moves the data\n",
+		t->test == KVERBS_PERF_WRITE_LAT ?
+		"busy-poll for the client; implied: a write_lat\n"
+		"                        server sees each WRITE only by polling its memory" :
+		"busy-poll the CQ for the client, as perftest's\n"
+		"                        server does; without it the server sleeps until the\n"
+		"                        completion interrupt, whatever the client asks");
 }
 
 /* Where perftest's --out_json writes when no --out_json_file names a file. */
@@ -290,7 +298,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	enum {
 		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
-		OPT_IB_DEV, OPT_RUN_INFINITELY,
+		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -310,6 +318,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
 		{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
 		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
+		{ "busy-poll", no_argument, NULL, OPT_BUSY_POLL },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* perftest's, for its command lines: no-ops, or refused saying why */
@@ -490,6 +499,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			}
 			o->no_reverse = true;
 			break;
+		case OPT_BUSY_POLL:
+			o->busy_poll = true;
+			break;
 		case 'd':
 			o->debug = true;
 			/* Before getopt_long() moves it: the word after a lone -d. */
@@ -532,6 +544,17 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			       o->max_iters ? "--max-iters" : "--no-reverse");
 		return -1;
 	}
+	if (o->role == KVERBS_ROLE_CLIENT && o->busy_poll) {
+		kv_usage_error(cmd, "--busy-poll is for the server: a client busy-polls unless -e");
+		return -1;
+	}
+	if (o->busy_poll && o->events) {
+		kv_usage_error(cmd, "--busy-poll and -e exclude each other");
+		return -1;
+	}
+	/* The only way to serve it: starting a write_lat server is the choice. */
+	if (o->role == KVERBS_ROLE_SERVER && test == KVERBS_PERF_WRITE_LAT)
+		o->busy_poll = true;
 	/* A server of -b's reverse half that refuses it would serve nobody there. */
 	if (o->no_reverse && o->bidir) {
 		kv_usage_error(cmd, "--no-reverse and -b exclude each other");
@@ -584,19 +607,25 @@ static const char kv_perf_line[] =
 /* The header and column titles once, then a row per size (-a), as perftest. */
 /*
  * Whether this side slept until its completions' interrupt instead of
- * busy-polling its CQ (KVERBS_PERF_F_EVENTS in the uAPI header): with -e,
- * but never in write_lat, and always as the responder of a WRITE, READ
- * or atomic test, whose data path does not reach its CPU.  A side of -b
- * is a requester too, and polls there.
+ * busy-polling its CQ (KVERBS_PERF_F_EVENTS and _BUSY_POLL in the uAPI
+ * header).  Never in write_lat.  A client, with -e; a server, unless
+ * --busy-poll, and then still as the responder of a WRITE, READ or
+ * atomic test, whose data path does not reach its CPU.  A server's side
+ * of -b, or a session of the reverse direction, is a requester, and
+ * polls there.
  */
-static bool kv_perf_slept(const struct kv_perf_opts *o, const struct kv_perf_test *t)
+static bool kv_perf_slept(const struct kv_perf_opts *o, const struct kv_perf_test *t,
+			  const struct kverbs_perf_result *r)
 {
-	bool responder = o->role == KVERBS_ROLE_SERVER && !o->bidir;
+	bool responder = !o->bidir && !(r->flags & KVERBS_PERF_F_REVERSE);
 
 	if (t->test == KVERBS_PERF_WRITE_LAT)
 		return false;
-	return o->events || (responder && t->test != KVERBS_PERF_SEND_BW &&
-			     t->test != KVERBS_PERF_SEND_LAT);
+	if (o->role == KVERBS_ROLE_CLIENT)
+		return o->events;
+	if (!o->busy_poll)
+		return true;
+	return responder && t->test != KVERBS_PERF_SEND_BW && t->test != KVERBS_PERF_SEND_LAT;
 }
 
 static void kv_perf_print_text(const struct kv_perf_opts *o,
@@ -624,7 +653,7 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf(" Mtu            : %u[B]\n", r->active_mtu);
 	printf(" Number of qps  : %u\n", o->qps);
 	printf(" TX depth       : %u\n", r->tx_depth);
-	printf(" Completions    : %s\n", kv_perf_slept(o, t) ? "events" : "polling");
+	printf(" Completions    : %s\n", kv_perf_slept(o, t, r) ? "events" : "polling");
 	printf(" Validate       : %s\n", r->flags & KVERBS_PERF_F_VALIDATE ? "ON" : "OFF");
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
@@ -667,6 +696,7 @@ const char *kv_perf_reject_str(uint32_t reason)
 		[KVERBS_PERF_REJECT_DURATION] = "duration above the server's ceiling",
 		[KVERBS_PERF_REJECT_ITERATIONS] = "iterations above the server's ceiling",
 		[KVERBS_PERF_REJECT_REVERSE] = "reverse direction not served",
+		[KVERBS_PERF_REJECT_BUSY_POLL] = "test needs a busy-polling server",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
@@ -712,6 +742,10 @@ int kv_perf_describe_reject(char *buf, size_t len,
 		return snprintf(buf, len, "%s: %s (%s --no-reverse%s)", who, why,
 				server ? "this server runs with" : "the server runs with",
 				server ? "" : ": run without -b");
+	case KVERBS_PERF_REJECT_BUSY_POLL:
+		return snprintf(buf, len, "%s: %s (%s without --busy-poll%s)", who, why,
+				server ? "this server runs" : "the server runs",
+				server ? "" : ": start it with --busy-poll");
 	case KVERBS_PERF_REJECT_SETUP:
 		if (atomic && r->reject_value == EOPNOTSUPP)
 			return snprintf(buf, len, "%s: %s (%s RDMA device " KV_NO_ATOMICS ")",
@@ -877,7 +911,11 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_key(&j, "bidirectional");
 	kv_json_bool(&j, o->bidir);
 	kv_json_key(&j, "events");
-	kv_json_bool(&j, kv_perf_slept(o, t));
+	kv_json_bool(&j, kv_perf_slept(o, t, r));
+	if (o->role == KVERBS_ROLE_SERVER) {
+		kv_json_key(&j, "busy_poll");
+		kv_json_bool(&j, o->busy_poll);
+	}
 	kv_json_key(&j, "count");
 	kv_json_u64(&j, r->count);
 	kv_json_key(&j, "duration_ns");
@@ -1346,6 +1384,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	cmd.timeout_ns = o.timeout_ns;
 	if (o.events)
 		cmd.flags |= KVERBS_PERF_F_EVENTS;
+	if (o.busy_poll)
+		cmd.flags |= KVERBS_PERF_F_BUSY_POLL;
 	if (o.role == KVERBS_ROLE_CLIENT) {
 		cmd.tx_depth = o.tx_depth;
 		cmd.iterations = o.duration_ns ? 0 : o.iters;
@@ -1374,6 +1414,12 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		features |= KVERBS_FEATURE_PERF_REVERSE;
 	if (o.events)
 		features |= KVERBS_FEATURE_PERF_EVENTS;
+	/*
+	 * A server needs a module that sleeps unless told to poll: an older
+	 * one busy-polls for any client, which this command would not say.
+	 */
+	if (o.role == KVERBS_ROLE_SERVER)
+		features |= KVERBS_FEATURE_PERF_BUSY_POLL;
 	if (o.role == KVERBS_ROLE_SERVER && kv_perf_server_ceilings(&o, &cmd, &features))
 		return KV_EXIT_USAGE;
 	fd = kv_open_for(features, o.cmd);

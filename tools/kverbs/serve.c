@@ -40,8 +40,8 @@ struct kv_serve {
 static void serve_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [-e] [--timeout SEC]\n"
-		"       %*s [--max-duration SEC] [--max-iters N] [--no-reverse]\n"
+		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [--busy-poll]\n"
+		"       %*s [--timeout SEC] [--max-duration SEC] [--max-iters N] [--no-reverse]\n"
 		"       %*s [--report_gbits] [--json] [-d] [ADDR]\n"
 		"\n"
 		"Serve every perf test (write_bw, read_bw, send_bw, read_lat, atomic_lat,\n"
@@ -54,9 +54,13 @@ static void serve_usage(FILE *f)
 		"                        max_msg_size)\n"
 		"  -j, --jobs N          clients served at once (default %u, at most %u)\n"
 		"  -C, --count N         serve N clients, then exit (default: until a signal)\n"
-		"  -e, --events          sleep until the completion interrupt instead of\n"
-		"                        busy polling (not for write_lat, which polls memory;\n"
-		"                        WRITE, READ and atomic tests sleep either way)\n"
+		"      --busy-poll       busy-poll the CQ for each client, where the data path\n"
+		"                        runs through the server (send_bw, send_lat, the\n"
+		"                        reverse half of -b), and serve write_lat, which polls\n"
+		"                        memory.  Without it the server sleeps until the\n"
+		"                        completion interrupt whatever a client asks, and\n"
+		"                        refuses write_lat: a client cannot make it spin a CPU.\n"
+		"  -e, --events          what the server does without --busy-poll\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
 		"      --max-duration SEC\n"
 		"                        refuse a client that asks for longer, and end any\n"
@@ -88,7 +92,7 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 {
 	enum {
 		OPT_GBITS = 256, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION, OPT_MAX_ITERS,
-		OPT_NO_REVERSE,
+		OPT_NO_REVERSE, OPT_BUSY_POLL,
 	};
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
@@ -100,6 +104,7 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
 		{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
 		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
+		{ "busy-poll", no_argument, NULL, OPT_BUSY_POLL },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "debug", no_argument, NULL, 'd' },
@@ -162,6 +167,9 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		case OPT_NO_REVERSE:
 			o->no_reverse = true;
 			break;
+		case OPT_BUSY_POLL:
+			o->busy_poll = true;
+			break;
 		case OPT_GBITS:
 			o->gbits = true;
 			break;
@@ -187,6 +195,10 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		o->addr = argv[optind++];
 	if (optind < argc) {
 		kv_usage_error(o->cmd, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (o->busy_poll && o->events) {
+		kv_usage_error(o->cmd, "--busy-poll and -e exclude each other");
 		return -1;
 	}
 	/* With -C, no more threads than sessions. */
@@ -252,10 +264,13 @@ int kv_cmd_serve(int argc, char **argv)
 	cmd->size = sizeof(*cmd);
 	cmd->role = KVERBS_ROLE_SERVER;
 	cmd->test = KVERBS_PERF_ANY;
-	cmd->flags = KVERBS_PERF_F_LISTENER | (sv.o.events ? KVERBS_PERF_F_EVENTS : 0);
+	cmd->flags = KVERBS_PERF_F_LISTENER | (sv.o.events ? KVERBS_PERF_F_EVENTS : 0) |
+		     (sv.o.busy_poll ? KVERBS_PERF_F_BUSY_POLL : 0);
 	cmd->msg_size = sv.o.size;
 	cmd->timeout_ns = sv.o.timeout_ns;
+	/* An older module busy-polls for any client: see kv_perf_main(). */
 	features = KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_PINGPONG |
+		   KVERBS_FEATURE_PERF_BUSY_POLL |
 		   (sv.o.events ? KVERBS_FEATURE_PERF_EVENTS : 0);
 	if (kv_perf_server_ceilings(&sv.o, cmd, &features))
 		return KV_EXIT_USAGE;

@@ -257,6 +257,21 @@ kv_usage_error serve_max_iters_zero serve "invalid maximum iterations '0' (1 to 
 kv_usage_error serve_max_iters_not_a_number serve "invalid maximum iterations 'lots'" \
 	-- serve --max-iters lots
 
+# ---- busy polling is the server's to allow ----
+
+kv_case serve_help_busy_poll 0 out=--busy-poll "out=refuses write_lat" err-empty -- serve --help
+kv_case send_bw_help_busy_poll 0 out=--busy-poll "out=whatever the client asks" \
+	"out=server sleeps unless --busy-poll" -- send_bw --help
+kv_case write_lat_help_busy_poll_implied 0 out=--busy-poll "out=implied: a write_lat" \
+	-- write_lat --help
+kv_usage_error busy_poll_on_client send_bw "--busy-poll is for the server: a client busy-polls unless -e" \
+	-- send_bw --busy-poll 1.2.3.4
+kv_usage_error busy_poll_with_events send_lat "--busy-poll and -e exclude each other" \
+	-- send_lat --busy-poll -e
+kv_usage_error serve_busy_poll_with_events serve "--busy-poll and -e exclude each other" \
+	-- serve -e --busy-poll
+kv_usage_error busy_poll_value serve "unknown option '--busy-poll=1'" -- serve --busy-poll=1
+
 # ---- perftest's habits ----
 
 # Same names, options and port as perftest, not the same protocol: say so.
@@ -301,6 +316,8 @@ without_module=(
 	send_lat_server_without_module "send_lat --json"
 	serve_ceilings_without_module "serve --max-duration 10 --max-iters 1000 --no-reverse"
 	write_bw_server_ceilings_without_module "write_bw --max-duration 1.5 --no-reverse"
+	serve_busy_poll_without_module "serve --busy-poll -C 1 --json"
+	send_bw_server_busy_poll_without_module "send_bw --busy-poll -b --json"
 	# perftest's no-ops are taken, and -d before an address is --debug.
 	write_bw_perftest_no_ops_without_module "write_bw -F -R --report-both -b 127.0.0.1"
 	read_bw_out_json_without_module "read_bw --out_json --out_json_file=/nonexistent/x.json 127.0.0.1"
