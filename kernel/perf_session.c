@@ -415,7 +415,7 @@ static int kverbs_perf_server_run(struct kverbs_perf_run *run,
 	mod_timer(&lim.timer, jiffies + nsecs_to_jiffies(limit_ns));
 	ret = kverbs_perf_end_run(end);
 	timer_delete_sync(&lim.timer);
-	destroy_timer_on_stack(&lim.timer);
+	timer_destroy_on_stack(&lim.timer);
 	return ret;
 }
 
