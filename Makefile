@@ -37,7 +37,9 @@ modules:
 # (internal) build in $(SRC), which scripts/build-module fills for other kernels
 modules-in:
 	@if [ "$$(cat $(SRC)/kernel/.compat-kdir 2>/dev/null)" != "$(KDIR)" ] || \
-	    [ ! -f $(SRC)/kernel/compat-autoconf.h ]; then \
+	    [ ! -f $(SRC)/kernel/compat-autoconf.h ] || \
+	    [ -n "$$(find $(SRC)/kernel/probes $(SRC)/scripts/compat-probe \
+		     -newer $(SRC)/kernel/compat-autoconf.h)" ]; then \
 		$(SRC)/scripts/compat-probe $(KDIR) $(SRC)/kernel/compat-autoconf.h && \
 		echo "$(KDIR)" > $(SRC)/kernel/.compat-kdir; \
 	fi
