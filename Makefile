@@ -12,8 +12,9 @@ KRELEASE ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build
 PREFIX ?= /usr/local
 UDEVDIR ?= /etc/udev/rules.d
 MANDIR ?= $(PREFIX)/share/man
-# Kernels 'make check' and 'make demo' test in guests.
-KERNELS ?= 6.1 6.12
+# Kernels 'make check' tests in guests: "newest" is the newest kernel
+# Debian has (scripts/newest-kernel fetches it).
+KERNELS ?= 6.1 6.12 newest
 SRC ?= $(CURDIR)
 # DKMS: the version dkms.conf declares, and where the sources go for it.
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf 2>/dev/null)
@@ -37,7 +38,9 @@ modules:
 # (internal) build in $(SRC), which scripts/build-module fills for other kernels
 modules-in:
 	@if [ "$$(cat $(SRC)/kernel/.compat-kdir 2>/dev/null)" != "$(KDIR)" ] || \
-	    [ ! -f $(SRC)/kernel/compat-autoconf.h ]; then \
+	    [ ! -f $(SRC)/kernel/compat-autoconf.h ] || \
+	    [ -n "$$(find $(SRC)/kernel/probes $(SRC)/scripts/compat-probe \
+		     -newer $(SRC)/kernel/compat-autoconf.h)" ]; then \
 		$(SRC)/scripts/compat-probe $(KDIR) $(SRC)/kernel/compat-autoconf.h && \
 		echo "$(KDIR)" > $(SRC)/kernel/.compat-kdir; \
 	fi

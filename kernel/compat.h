@@ -11,6 +11,7 @@
 #ifndef _KVERBS_COMPAT_H
 #define _KVERBS_COMPAT_H
 
+#include <linux/timer.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
@@ -43,6 +44,14 @@ static inline unsigned int rdma_rw_max_send_wr(struct ib_device *dev,
 	if (rdma_protocol_iwarp(dev, port_num) || dev->attrs.max_sgl_rd)
 		factor += 2;
 	return factor * max_rdma_ctxs;
+}
+#endif
+
+#ifndef KVERBS_HAVE_TIMER_DESTROY_ON_STACK
+/* The name upstream gave destroy_timer_on_stack() with its other timer_*() renames. */
+static inline void timer_destroy_on_stack(struct timer_list *timer)
+{
+	destroy_timer_on_stack(timer);
 }
 #endif
 

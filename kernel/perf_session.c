@@ -426,7 +426,7 @@ static int kverbs_perf_server_run(struct kverbs_perf_run *run,
 	ret = kverbs_perf_end_run(end);
 	/* Waits at most for kverbs_perf_limit_expired(), which only records. */
 	timer_delete_sync(&lim.timer);
-	destroy_timer_on_stack(&lim.timer);
+	timer_destroy_on_stack(&lim.timer);
 	return ret;
 }
 
