@@ -1104,7 +1104,9 @@ KV_TEST(perf_reject_names)
 			"iterations above the server's ceiling");
 	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_REVERSE),
 			"reverse direction not served");
-	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_REVERSE + 1), "unknown");
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_BUSY_POLL),
+			"test needs a busy-polling server");
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_BUSY_POLL + 1), "unknown");
 }
 
 KV_TEST(perf_reject_ceilings_described)
