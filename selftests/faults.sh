@@ -10,6 +10,16 @@
 # lib.sh's kv_rxe_restore repairs it: it cannot fail the ones after it.
 . "$(dirname "$0")/lib.sh"
 
+# recreate_device: what every test here ends with, the port being up
+# again: re-create the device (rxe's QP1 may be in the error state for
+# good, see below), which must not hang, and it works at once.
+recreate_device() {
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" ||
+		return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_ping_pair 17700 -C 10
+}
+
 # The netdev under rxe goes down mid-ping: the connection ends at once
 # on both ends, and both say the port went down.  A persistent server
 # counts the client as failed and keeps listening.
@@ -41,9 +51,7 @@ test_netdev_down_during_ping() {
 	# A persistent server's report is of its last failed client.
 	json_check "$KV_TMP/srv.json" 'd["clients"] == 1' 'd["clients_failed"] == 1' \
 		'd["error"]["name"] == "ENETDOWN"' || return
-	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed" || return
-	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
-	kv_ping_pair 17700 -C 10
+	recreate_device
 }
 
 # The same under a bandwidth test, which busy-polls in the ioctl: both
@@ -78,9 +86,7 @@ test_netdev_down_during_write_bw() {
 	wait_for 10 kv_no_connections ||
 		fail "connections left 10 s after the port came back: $(rdma res show cm_id)" || return
 	# As after the ping: re-create the device, and it works at once.
-	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed" || return
-	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
-	kv_ping_pair 17700 -C 10
+	recreate_device
 }
 
 # A signal, then the netdev going down, then the end of the process:
@@ -117,9 +123,7 @@ test_signal_then_netdev_down() {
 	json_check "$KV_TMP/c.json" 'd["status"] == "interrupted"' 'd["error"]["name"] == "EINTR"' \
 		'd["iterations"] > 0' || return
 	kv_link_up || fail "port did not come back" || return
-	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
-	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
-	kv_ping_pair 17700 -C 10
+	recreate_device
 }
 
 # A connection request waits in a busy persistent server's queue while
@@ -181,9 +185,7 @@ test_request_queued_across_netdev_down() {
 	kv_link_up || fail "port did not come back" || return
 	wait_for 10 kv_no_connections ||
 		fail "connections left 10 s after the port came back: $(rdma res show cm_id)" || return
-	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
-	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
-	kv_ping_pair 17700 -C 10
+	recreate_device
 }
 
 # Has PID /dev/kverbs open?
