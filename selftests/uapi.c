@@ -63,8 +63,9 @@
 #define KV_RDMA_CM_EVENT_REJECTED	8
 
 /* Larger than any struct we pass, with room for a 64-byte tail. */
-#define KV_ARG_MAX	(sizeof(struct kverbs_perf) > sizeof(struct kverbs_ping) ? \
-			 sizeof(struct kverbs_perf) + 64 : sizeof(struct kverbs_ping) + 64)
+#define KV_MAX(a, b)	((a) > (b) ? (a) : (b))
+#define KV_ARG_MAX	(KV_MAX(KV_MAX(sizeof(struct kverbs_perf), sizeof(struct kverbs_ping)), \
+				sizeof(struct kverbs_lesson)) + 64)
 
 /* ------------------------------------------------------------------ */
 /* The device, the environment, memory that faults                     */
@@ -409,7 +410,7 @@ static struct kverbs_info *kv_info_arg(void)
 TEST_F(kverbs, ioctl_unknown_nr_above)
 {
 	/* The first number after the last command. */
-	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO(KVERBS_TYPE, KVERBS_CMD_LISTEN + 1), kv_info_arg()));
+	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO(KVERBS_TYPE, KVERBS_CMD_LESSON + 1), kv_info_arg()));
 	EXPECT_ERRNO(ENOTTY, kv_ioctl(_IO(KVERBS_TYPE, 0xff), kv_info_arg()));
 }
 
@@ -1703,6 +1704,36 @@ static const struct kv_cmd kv_cmd_listen = {
 
 FIXTURE_VARIANT_ADD(kverbs_cmd, listen) {
 	.cmd = &kv_cmd_listen,
+};
+
+/* ------------------------------------------------------------------ */
+/* KVERBS_IOC_LESSON: the checks every command shares                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Valid, for an address that is not the guest's: -EADDRNOTAVAIL, with
+ * the lesson's failure written back.
+ */
+static void kv_fill_lesson(void *arg)
+{
+	struct kverbs_lesson *l = arg;
+
+	memset(l, 0, sizeof(*l));
+	l->size = sizeof(*l);
+	l->lesson = KVERBS_LESSON_UNSIGNALED;
+	kv_sockaddr(&l->addr, "192.0.2.1", 0);
+}
+
+static const struct kv_cmd kv_cmd_lesson = {
+	.ioc = KVERBS_IOC_LESSON,
+	.nr = KVERBS_CMD_LESSON,
+	.size = sizeof(struct kverbs_lesson),
+	.fill = kv_fill_lesson,
+	.expect = EADDRNOTAVAIL,
+};
+
+FIXTURE_VARIANT_ADD(kverbs_cmd, lesson) {
+	.cmd = &kv_cmd_lesson,
 };
 
 TEST_F(kverbs, listen_bad_args)
