@@ -236,7 +236,8 @@ static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
 	 * The last user woke us from inside kverbs_dev_lock: once we hold
 	 * the lock, it has left, and @dev is no longer touched by anyone.
 	 * (A condition that took the lock itself would sleep inside
-	 * wait_event(), which the debug kernel rightly reports.)
+	 * wait_event(), which a kernel with CONFIG_DEBUG_ATOMIC_SLEEP
+	 * reports as a blocking call while not TASK_RUNNING.)
 	 */
 	mutex_lock(&kverbs_dev_lock);
 	mutex_unlock(&kverbs_dev_lock);

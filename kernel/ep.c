@@ -981,9 +981,9 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
  * (irq_poll_complete()) and only then re-arms the CQ with
  * ib_req_notify_cq(); ib_free_cq()'s irq_poll_disable() waits for the
  * first and not the second, so the device may free the CQ under the
- * re-arm.  Seen on the debug kernel as a fault in rxe_req_notify_cq()
- * on a freed queue, a few instructions after the poll that completed
- * the drain's last marker had woken the test.  A softirq handler is an
+ * re-arm: rxe_req_notify_cq() then touches a freed queue, a few
+ * instructions after the poll that completed the drain's last marker
+ * has woken the test (KASAN reports it).  A softirq handler is an
  * RCU read-side critical section: one grace period after the drain
  * and the QP's destruction every handler that ran on this CQ has
  * returned, and with both queues flushed, nothing schedules another.
@@ -1100,11 +1100,11 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	 * Destroying the ID of an established connection sends a DREQ, and
 	 * ib_cm's cm_destroy_id() waits, uninterruptibly, until the MAD
 	 * layer is done with it.  While the port is down nothing can be
-	 * sent, and rxe on 6.1 makes it worse: a DREQ it fails to transmit
+	 * sent, and 6.1's rxe makes it worse: a DREQ it fails to transmit
 	 * moves its QP1 to the error state, and the MADs queued behind it
 	 * are never completed, so that destroy waits for good, and with it
-	 * the device's removal.  Seen as a write_bw server that SIGKILL
-	 * could not end, then as "rdma link del" hanging.  So an endpoint
+	 * the device's removal: a process that SIGKILL cannot end, then an
+	 * "rdma link del" that hangs.  So an endpoint
 	 * whose port went down, whenever that was and whatever failed
 	 * first (KVERBS_EP_PORT_DOWN), did not disconnect
 	 * (kverbs_ep_drain()), and its ID is destroyed by a work item once

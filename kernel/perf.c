@@ -131,8 +131,9 @@ bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset)
  *
  * The clock is read in the first round and then every
  * KVERBS_PERF_CLOCK_ROUNDS: it can cost more than a poll (in a guest
- * whose TSC was found unstable it is an emulated HPET, and reading it
- * every round took a third of a 64-byte write_bw's time there).
+ * whose kernel marks the TSC unstable the clocksource is an emulated
+ * HPET, and reading it every round costs a third of a 64-byte
+ * write_bw's time there).
  *
  * Return: 0 to poll again, the endpoint's failure, -EINTR or -ETIMEDOUT.
  */

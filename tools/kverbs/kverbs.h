@@ -16,8 +16,8 @@
 enum {
 	KV_EXIT_OK = 0,
 	KV_EXIT_FAILED = 1,	/* the test ran and failed */
-	KV_EXIT_USAGE = 2,	/* bad command line */
-	KV_EXIT_ENV = 3,	/* no module, no permission, ABI mismatch */
+	KV_EXIT_USAGE = 2,	/* bad command line, or arguments the module refused */
+	KV_EXIT_ENV = 3,	/* no module, no permission, ABI mismatch, module too old */
 	KV_EXIT_INTERRUPTED = 130, /* a signal ended it before it was done */
 };
 

@@ -36,9 +36,10 @@ static void usage(FILE *f)
 		"exit status:\n"
 		"  0    success\n"
 		"  1    the test ran and failed\n"
-		"  2    bad command line\n"
-		"  3    cannot use " KV_DEVICE_PATH ": module not loaded, no permission,\n"
-		"       or a module of another ABI version\n"
+		"  2    bad command line, or arguments the module refused\n"
+		"  3    cannot use " KV_DEVICE_PATH ": the module is not loaded, no\n"
+		"       permission, a module of another ABI version, or one too old for\n"
+		"       the test\n"
 		"  130  interrupted before the test was complete\n",
 		kv_prog, kv_prog);
 }

@@ -4,17 +4,21 @@
 # tools/kverbs/tests/man.sh: Documentation/kverbs.8 against the tool.  The
 # page must render without a warning from man(1) or groff, and must name
 # every short and long option that any 'kverbs COMMAND --help' prints, so
-# an option added to the tool without its paragraph fails here.  A control
-# first checks that the comparison catches an option taken out of a copy
-# of the page.  KVERBS names the binary, KVERBS_MAN the page.  Prints
-# KTAP; exits 0 if every test passed.
+# an option added to the tool without its paragraph fails here.  In the
+# command's own section each option must have an entry with the argument
+# --help gives it, written the same way, and a description
+# (man_options.py); the page's exit status must read as 'kverbs --help'
+# says.  Controls first check that the comparisons catch an option taken
+# out of a copy of the page, an argument renamed and an exit status
+# reworded.  KVERBS names the binary, KVERBS_MAN the page.  Prints KTAP;
+# exits 0 if every test passed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 KVERBS=${KVERBS:-$here/../kverbs}
 page=${KVERBS_MAN:-$top/Documentation/kverbs.8}
 cmds=(- devices ping write_bw read_bw send_bw atomic_bw read_lat atomic_lat write_lat
-      send_lat serve)
+      send_lat serve lesson)
 
 tmp=$(mktemp -d /tmp/kverbs-man.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -62,6 +66,16 @@ missing() {
 	done < "$tmp/opts"
 }
 
+# differs PAGE CMD: where CMD's section of PAGE describes an option of its
+# --help otherwise (argument, description); CMD - compares the exit status.
+differs() {
+	if [ "$2" = - ]; then
+		"$KVERBS" --help | python3 "$here/man_options.py" "$1" --exit-status
+	else
+		"$KVERBS" "$2" --help | python3 "$here/man_options.py" "$1" "$2"
+	fi
+}
+
 if [ ! -x "$KVERBS" ] || [ ! -f "$page" ]; then
 	echo "KTAP version 1"
 	echo "Bail out! need $KVERBS (make -C tools/kverbs) and $page"
@@ -86,8 +100,28 @@ missing "$tmp/no-P.8" ping | grep -q -- 'has -P, the page does not' ||
 	echo "a page without -P passed" >> "$tmp/diag"
 result control_missing_option_is_caught "$tmp/diag"
 
+# The controls of the second comparison: ping's -p PORT written -p P,
+# --out_json_file=FILE for --out_json_file FILE, -S's description gone,
+# and exit status 2 cut short, each in a copy of the page.
+: > "$tmp/diag"
+sed -e 's/\\-\\-port " \\fIPORT\\fR"/\\-\\-port " \\fIP\\fR"/' "$page" > "$tmp/arg.8"
+differs "$tmp/arg.8" ping | grep -q -- 'has -p, --port PORT, the page' ||
+	echo "a page with -p P passed" >> "$tmp/diag"
+sed -e 's/\\-\\-out_json_file " FILE"/\\-\\-out_json_file= FILE/' "$page" > "$tmp/eq.8"
+differs "$tmp/eq.8" write_bw | grep -q -- 'has --out_json_file FILE, the page' ||
+	echo "a page with --out_json_file=FILE passed" >> "$tmp/diag"
+awk '/\\-\\-size " \\fISIZE\\fR"/ && !done { print; skip = 1; done = 1; next }
+     skip && /^\.TP/ { skip = 0 } !skip' "$page" > "$tmp/nodesc.8"
+differs "$tmp/nodesc.8" ping | grep -q -- 'has no description' ||
+	echo "a page without -S's description passed" >> "$tmp/diag"
+sed -e 's/^Bad command line, or arguments the module refused\.$/Bad command line./' \
+	"$page" > "$tmp/exit.8"
+differs "$tmp/exit.8" - | grep -q -- '^exit status 2: ' ||
+	echo "a page whose exit status 2 differs passed" >> "$tmp/diag"
+result control_different_option_is_caught "$tmp/diag"
+
 for c in "${cmds[@]}"; do
-	missing "$page" "$c" > "$tmp/diag"
+	{ missing "$page" "$c"; differs "$page" "$c"; } > "$tmp/diag"
 	result "options_of_${c/#-/kverbs}" "$tmp/diag"
 done
 
