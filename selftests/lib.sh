@@ -100,22 +100,54 @@ trace_need() {
 	[ -d $tr/events/kverbs ] || skip "no tracefs with kverbs' events"
 }
 
-# trace_start EVENT...: an empty trace, recording these kverbs events.
-trace_start() {
+# kverbs' events stay enabled from the module's load on, each filtered
+# to nothing (KV_TRACE_NONE) until a test asks for it: tests record by
+# changing filters and tracing_on, which change no code.  Enabling an
+# event patches the kernel's text, and under TCG that races with another
+# vCPU running through the tracepoint (Documentation/tracing.rst): a test
+# that enabled one while a ping ran hung its guest in the patching.
+KV_TRACE_NONE='common_pid < 0'
+
+# kv_trace_arm: every kverbs event enabled and filtered to nothing, no
+# recording, where tracefs is mounted and has them.  run.sh mounts it
+# and calls this once the module is loaded, and ktap_main
+# after each test (a module loaded again has its events off, and a test
+# may have turned events off), both while no test runs.
+kv_trace_arm() {
 	local tr=/sys/kernel/tracing e
+
+	[ -d $tr/events/kverbs ] || return 0
+	echo 0 > $tr/tracing_on || return
+	for e in $tr/events/kverbs/kverbs_*; do
+		echo "$KV_TRACE_NONE" > "$e/filter" || return
+		[ "$(cat "$e/enable")" = 1 ] || echo 1 > "$e/enable" || return
+	done
+	echo 1 > $tr/tracing_on
+}
+
+# trace_record FILTER EVENT...: an empty trace, recording these kverbs
+# events, those FILTER lets through (0: all).
+trace_record() {
+	local tr=/sys/kernel/tracing filter=$1 e
+	shift
 	echo 0 >$tr/tracing_on && echo >$tr/trace || return
 	for e in "$@"; do
-		echo 1 >$tr/events/kverbs/"$e"/enable || return
+		[ "$(cat $tr/events/kverbs/"$e"/enable)" = 1 ] ||
+			{ echo "kverbs event $e is not enabled (kv_trace_arm)"; return 1; }
+		echo "$filter" >$tr/events/kverbs/"$e"/filter || return
 	done
 	echo 1 >$tr/tracing_on
 }
+
+# trace_start EVENT...: an empty trace, recording these kverbs events.
+trace_start() { trace_record 0 "$@"; }
 
 # trace_stop EVENT...: stop recording them; the trace stays to be read.
 trace_stop() {
 	local tr=/sys/kernel/tracing e
 	echo 0 >$tr/tracing_on
 	for e in "$@"; do
-		echo 0 >$tr/events/kverbs/"$e"/enable
+		echo "$KV_TRACE_NONE" >$tr/events/kverbs/"$e"/filter
 	done
 }
 
@@ -124,17 +156,15 @@ trace_stop() {
 # through, from now on: what a test waits for where no output shows a
 # session's progress, e.g. a client's first ping iteration
 # (kverbs_ping_iter 'server == 0') or a bandwidth test's first data
-# completion (kverbs_wc 'step == 11', RDMA WRITE).  The event is off
-# again when it returns.  Skips the test without tracefs.
+# completion (kverbs_wc 'step == 11', RDMA WRITE).  The event records
+# nothing again when it returns.  Skips the test without tracefs.
 kv_trace_wait() {
-	local tr=/sys/kernel/tracing ev=$3 rc
+	local ev=$3 rc
 	trace_need
-	echo "${4:-0}" > "$tr/events/kverbs/$ev/filter" || return
-	trace_start "$ev" || return
+	trace_record "${4:-0}" "$ev" || return
 	wait_for "$1" kv_trace_entries "$2"
 	rc=$?
 	trace_stop "$ev"
-	echo 0 > "$tr/events/kverbs/$ev/filter"
 	return $rc
 }
 
@@ -741,6 +771,9 @@ ktap_main() {
 			    kv_worst $crc $?; } 2>&1 )
 		crc=$?
 		[ -z "$cleanup" ] || echo "$cleanup" | sed 's/^/# after the test: /'
+		# The module may have been loaded again, or a test turned
+		# events off: on again now, while no test runs.
+		kv_trace_arm > /dev/null 2>&1
 		case $crc in
 		0) ;;
 		2) rc=1

@@ -366,12 +366,10 @@ test_bidir_both_ways_traced() {
 	# it stays on: the last event's disabling then unhooks the scheduler
 	# (see tools/vm/run), not this option.
 	echo 1 >$tr/options/record-tgid &&
-		echo 'opcode == 0' >$tr/events/kverbs/kverbs_post_send/filter &&
-		trace_start kverbs_post_send || fail "cannot set up tracing" || return
+		trace_record 'opcode == 0' kverbs_post_send || fail "cannot set up tracing" || return
 	perf_qps write_bw 1 -b -s 64 -n "$n" -t 16 --validate
 	local rc=$?
 	trace_stop kverbs_post_send
-	echo 0 >$tr/events/kverbs/kverbs_post_send/filter
 	[ $rc = 0 ] || return 1
 	# "kverbs-123 (  120) [001] ..... 1.2: kverbs_post_send: qp=17 RDMA_WRITE ..."
 	kv_python "$tr/trace" "$kv_pid_srv" "$n" <<'PY'

@@ -90,6 +90,10 @@ else
 		export KV_ADDR6=fd00:209::1
 	fi
 fi
+# kverbs' events on, filtered to nothing, before any test runs: tests
+# record by filters (kv_trace_arm in lib.sh).
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+kv_trace_arm || bail "cannot enable kverbs' trace events"
 # What the kernel logs from here on is the tests' business.
 dmesg_base=$(dmesg | wc -l)
 
