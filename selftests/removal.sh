@@ -186,6 +186,18 @@ kv_in_userfault() {
 	return 1
 }
 
+# end_unserved SERVER STALL: a test that skips ends what it started: the
+# server, still waiting for the client that never came, as ^C does, and
+# the stall program, which has returned.
+end_unserved() {
+	local p
+	kill -INT "$1" 2>/dev/null
+	for p; do
+		wait_for 10 kv_ended "$p" || kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
+
 # A test whose output (the ping's payload log, read_lat's samples) is in
 # a userfaultfd page that nobody serves: its device's removal must not
 # wait for that page.  kverbs pins such memory before it holds a device,
@@ -217,6 +229,7 @@ unserved_output_at_removal() {
 		return
 	if grep -q '^no userfaultfd' "$KV_TMP/stall.out"; then
 		exec {ctl}>&-
+		end_unserved "$spid" "$pid"
 		skip "no userfaultfd in this kernel (CONFIG_USERFAULTFD)"
 	fi
 	# Returned: only by refusing the page, before it held a device;
@@ -227,6 +240,7 @@ unserved_output_at_removal() {
 			fail "the test returned otherwise than refusing its page: $(cat "$KV_TMP/stall.out")" ||
 			return
 		exec {ctl}>&-
+		end_unserved "$spid" "$pid"
 		skip "this kernel refuses to pin an unserved userfaultfd page (EFAULT before any device is held): no test waits on it"
 	fi
 	# In the background: a removal that waits for the page cannot be
