@@ -29,13 +29,19 @@ test_list() {
 
 # The post of the first WR past the queue fails with ENOMEM, never a
 # completion; the right way posts 8 queues' worth without one failure.
+# The wrong run fills the queue before all 128 are posted.  rxe frees no
+# slot while the poster runs, so it stops at the queue's depth; siw sends
+# from the posting thread itself and may retire a WRITE or two meanwhile,
+# so there it may post a few past the depth, never all.
 test_unsignaled() {
+	local most='d["runs"][0]["queue_depth"]'
+	[ "$KV_TYPE" != siw ] || most='d["runs"][0]["queue_depth"] + 8'
 	lesson unsignaled || return
 	json_check "$KV_TMP/unsignaled.json" 'len(d["runs"]) == 2' \
 		'd["runs"][0]["kind"] == "wrong"' \
 		'd["runs"][0]["post_error"] == -12' 'd["runs"][0]["errno"] == "ENOMEM"' \
 		'd["runs"][0]["posted"] >= 16' \
-		'd["runs"][0]["posted"] <= d["runs"][0]["queue_depth"]' \
+		"d['runs'][0]['posted'] <= $most" \
 		'"wc_status" not in d["runs"][0]' \
 		'd["runs"][1]["kind"] == "right"' 'd["runs"][1]["error"] == 0' \
 		'd["runs"][1]["post_error"] == 0' 'd["runs"][1]["posted"] == 128' \
