@@ -80,11 +80,14 @@ test_fence() {
 # IB_WC_REM_ACCESS_ERR (10) for the WRITE and the atomic without their
 # rights, the responder's QP in the error state; with them, the data and
 # the atomic's old value (41) as meant.
+# Over iWARP a WRITE's completion says only that TCP took the data: the
+# writer may see its WRITE succeed, and the target, which finds the
+# rights missing, fails the connection (EACCES on its side).
 test_access() {
+	local writer='d["runs"][0]["errno"] == "EIO" and d["runs"][0]["wc_status"] == 10 and d["runs"][0]["step"] == "rdma_write"'
+	! iwarp || writer="d['runs'][0]['errno'] == '' or ($writer)"
 	lesson access || return
-	json_check "$KV_TMP/access.json" 'len(d["runs"]) == 3' \
-		'd["runs"][0]["errno"] == "EIO"' 'd["runs"][0]["wc_status"] == 10' \
-		'd["runs"][0]["step"] == "rdma_write"' \
+	json_check "$KV_TMP/access.json" 'len(d["runs"]) == 3' "$writer" \
 		'd["runs"][0]["peer_error"] != 0' \
 		'd["runs"][2]["kind"] == "right"' 'd["runs"][2]["error"] == 0' || return
 	if iwarp; then
