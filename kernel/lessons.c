@@ -37,6 +37,14 @@ static void kverbs_lesson_write_wr(struct kverbs_lesson_ctx *lc,
 	wr->rkey = lc->remote.mr->rkey;
 }
 
+/* The run's data is not what the lesson expects. */
+static void kverbs_lesson_mismatch(struct kverbs_lesson_run *run)
+{
+	run->error = -EBADMSG;
+	run->valid |= KVERBS_RESULT_MISMATCH;
+	run->step = KVERBS_STEP_VALIDATE;
+}
+
 /*
  * Unsignaled sends fill the send queue.  A work request's slot in the
  * send queue is the consumer's again only once the consumer has seen it
@@ -373,11 +381,8 @@ static int kverbs_lesson_fence_run(struct kverbs_lesson_ctx *lc, bool fenced)
 		return 0;
 	kverbs_msg_sync_for_cpu(&lc->recv);
 	memcpy(&run->value, lc->recv.buf, sizeof(run->value));
-	if (memchr_inv(lc->recv.buf, 'N', KVERBS_LESSON_LEN)) {
-		run->error = -EBADMSG;
-		run->valid |= KVERBS_RESULT_MISMATCH;
-		run->step = KVERBS_STEP_VALIDATE;
-	}
+	if (memchr_inv(lc->recv.buf, 'N', KVERBS_LESSON_LEN))
+		kverbs_lesson_mismatch(run);
 	return 0;
 }
 
@@ -524,11 +529,8 @@ static int kverbs_lesson_access_run(struct kverbs_lesson_ctx *lc,
 		run->value = *orig;
 	if (memchr_inv(lc->remote.vaddr, 'W', KVERBS_LESSON_LEN) ||
 	    (atomics && (*orig != KVERBS_LESSON_ATOMIC_INIT ||
-			 *target != KVERBS_LESSON_ATOMIC_INIT + 1))) {
-		run->error = -EBADMSG;
-		run->valid |= KVERBS_RESULT_MISMATCH;
-		run->step = KVERBS_STEP_VALIDATE;
-	}
+			 *target != KVERBS_LESSON_ATOMIC_INIT + 1)))
+		kverbs_lesson_mismatch(run);
 	return 0;
 }
 

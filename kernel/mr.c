@@ -305,6 +305,39 @@ void kverbs_buf_check_device(struct kverbs_buf *buf, size_t offset, size_t len)
 		  offset, offset + len, buf->cpu_lo, buf->cpu_hi);
 }
 
+/*
+ * The DMA sync of bytes [@offset, @offset + @len) of @buf, for the device
+ * or for the CPU, segment by segment of its DMA mapping.  Nothing for a
+ * buffer rdma_rw maps (no @buf->ibdev): see kverbs_buf_sync_for_cpu().
+ */
+static void kverbs_buf_sync_range(struct kverbs_buf *buf, size_t offset,
+				  size_t len, bool for_device)
+{
+	size_t pos = 0, end = offset + len, lo, hi;
+	struct scatterlist *sg;
+	unsigned int i;
+	u64 addr;
+
+	if (!buf->ibdev)
+		return;
+	for_each_sgtable_dma_sg(&buf->sgt, sg, i) {
+		lo = max(pos, offset);
+		hi = min(pos + sg_dma_len(sg), end);
+		if (lo < hi) {
+			addr = sg_dma_address(sg) + (lo - pos);
+			if (for_device)
+				ib_dma_sync_single_for_device(buf->ibdev, addr,
+							      hi - lo, buf->dir);
+			else
+				ib_dma_sync_single_for_cpu(buf->ibdev, addr,
+							   hi - lo, buf->dir);
+		}
+		pos += sg_dma_len(sg);
+		if (pos >= end)
+			break;
+	}
+}
+
 /**
  * kverbs_buf_sync_range_for_cpu - make what the device wrote to part of a
  *	buffer visible to the CPU
@@ -322,28 +355,11 @@ void kverbs_buf_check_device(struct kverbs_buf *buf, size_t offset, size_t len)
 void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
 				   size_t len)
 {
-	size_t pos = 0, end = offset + len, lo, hi;
-	struct scatterlist *sg;
-	unsigned int i;
-
-	if (buf->ibdev) {
-		for_each_sgtable_dma_sg(&buf->sgt, sg, i) {
-			lo = max(pos, offset);
-			hi = min(pos + sg_dma_len(sg), end);
-			if (lo < hi)
-				ib_dma_sync_single_for_cpu(buf->ibdev,
-							   sg_dma_address(sg) + (lo - pos),
-							   hi - lo, buf->dir);
-			pos += sg_dma_len(sg);
-			if (pos >= end)
-				break;
-		}
-	}
+	kverbs_buf_sync_range(buf, offset, len, false);
 	/* The vmap() alias may hold stale lines on virtually indexed caches. */
 	invalidate_kernel_vmap_range(buf->vaddr + offset, len);
-	kverbs_buf_cpu_take(buf, offset, end);
+	kverbs_buf_cpu_take(buf, offset, offset + len);
 }
-
 /**
  * kverbs_buf_sync_for_cpu - make what the device wrote visible to the CPU
  * @buf: the buffer
@@ -373,27 +389,10 @@ void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf)
 void kverbs_buf_sync_range_for_device(struct kverbs_buf *buf, size_t offset,
 				      size_t len)
 {
-	size_t pos = 0, end = offset + len, lo, hi;
-	struct scatterlist *sg;
-	unsigned int i;
-
 	flush_kernel_vmap_range(buf->vaddr + offset, len);
-	if (buf->ibdev) {
-		for_each_sgtable_dma_sg(&buf->sgt, sg, i) {
-			lo = max(pos, offset);
-			hi = min(pos + sg_dma_len(sg), end);
-			if (lo < hi)
-				ib_dma_sync_single_for_device(buf->ibdev,
-							      sg_dma_address(sg) + (lo - pos),
-							      hi - lo, buf->dir);
-			pos += sg_dma_len(sg);
-			if (pos >= end)
-				break;
-		}
-	}
-	kverbs_buf_cpu_give(buf, offset, end);
+	kverbs_buf_sync_range(buf, offset, len, true);
+	kverbs_buf_cpu_give(buf, offset, offset + len);
 }
-
 /**
  * kverbs_buf_sync_for_device - make what the CPU wrote visible to the device
  * @buf: the buffer, none of which the device may be writing at the time
