@@ -105,18 +105,18 @@ result control_missing_option_is_caught "$tmp/diag"
 # and exit status 2 cut short, each in a copy of the page.
 : > "$tmp/diag"
 sed -e 's/\\-\\-port " \\fIPORT\\fR"/\\-\\-port " \\fIP\\fR"/' "$page" > "$tmp/arg.8"
-differs "$tmp/arg.8" ping | grep -q -- 'has -p, --port PORT, the page' ||
+differs "$tmp/arg.8" ping | grep -- 'has -p, --port PORT, the page' >/dev/null ||
 	echo "a page with -p P passed" >> "$tmp/diag"
 sed -e 's/\\-\\-out_json_file " FILE"/\\-\\-out_json_file= FILE/' "$page" > "$tmp/eq.8"
-differs "$tmp/eq.8" write_bw | grep -q -- 'has --out_json_file FILE, the page' ||
+differs "$tmp/eq.8" write_bw | grep -- 'has --out_json_file FILE, the page' >/dev/null ||
 	echo "a page with --out_json_file=FILE passed" >> "$tmp/diag"
 awk '/\\-\\-size " \\fISIZE\\fR"/ && !done { print; skip = 1; done = 1; next }
      skip && /^\.TP/ { skip = 0 } !skip' "$page" > "$tmp/nodesc.8"
-differs "$tmp/nodesc.8" ping | grep -q -- 'has no description' ||
+differs "$tmp/nodesc.8" ping | grep -- 'has no description' >/dev/null ||
 	echo "a page without -S's description passed" >> "$tmp/diag"
 sed -e 's/^Bad command line, or arguments the module refused\.$/Bad command line./' \
 	"$page" > "$tmp/exit.8"
-differs "$tmp/exit.8" - | grep -q -- '^exit status 2: ' ||
+differs "$tmp/exit.8" - | grep -- '^exit status 2: ' >/dev/null ||
 	echo "a page whose exit status 2 differs passed" >> "$tmp/diag"
 result control_different_option_is_caught "$tmp/diag"
 
