@@ -10,6 +10,7 @@
  * because ib_core frees the device as soon as all clients returned.
  */
 #include "kverbs.h"
+#include "trace.h"
 
 #include <linux/nsproxy.h>
 #include <linux/slab.h>
@@ -219,6 +220,7 @@ static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
 	}
 	mutex_unlock(&kverbs_dev_lock);
 
+	trace_kverbs_dev_remove(ibdev, n);
 	if (n)
 		ibdev_info(ibdev, "device removal: aborting %u connection(s)\n", n);
 	/*
@@ -241,6 +243,7 @@ static void kverbs_remove_one(struct ib_device *ibdev, void *client_data)
 	 */
 	mutex_lock(&kverbs_dev_lock);
 	mutex_unlock(&kverbs_dev_lock);
+	trace_kverbs_dev_removed(ibdev);
 	kfree(dev);
 }
 

@@ -21,6 +21,7 @@
  * queued, nothing runs, and the memory can go.
  */
 #include "cm.h"
+#include "trace.h"
 
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -198,14 +199,16 @@ static void kverbs_listener_expire_work(struct work_struct *work)
 /*
  * Stop listening: destroy the ID, reject what is still queued, and let go
  * of the device.  Run by @release after a device removal, or by the
- * owner once @release cannot run any more; the second call finds no ID.
+ * owner (@owner) once @release cannot run any more; the second call finds
+ * no ID.
  */
-static void kverbs_listener_release(struct kverbs_listener *lsn)
+static void kverbs_listener_release(struct kverbs_listener *lsn, bool owner)
 {
 	struct kverbs_ep *ep;
 
 	if (!lsn->id)
 		return;
+	trace_kverbs_listener_release(lsn->trace_id, owner);
 	/* After this no request can be queued any more. */
 	rdma_destroy_id(lsn->id);
 	lsn->id = NULL;
@@ -216,7 +219,8 @@ static void kverbs_listener_release(struct kverbs_listener *lsn)
 
 static void kverbs_listener_release_work(struct work_struct *work)
 {
-	kverbs_listener_release(container_of(work, struct kverbs_listener, release));
+	kverbs_listener_release(container_of(work, struct kverbs_listener, release),
+				false);
 }
 
 /*
@@ -238,7 +242,7 @@ static void kverbs_listener_shutdown(struct kverbs_listener *lsn)
 	 */
 	cancel_work_sync(&lsn->release);
 	cancel_delayed_work_sync(&lsn->expire);
-	kverbs_listener_release(lsn);
+	kverbs_listener_release(lsn, true);
 	kfree(lsn);
 }
 

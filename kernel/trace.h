@@ -544,6 +544,58 @@ TRACE_EVENT(kverbs_ping_iter,
 		  (unsigned long long)__entry->ns)
 );
 
+/*
+ * Device removal: kverbs_remove_one() aborted @users connections and
+ * listeners, and waits until each has let go of the device
+ * (kverbs_dev_removed).  Between the two, every listener that lets go
+ * shows which path released it (kverbs_listener_release).
+ */
+TRACE_EVENT(kverbs_dev_remove,
+	TP_PROTO(const struct ib_device *ibdev, unsigned int users),
+	TP_ARGS(ibdev, users),
+	TP_STRUCT__entry(
+		__array(char, name, IB_DEVICE_NAME_MAX)
+		__field(unsigned int, users)
+	),
+	TP_fast_assign(
+		strscpy(__entry->name, dev_name(&ibdev->dev), IB_DEVICE_NAME_MAX);
+		__entry->users = users;
+	),
+	TP_printk("device=%s users=%u", __entry->name, __entry->users)
+);
+
+TRACE_EVENT(kverbs_dev_removed,
+	TP_PROTO(const struct ib_device *ibdev),
+	TP_ARGS(ibdev),
+	TP_STRUCT__entry(
+		__array(char, name, IB_DEVICE_NAME_MAX)
+	),
+	TP_fast_assign(
+		strscpy(__entry->name, dev_name(&ibdev->dev), IB_DEVICE_NAME_MAX);
+	),
+	TP_printk("device=%s", __entry->name)
+);
+
+/*
+ * A listener destroys its ID and lets go of its device: by its owner (a
+ * server test ending, a file's close) or, after a device removal
+ * aborted it, by its release work.
+ */
+TRACE_EVENT(kverbs_listener_release,
+	TP_PROTO(u32 ep, bool owner),
+	TP_ARGS(ep, owner),
+	TP_STRUCT__entry(
+		__field(u32, ep)
+		__field(bool, owner)
+	),
+	TP_fast_assign(
+		__entry->ep = ep;
+		__entry->owner = owner;
+	),
+	TP_printk("ep=%u by=%s", __entry->ep,
+		  __entry->owner ? "owner" : "removal")
+);
+
 #endif /* _KVERBS_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

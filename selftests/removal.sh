@@ -276,36 +276,105 @@ test_link_del_with_samples_unserved() {
 	unserved_output_at_removal read_lat 17612 "$KVERBS" serve -p 17612 --json "$KV_ADDR"
 }
 
+# seconds_of_us US: US microseconds, as seconds for kv_sleep.
+seconds_of_us() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
+
+# close_round ROUND [KILL_US STEP_US]: four serve processes listening,
+# then the device removed and, KILL_US microseconds after removal was
+# started, the first one's file closed (kill -9), the next ones STEP_US
+# apart; without KILL_US, after removal ended.  Both end promptly.
+# Prints how long the removal took to reach kverbs from the start of
+# 'rdma link del' (microseconds), and "overlap" when the trace shows the
+# closes and the removal interleaved: some listeners released by their
+# files' close before the removal reached kverbs (kverbs_listener_release
+# by=owner before kverbs_dev_remove) and others still open when it did
+# (kverbs_dev_remove users=N), or a close releasing its listener while
+# the removal waited for it (by=owner between kverbs_dev_remove and
+# kverbs_dev_removed).
+close_round() {
+	local round=$1 kill_us=${2:-} step_us=${3:-0} i pids=() rc del tr=/sys/kernel/tracing
+	for i in 0 1 2 3; do
+		"$KVERBS" serve -p $((17620 + i)) -j 2 "$KV_ADDR" > /dev/null 2>&1 &
+		pids+=($!)
+	done
+	for i in 0 1 2 3; do
+		wait_for 10 kv_listening "$KV_ADDR" $((17620 + i)) ||
+			fail "round $round: serve $i not listening" || return
+	done
+	trace_start kverbs_dev_remove kverbs_dev_removed kverbs_listener_release || return
+	echo "kverbs-selftests: link del" > $tr/trace_marker
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" &
+	del=$!
+	if [ -n "$kill_us" ]; then
+		kv_sleep "$(seconds_of_us "$kill_us")"
+		for i in 0 1 2 3; do
+			((i == 0)) || kv_sleep "$(seconds_of_us "$step_us")"
+			kill -9 "${pids[$i]}"
+		done
+	fi
+	wait $del
+	rc=$?
+	[ -n "$kill_us" ] || kill -9 "${pids[@]}" 2>/dev/null
+	trace_stop kverbs_dev_remove kverbs_dev_removed kverbs_listener_release
+	[ $rc = 0 ] || fail "round $round: rdma link del failed or hung ($rc)" || return
+	for i in 0 1 2 3; do
+		wait_for 10 kv_ended "${pids[$i]}" ||
+			{ kv_stack "${pids[$i]}"; fail "round $round: serve $i did not end"; } ||
+			return
+	done
+	grep -q "kverbs_dev_removed: device=$KV_DEV" $tr/trace ||
+		fail "round $round: no kverbs_dev_removed for $KV_DEV in the trace" || return
+	awk 'function ts() { for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) return $i + 0 }
+	     /kverbs-selftests: link del/ { start = ts() }
+	     /kverbs_dev_remove: / {
+		     reach = ts() - start; during = 1; removed = 1
+		     for (i = 1; i <= NF; i++) if ($i ~ /^users=/) open_ = substr($i, 7) + 0
+	     }
+	     /kverbs_dev_removed: / { during = 0 }
+	     /kverbs_listener_release: .* by=owner/ { if (during) seen = 1; else if (!removed) closed++ }
+	     END {
+		     if (closed && open_) seen = 1
+		     printf "%d%s\n", reach * 1000000, seen ? " overlap" : ""
+	     }' $tr/trace
+}
+
 # Files that listen on the device's address, closed while the device is
 # being removed: the removal's abort and the file's release of the
 # listener race, and neither may touch it once the other freed it (the
-# debug lane's KASAN watches).  Every round must end with the device
-# gone, the listeners' processes ended, and the device back.
+# debug lane's KASAN watches).  Every round ends promptly with the device
+# gone and the listeners' processes ended, and at least one shows the
+# closes and the removal interleaved in the trace (close_round).  Starting 'rdma link del' takes a guest
+# hundreds of milliseconds, a killed process's exit tens to hundreds,
+# both varying widely under TCG: kills at the start all land before the
+# removal.  So the first round measures how long the removal takes to
+# reach kverbs, and the others kill the four servers around that moment,
+# a quarter of it apart, from 30 % of it on, later each round and again.
+# They go on, up to three times KV_CLOSE_ROUNDS, until one has
+# interleaved.
 test_close_listeners_during_removal() {
-	local round i pids rc rounds=${KV_CLOSE_ROUNDS:-12}
-	for ((round = 0; round < rounds; round++)); do
-		kv_rxe_readd || fail "round $round: cannot add $KV_DEV back" || return
-		pids=()
-		for i in 0 1 2 3; do
-			"$KVERBS" serve -p $((17620 + i)) -j 2 "$KV_ADDR" > /dev/null 2>&1 &
-			pids+=($!)
-		done
-		for i in 0 1 2 3; do
-			wait_for 10 kv_listening "$KV_ADDR" $((17620 + i)) ||
-				fail "round $round: serve $i not listening" || return
-		done
-		timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" &
-		kill -9 "${pids[@]}"
-		wait $!
-		rc=$?
-		[ $rc = 0 ] || fail "round $round: rdma link del failed or hung ($rc)" || return
-		for i in 0 1 2 3; do
-			wait_for 10 kv_ended "${pids[$i]}" ||
-				{ kv_stack "${pids[$i]}"; fail "round $round: serve $i did not end"; } ||
-				return
-		done
+	local round rounds=${KV_CLOSE_ROUNDS:-6} overlaps=0 out rc=0 reach=0 kill_us
+	local tr=/sys/kernel/tracing
+	trace_need
+	# One clock for every CPU's events, so that the trace's order is
+	# the order they happened in.
+	echo global > $tr/trace_clock || fail "cannot set trace_clock" || return
+	for ((round = 0; round < 3 * rounds; round++)); do
+		((round < rounds || overlaps == 0)) || break
+		kv_rxe_readd || { fail "round $round: cannot add $KV_DEV back"; rc=1; break; }
+		kill_us=
+		((round == 0)) || kill_us=$((reach * (30 + 10 * ((round - 1) % 6)) / 100))
+		out=$(close_round "$round" $kill_us $((reach / 4))) || { echo "$out"; rc=1; break; }
+		((round == 0)) && reach=${out%% *}
+		[[ $out == *overlap ]] && overlaps=$((overlaps + 1))
 	done
+	echo local > $tr/trace_clock
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	[ $rc = 0 ] || return 1
+	echo "# $overlaps of $round rounds closed files and removed the device interleaved" \
+	     "(removal reached kverbs $((reach / 1000)) ms after rdma link del began)"
+	((overlaps > 0)) ||
+		fail "in no round did the closes and the removal interleave (trace:" \
+		     "kverbs_listener_release by=owner, kverbs_dev_remove users=N)" || return
 	kv_ping_pair 17624 -C 5
 }
 
