@@ -47,25 +47,25 @@ static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
  * @ep: the connection, whose QP exists
  * @buf: the side's buffer, allocated: the peer's messages at offset 0
  *	(@recv_len bytes for SEND_LAT, else @msg_size), ours after them
- * @test: KVERBS_PERF_WRITE_LAT or _SEND_LAT
+ * @t: the test, WRITE_LAT's or SEND_LAT's entry
  * @flags: &enum kverbs_perf_flags
  * @msg_size: bytes per message
  * @recv_len: room for what the peer sends: @msg_size or more
  */
 void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
-			 struct kverbs_ep *ep, struct kverbs_buf *buf, u32 test,
-			 u32 flags, u32 msg_size, u32 recv_len)
+			 struct kverbs_ep *ep, struct kverbs_buf *buf,
+			 const struct kverbs_perf_ops *t, u32 flags, u32 msg_size,
+			 u32 recv_len)
 {
 	pp->run = run;
 	pp->ep = ep;
 	pp->buf = buf;
-	pp->test = test;
+	pp->t = t;
 	pp->flags = flags;
 	pp->msg_size = msg_size;
 	pp->recv_len = recv_len;
 	pp->src_off = recv_len;
-	pp->step = test == KVERBS_PERF_WRITE_LAT ? KVERBS_STEP_RDMA_WRITE :
-						   KVERBS_STEP_SEND;
+	pp->step = t->step;
 	pp->send_cqe.cqe.done = kverbs_perf_pp_send_done;
 	kverbs_perf_recv_init(&pp->recv, ep);
 }
@@ -91,8 +91,9 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 		return kverbs_ep_failed(pp->ep, ret, pp->step);
 	if (pp->flags & KVERBS_PERF_F_VALIDATE)
 		kverbs_perf_fill(src, pp->msg_size, iter);
-	if (pp->test == KVERBS_PERF_WRITE_LAT) {
+	if (pp->t->seen_in_memory)
 		src[pp->msg_size - 1] = kverbs_perf_pp_marker(iter);
+	if (pp->t->op == KVERBS_PERF_OP_WRITE) {
 		wr.wr.opcode = IB_WR_RDMA_WRITE;
 		wr.remote_addr = pp->remote_addr;
 		wr.rkey = pp->rkey;
@@ -133,7 +134,7 @@ static bool kverbs_perf_pp_matches(struct kverbs_perf_pp *pp, u64 iter,
 				   u32 *offset)
 {
 	/* A WRITE_LAT message's last byte is the marker, already seen. */
-	u32 len = pp->msg_size - (pp->test == KVERBS_PERF_WRITE_LAT);
+	u32 len = pp->msg_size - pp->t->seen_in_memory;
 
 	kverbs_buf_sync_range_for_cpu(pp->buf, 0, len);
 	return kverbs_perf_check(pp->buf->vaddr, len, iter, offset);
@@ -155,7 +156,7 @@ static int kverbs_perf_pp_check(struct kverbs_perf_pp *pp, u64 iter)
 		return 0;
 	if (kverbs_perf_pp_matches(pp, iter, &offset))
 		return 0;
-	if (pp->test == KVERBS_PERF_WRITE_LAT) {
+	if (pp->t->seen_in_memory) {
 		ret = kverbs_perf_wait(pp->ep, kverbs_perf_pp_matches(pp, iter, &offset),
 				       pp->run->common.timeout_ns);
 		if (ret != -ETIMEDOUT)
@@ -175,7 +176,7 @@ static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
 	u64 timeout_ns = pp->run->common.timeout_ns;
 	int ret;
 
-	if (pp->test == KVERBS_PERF_WRITE_LAT) {
+	if (pp->t->seen_in_memory) {
 		ret = kverbs_perf_wait(ep, kverbs_perf_pp_written(pp, iter), timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RDMA_WRITE);
@@ -211,7 +212,7 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 		now = ktime_get_ns();
 		if (total ? iter == total : now >= deadline_ns || iter == limit)
 			return 0;
-		if (pp->test == KVERBS_PERF_SEND_LAT) {
+		if (kverbs_perf_recv_data(pp->t)) {
 			ret = kverbs_perf_pp_post_recv(pp);
 			if (ret)
 				return ret;
@@ -242,7 +243,7 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 static bool kverbs_perf_pp_server_ready(struct kverbs_perf_pp *pp,
 					struct kverbs_msg *ctrl_recv, u64 iter)
 {
-	if (pp->test == KVERBS_PERF_SEND_LAT)
+	if (kverbs_perf_recv_data(pp->t))
 		return kverbs_is_done(&pp->recv.done);
 	return kverbs_is_done(&ctrl_recv->done) ||
 	       (pp->remote_known && kverbs_perf_pp_written(pp, iter));
