@@ -286,6 +286,75 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 }
 
 /**
+ * kverbs_perf_wait - wait until a condition holds, polling the CQ or sleeping
+ * @ep: the endpoint
+ * @cond: the condition, which completion handlers make true; called
+ *	again and again, from the waiting thread only
+ * @arg: what @cond looks at
+ * @timeout_ns: limit, from now
+ *
+ * With a polled CQ, busy-polls it (kverbs_perf_poll()); otherwise sleeps
+ * until the handlers, run from the completion interrupt, wake the
+ * endpoint (kverbs_perf_wake()).  Returns at once if @cond holds already
+ * (what completed meanwhile is reaped by the next wait that polls).
+ *
+ * A wait can learn of a failure before it sees completions that came
+ * first.  A peer that sends its last message (DONE), waits for it to be
+ * acknowledged and disconnects has put that message into our CQ before
+ * its disconnect request left; but our rdma_cm handler may record the
+ * disconnect before the CQ is polled again (IB_POLL_DIRECT: between two
+ * polls of ours; with completion events: before the CQ's softirq ran).
+ * So a wait that the endpoint's failure ends drains the QP, which runs
+ * the handler of every completion ahead of the flushes whatever the poll
+ * context, and holds after all if what it waited for was among them.
+ * The test is over either way, and a drained QP is what it tears down.
+ * A signal or the time limit does not drain: our own disconnect would
+ * come back as the peer's and be reported instead.
+ *
+ * Return: 0 once @cond holds; otherwise the endpoint's failure,
+ * -ETIMEDOUT, or -EINTR on any signal.
+ */
+int kverbs_perf_wait(struct kverbs_ep *ep, bool (*cond)(void *arg), void *arg,
+		     u64 timeout_ns)
+{
+	unsigned int round = 0;
+	u64 deadline = 0;
+	int err = 0;
+
+	if (!kverbs_perf_polled(ep)) {
+		err = kverbs_ep_wait_interruptible(ep, cond(arg),
+						   kverbs_ep_wait_timeout(timeout_ns));
+	} else {
+		while (!err && !cond(arg))
+			err = kverbs_perf_poll(ep, timeout_ns, &deadline, round++);
+	}
+	if (!err || cond(arg))
+		return 0;
+	if (!kverbs_ep_error(ep))
+		return err;
+	kverbs_ep_drain(ep);
+	return cond(arg) ? 0 : err;
+}
+
+static bool kverbs_perf_cond_done(void *done)
+{
+	return kverbs_is_done(done);
+}
+
+/**
+ * kverbs_perf_wait_done - kverbs_perf_wait() for a flag a completion sets
+ * @ep: the endpoint
+ * @done: the flag, which kverbs_set_done() sets
+ * @timeout_ns: limit, from now
+ *
+ * Return: as kverbs_perf_wait().
+ */
+int kverbs_perf_wait_done(struct kverbs_ep *ep, bool *done, u64 timeout_ns)
+{
+	return kverbs_perf_wait(ep, kverbs_perf_cond_done, done, timeout_ns);
+}
+
+/**
  * kverbs_perf_samples_flush - copy the latency samples taken so far
  * @smp: the samples
  * @run: the test, with the caller's array, which is pinned: the copy
@@ -447,7 +516,7 @@ int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,
 	ret = kverbs_post_send(ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
 	if (ret)
 		return ret;
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&buf->reg_done), timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &buf->reg_done, timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_REG_MR);
 	return 0;

@@ -491,49 +491,8 @@ static inline void kverbs_perf_wake(struct kverbs_ep *ep)
 		wake_up(&ep->wait);
 }
 
-/**
- * kverbs_perf_wait - wait until @cond holds, polling the CQ or sleeping
- * @ep: the endpoint
- * @cond: the condition, which completion handlers make true
- * @timeout_ns: limit, from now
- *
- * With a polled CQ, busy-polls it (kverbs_perf_poll()); otherwise sleeps
- * until the handlers, run from the completion interrupt, wake the
- * endpoint (kverbs_perf_wake()).  Evaluates to 0 once @cond holds, at
- * once if it does already (what completed meanwhile is reaped by the
- * next wait that polls); otherwise to the endpoint's failure,
- * -ETIMEDOUT, or -EINTR on any signal.
- *
- * A wait can learn of a failure before it sees completions that came
- * first.  A peer that sends its last message (DONE), waits for it to be
- * acknowledged and disconnects has put that message into our CQ before
- * its disconnect request left; but our rdma_cm handler may record the
- * disconnect before the CQ is polled again (IB_POLL_DIRECT: between two
- * polls of ours; with completion events: before the CQ's softirq ran).
- * So a wait that the endpoint's failure ends drains the QP, which runs
- * the handler of every completion ahead of the flushes whatever the poll
- * context, and holds after all if what it waited for was among them.
- * The test is over either way, and a drained QP is what it tears down.
- * A signal or the time limit does not drain: our own disconnect would
- * come back as the peer's and be reported instead.
- */
-#define kverbs_perf_wait(ep, cond, timeout_ns)				\
-({									\
-	u64 __deadline = 0;						\
-	unsigned int __round = 0;					\
-	int __err = 0;							\
-									\
-	if (!kverbs_perf_polled(ep)) {					\
-		__err = kverbs_ep_wait_interruptible(ep, cond,		\
-				kverbs_ep_wait_timeout(timeout_ns));	\
-	} else {							\
-		while (!__err && !(cond))				\
-			__err = kverbs_perf_poll(ep, timeout_ns,	\
-						 &__deadline, __round++); \
-	}								\
-	if (__err && !(cond) && kverbs_ep_error(ep))			\
-		kverbs_ep_drain(ep);					\
-	(cond) ? 0 : __err;						\
-})
+int kverbs_perf_wait(struct kverbs_ep *ep, bool (*cond)(void *arg), void *arg,
+		     u64 timeout_ns);
+int kverbs_perf_wait_done(struct kverbs_ep *ep, bool *done, u64 timeout_ns);
 
 #endif /* _KVERBS_PERF_H */

@@ -177,8 +177,7 @@ static int kverbs_perf_req_wait_ctrl(struct kverbs_perf_req *c,
 	struct kverbs_ep *ep = c->ep;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_recv.done),
-			       c->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &c->ctrl_recv.done, c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	kverbs_msg_sync_for_cpu(&c->ctrl_recv);
@@ -204,8 +203,7 @@ static int kverbs_perf_req_ctrl(struct kverbs_perf_req *c,
 	struct ib_send_wr wr;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
-			       c->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &c->ctrl_send.done, c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	memset(m, 0, c->ctrl_send.len);
@@ -270,8 +268,7 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	c->pp.rkey = c->rkey;
 	c->pp.remote_known = true;
 	/* Its buffer is START's, whose completion may not be in yet. */
-	ret = kverbs_perf_wait(c->ep, kverbs_is_done(&c->ctrl_send.done),
-			       run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(c->ep, &c->ctrl_send.done, run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(c->ep, ret, KVERBS_STEP_SEND);
 	memset(adv, 0, c->ctrl_send.len);
@@ -412,6 +409,22 @@ static int kverbs_perf_req_reap(struct kverbs_perf_req *c)
 	return 0;
 }
 
+/* Whether the window has room for another data work request. */
+static bool kverbs_perf_req_has_room(void *arg)
+{
+	struct kverbs_perf_req *c = arg;
+
+	return c->posted - kverbs_perf_req_completed(c) < c->window;
+}
+
+/* Whether every data work request posted has completed. */
+static bool kverbs_perf_req_drained(void *arg)
+{
+	struct kverbs_perf_req *c = arg;
+
+	return kverbs_perf_req_completed(c) == c->posted;
+}
+
 /* Account completions for the peak rate, over intervals of a millisecond. */
 static void kverbs_perf_req_sample(struct kverbs_perf_req *c, u64 now)
 {
@@ -438,8 +451,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 	int ret;
 
 	while (!last) {
-		ret = kverbs_perf_wait(ep, c->posted - kverbs_perf_req_completed(c) < c->window,
-				       run->common.timeout_ns);
+		ret = kverbs_perf_wait(ep, kverbs_perf_req_has_room, c, run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
 		ret = kverbs_perf_req_reap(c);
@@ -480,8 +492,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 				return ret;
 		}
 	}
-	ret = kverbs_perf_wait(ep, kverbs_perf_req_completed(c) == c->posted,
-			       run->common.timeout_ns);
+	ret = kverbs_perf_wait(ep, kverbs_perf_req_drained, c, run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, c->step);
 	kverbs_perf_req_sample(c, ktime_get_ns());
@@ -592,8 +603,7 @@ static int kverbs_perf_req_done(struct kverbs_perf_req *c, u64 elapsed_ns)
 					   kverbs_perf_req_completed(c),
 					   elapsed_ns, c->peak_bps);
 	if (!ret)
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
-				       c->run->common.timeout_ns);
+		ret = kverbs_perf_wait_done(ep, &c->ctrl_send.done, c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	return 0;

@@ -211,8 +211,7 @@ static int kverbs_perf_resp_ctrl(struct kverbs_perf_resp *s,
 	struct ib_send_wr wr;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_send.done),
-			       s->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &s->ctrl_send.done, s->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	memcpy(s->ctrl_send.buf, m, sizeof(*m));
@@ -244,8 +243,7 @@ static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 	struct kverbs_perf_msg m;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&recv->done),
-			       s->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &recv->done, s->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	kverbs_msg_sync_for_cpu(recv);
@@ -440,14 +438,12 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 		n = s->consumed;
 		slot = do_div(n, s->slots);
 		r = &s->recvs[slot];
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done),
-				       kverbs_perf_resp_silence(s));
+		ret = kverbs_perf_wait_done(ep, &r->done, kverbs_perf_resp_silence(s));
 		len = r->byte_len;
 		data = s->buf.vaddr + (size_t)slot * s->stride;
 	} else {
 		ctrl = kverbs_perf_resp_ctrl_recv(s);
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&ctrl->done),
-				       kverbs_perf_resp_silence(s));
+		ret = kverbs_perf_wait_done(ep, &ctrl->done, kverbs_perf_resp_silence(s));
 		len = ctrl->byte_len;
 		data = ctrl->buf;
 	}
@@ -500,11 +496,16 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
  * ends the wait - the requester's disconnect, the time limit, a signal -
  * the test itself is over and done.
  */
+static bool kverbs_perf_resp_never(void *arg)
+{
+	return false;
+}
+
 static void kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
 {
 	int ret;
 
-	ret = kverbs_perf_wait(s->ep, false, s->run->common.timeout_ns);
+	ret = kverbs_perf_wait(s->ep, kverbs_perf_resp_never, NULL, s->run->common.timeout_ns);
 	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the requester's disconnect ended with %d\n",
 		  ret);
 }
