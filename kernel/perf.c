@@ -7,6 +7,7 @@
 #include "trace.h"
 
 #include <linux/math64.h>
+#include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -17,6 +18,131 @@
 #define KVERBS_PERF_POLL_BUDGET	64
 
 static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
+
+/*
+ * The perf tests, by &enum kverbs_perf_test: each entry is what its test
+ * does on the wire (struct kverbs_perf_ops says what each field means),
+ * and the engine asks it wherever one test differs from another.
+ *
+ * Adding a test that posts one of these work requests and answers in one
+ * of these ways takes an entry here, its number in the uAPI's
+ * &enum kverbs_perf_test, and the tool's entry (kv_perf_tests[] in
+ * tools/kverbs/perf.c).  A new kind of data work request is a new
+ * &enum kverbs_perf_op, posted in kverbs_perf_req_post() (and in
+ * kverbs_perf_pp_post() if a ping-pong sends it); a new way to
+ * answer, a new &enum kverbs_perf_answer, set up in
+ * kverbs_perf_resp_setup() and taken in kverbs_perf_resp_next().  What
+ * some tests do and others not (a post mode, a completion policy a test
+ * needs) is a new field of &struct kverbs_perf_ops, set here and read
+ * where the engine does it.
+ */
+static const struct kverbs_perf_ops kverbs_perf_tests[] = {
+	[KVERBS_PERF_WRITE_BW] = {
+		.op = KVERBS_PERF_OP_WRITE,
+		.step = KVERBS_STEP_RDMA_WRITE,
+		.answer = KVERBS_PERF_ANSWER_NONE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE,
+		/* --validate: the responder checks each round the requester wrote. */
+		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
+		/* Remote write needs local write too, by the IB specification. */
+		.resp_access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	},
+	[KVERBS_PERF_READ_BW] = {
+		.op = KVERBS_PERF_OP_READ,
+		.step = KVERBS_STEP_RDMA_READ,
+		.answer = KVERBS_PERF_ANSWER_NONE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE,
+		/* --validate: the responder fills the next round once one is read. */
+		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
+		.resp_access = IB_ACCESS_REMOTE_READ,
+	},
+	[KVERBS_PERF_SEND_BW] = {
+		.op = KVERBS_PERF_OP_SEND,
+		.step = KVERBS_STEP_SEND,
+		.answer = KVERBS_PERF_ANSWER_RECV,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE,
+		/*
+		 * The responder sees every SEND: no PROGRESS, and --validate
+		 * checks each as it arrives.  On iWARP the responder grants
+		 * its receives ring by ring with ROUND_OK.
+		 */
+		.ctrl = 0,
+		.resp_access = IB_ACCESS_LOCAL_WRITE,
+	},
+	[KVERBS_PERF_READ_LAT] = {
+		.op = KVERBS_PERF_OP_READ,
+		.step = KVERBS_STEP_RDMA_READ,
+		.answer = KVERBS_PERF_ANSWER_NONE,
+		.lat = true,
+		.flags = KVERBS_PERF_F_VALIDATE,
+		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
+		.resp_access = IB_ACCESS_REMOTE_READ,
+	},
+	[KVERBS_PERF_ATOMIC_LAT] = {
+		.op = KVERBS_PERF_OP_ATOMIC,
+		.step = KVERBS_STEP_ATOMIC,
+		.answer = KVERBS_PERF_ANSWER_NONE,
+		.lat = true,
+		.atomics = true,
+		.msg_size = KVERBS_PERF_ATOMIC_SIZE,
+		/* --validate: what each operation fetched, then each word's count. */
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP,
+		.ctrl = BIT(KVERBS_PERF_MSG_PROGRESS),
+		/* The words start at 0, as the buffer was allocated. */
+		.resp_access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC,
+	},
+	[KVERBS_PERF_ATOMIC_BW] = {
+		.op = KVERBS_PERF_OP_ATOMIC,
+		.step = KVERBS_STEP_ATOMIC,
+		.answer = KVERBS_PERF_ANSWER_NONE,
+		.atomics = true,
+		.msg_size = KVERBS_PERF_ATOMIC_SIZE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP |
+			 KVERBS_PERF_F_REVERSE,
+		.ctrl = BIT(KVERBS_PERF_MSG_PROGRESS),
+		.resp_access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC,
+	},
+	[KVERBS_PERF_WRITE_LAT] = {
+		.op = KVERBS_PERF_OP_WRITE,
+		.step = KVERBS_STEP_RDMA_WRITE,
+		.answer = KVERBS_PERF_ANSWER_PINGPONG,
+		.lat = true,
+		/* The last byte of a WRITE turning says it arrived. */
+		.seen_in_memory = true,
+		.flags = KVERBS_PERF_F_VALIDATE,
+		.ctrl = 0,
+		/* The responder WRITEs its answers into the requester's buffer. */
+		.req_access = IB_ACCESS_REMOTE_WRITE,
+		.resp_access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE,
+	},
+	[KVERBS_PERF_SEND_LAT] = {
+		.op = KVERBS_PERF_OP_SEND,
+		.step = KVERBS_STEP_SEND,
+		.answer = KVERBS_PERF_ANSWER_PINGPONG,
+		.lat = true,
+		.flags = KVERBS_PERF_F_VALIDATE,
+		.ctrl = 0,
+		.resp_access = IB_ACCESS_LOCAL_WRITE,
+	},
+};
+
+/**
+ * kverbs_perf_ops_get - the entry of a perf test
+ * @test: &enum kverbs_perf_test, from a caller or a peer
+ *
+ * Return: the test's entry, or NULL for KVERBS_PERF_ANY and for a number
+ * that names no test.
+ */
+const struct kverbs_perf_ops *kverbs_perf_ops_get(u32 test)
+{
+	if (test >= ARRAY_SIZE(kverbs_perf_tests))
+		return NULL;
+	test = array_index_nospec(test, ARRAY_SIZE(kverbs_perf_tests));
+	/* KVERBS_PERF_ANY's entry is empty. */
+	if (kverbs_perf_tests[test].step == KVERBS_STEP_NONE)
+		return NULL;
+	return &kverbs_perf_tests[test];
+}
 
 /**
  * kverbs_perf_slots - how many messages a side's buffer holds
@@ -160,6 +286,75 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 }
 
 /**
+ * kverbs_perf_wait - wait until a condition holds, polling the CQ or sleeping
+ * @ep: the endpoint
+ * @cond: the condition, which completion handlers make true; called
+ *	again and again, from the waiting thread only
+ * @arg: what @cond looks at
+ * @timeout_ns: limit, from now
+ *
+ * With a polled CQ, busy-polls it (kverbs_perf_poll()); otherwise sleeps
+ * until the handlers, run from the completion interrupt, wake the
+ * endpoint (kverbs_perf_wake()).  Returns at once if @cond holds already
+ * (what completed meanwhile is reaped by the next wait that polls).
+ *
+ * A wait can learn of a failure before it sees completions that came
+ * first.  A peer that sends its last message (DONE), waits for it to be
+ * acknowledged and disconnects has put that message into our CQ before
+ * its disconnect request left; but our rdma_cm handler may record the
+ * disconnect before the CQ is polled again (IB_POLL_DIRECT: between two
+ * polls of ours; with completion events: before the CQ's softirq ran).
+ * So a wait that the endpoint's failure ends drains the QP, which runs
+ * the handler of every completion ahead of the flushes whatever the poll
+ * context, and holds after all if what it waited for was among them.
+ * The test is over either way, and a drained QP is what it tears down.
+ * A signal or the time limit does not drain: our own disconnect would
+ * come back as the peer's and be reported instead.
+ *
+ * Return: 0 once @cond holds; otherwise the endpoint's failure,
+ * -ETIMEDOUT, or -EINTR on any signal.
+ */
+int kverbs_perf_wait(struct kverbs_ep *ep, bool (*cond)(void *arg), void *arg,
+		     u64 timeout_ns)
+{
+	unsigned int round = 0;
+	u64 deadline = 0;
+	int err = 0;
+
+	if (!kverbs_perf_polled(ep)) {
+		err = kverbs_ep_wait_interruptible(ep, cond(arg),
+						   kverbs_ep_wait_timeout(timeout_ns));
+	} else {
+		while (!err && !cond(arg))
+			err = kverbs_perf_poll(ep, timeout_ns, &deadline, round++);
+	}
+	if (!err || cond(arg))
+		return 0;
+	if (!kverbs_ep_error(ep))
+		return err;
+	kverbs_ep_drain(ep);
+	return cond(arg) ? 0 : err;
+}
+
+static bool kverbs_perf_cond_done(void *done)
+{
+	return kverbs_is_done(done);
+}
+
+/**
+ * kverbs_perf_wait_done - kverbs_perf_wait() for a flag a completion sets
+ * @ep: the endpoint
+ * @done: the flag, which kverbs_set_done() sets
+ * @timeout_ns: limit, from now
+ *
+ * Return: as kverbs_perf_wait().
+ */
+int kverbs_perf_wait_done(struct kverbs_ep *ep, bool *done, u64 timeout_ns)
+{
+	return kverbs_perf_wait(ep, kverbs_perf_cond_done, done, timeout_ns);
+}
+
+/**
  * kverbs_perf_samples_flush - copy the latency samples taken so far
  * @smp: the samples
  * @run: the test, with the caller's array, which is pinned: the copy
@@ -283,6 +478,23 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 }
 
 /**
+ * kverbs_perf_device_check - whether a device has what a test needs
+ * @t: the test
+ * @ibdev: the device its endpoint is bound to
+ *
+ * Return: 0, or -EOPNOTSUPP when it lacks something.
+ */
+int kverbs_perf_device_check(const struct kverbs_perf_ops *t,
+			     struct ib_device *ibdev)
+{
+	if (t->atomics && ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+		ibdev_dbg(ibdev, "no atomic operations\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/**
  * kverbs_perf_register - register a test's buffer and wait until it is done
  * @ep: the endpoint
  * @buf: the buffer, mapped by kverbs_perf_alloc()
@@ -304,7 +516,7 @@ int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,
 	ret = kverbs_post_send(ep, &reg_wr.wr, KVERBS_STEP_REG_MR);
 	if (ret)
 		return ret;
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&buf->reg_done), timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &buf->reg_done, timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_REG_MR);
 	return 0;
@@ -408,14 +620,15 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 			     struct kverbs_perf_run *run)
 {
 	bool server = cmd->role == KVERBS_ROLE_SERVER;
-	bool atomic = kverbs_perf_is_atomic(cmd->test);
+	const struct kverbs_perf_ops *t = kverbs_perf_ops_get(cmd->test);
 	int ret;
 
 	if (cmd->__reserved)
 		return -EINVAL;
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
-	if (cmd->test > KVERBS_PERF_SEND_LAT || (!server && !cmd->test))
+	/* A server may leave the test to its client: KVERBS_PERF_ANY. */
+	if (!t && (cmd->test || !server))
 		return -EINVAL;
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
@@ -448,25 +661,25 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (cmd->max_duration_ns || cmd->max_iterations)
 			return -EINVAL;
 		/* The client sees each answer by polling its memory. */
-		if ((cmd->flags & KVERBS_PERF_F_EVENTS) &&
-		    cmd->test == KVERBS_PERF_WRITE_LAT)
+		if ((cmd->flags & KVERBS_PERF_F_EVENTS) && t->seen_in_memory)
 			return -EINVAL;
 		if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
 			return -EINVAL;
 		if (!cmd->iterations == !cmd->duration_ns ||
 		    cmd->duration_ns > KVERBS_PERF_MAX_DURATION_NS)
 			return -EINVAL;
-		if ((cmd->flags & KVERBS_PERF_F_CMP_SWAP) && !atomic)
+		/*
+		 * The test's own flags only: CMP_SWAP is an atomic test's, and
+		 * the latency tests, which time the client's own operations,
+		 * have no REVERSE.
+		 */
+		if (cmd->flags & KVERBS_PERF_FLAGS & ~t->flags)
 			return -EINVAL;
-		/* The latency tests time the client's own operations. */
-		if ((cmd->flags & KVERBS_PERF_F_REVERSE) &&
-		    kverbs_perf_is_lat(cmd->test))
-			return -EINVAL;
-		if (atomic && cmd->msg_size != KVERBS_PERF_ATOMIC_SIZE)
+		if (t->msg_size && cmd->msg_size != t->msg_size)
 			return -EINVAL;
 		/* Samples are the latency tests' output, and need both fields. */
 		if (!cmd->samples != !cmd->samples_max ||
-		    (cmd->samples && !kverbs_perf_is_lat(cmd->test)))
+		    (cmd->samples && !t->lat))
 			return -EINVAL;
 		/*
 		 * An array outside user space fails here, with the result
@@ -491,6 +704,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		return ret;
 
 	run->test = cmd->test;
+	run->t = t;
 	/*
 	 * A side's own choice: not in the hello.  A server busy-polls only
 	 * when it says so, never because a client asked for a test.
@@ -503,7 +717,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
 	/* perftest's latency tests, too, have one operation in flight. */
-	if (kverbs_perf_is_lat(run->test))
+	if (t && t->lat)
 		run->tx_depth = 1;
 	run->iterations = cmd->iterations;
 	run->duration_ns = cmd->duration_ns;

@@ -164,28 +164,111 @@ struct kverbs_perf_msg {
  */
 #define KVERBS_PERF_CTRL_CREDITS	2
 
+/*
+ * A perf test is one entry of kverbs_perf_tests[] (perf.c): what the
+ * requester posts, what the responder does with it, and what the two
+ * say to each other besides.  Every part of the engine that differs
+ * from test to test asks the entry.
+ */
+
+/* The requester's data work request. */
+enum kverbs_perf_op {
+	KVERBS_PERF_OP_WRITE,		/* RDMA WRITE into the responder's buffer */
+	KVERBS_PERF_OP_READ,		/* RDMA READ out of it */
+	KVERBS_PERF_OP_SEND,		/* SEND into the responder's receives */
+	KVERBS_PERF_OP_ATOMIC,		/* fetch-and-add or compare-and-swap on its words */
+};
+
+/* What the responder does with each of the requester's messages. */
+enum kverbs_perf_answer {
+	KVERBS_PERF_ANSWER_NONE,	/* nothing: the data never reaches its CPU */
+	KVERBS_PERF_ANSWER_RECV,	/* takes it in a ring of receives, posted again */
+	KVERBS_PERF_ANSWER_PINGPONG,	/* answers it with one of its own (perf_pingpong.c) */
+};
+
+/**
+ * struct kverbs_perf_ops - one perf test, as both ends run it
+ * @op: the requester's data work request
+ * @step: what traces (kverbs_wc, kverbs_post_send) and failure reports
+ *	call the data work requests
+ * @answer: what the responder does with each message
+ * @lat: a latency test: one operation in flight, each timed by the
+ *	client; no KVERBS_PERF_F_REVERSE
+ * @atomics: needs a device with atomic operations
+ * @seen_in_memory: each side sees the other's message only by polling
+ *	its own memory, with no completion to sleep on: neither side may
+ *	sleep (no KVERBS_PERF_F_EVENTS; a server must busy-poll)
+ * @msg_size: the only message size the test takes, 0 for any
+ * @flags: the hello's KVERBS_PERF_F_* the test takes
+ * @ctrl: the optional control messages it uses, BIT(KVERBS_PERF_MSG_*):
+ *	ROUND (--validate's rounds, each answered by ROUND_OK) and PROGRESS
+ *	(the requester's sign of life to a responder that sees no data);
+ *	START, ADV and DONE every test has
+ * @req_access: the rights the requester's buffer gives the responder;
+ *	with any, the requester advertises it with an ADV of its own
+ * @resp_access: the rights the responder's buffer gives the requester
+ *
+ * What adding a test takes: see kverbs_perf_tests[].
+ */
+struct kverbs_perf_ops {
+	enum kverbs_perf_op op;
+	enum kverbs_step step;
+	enum kverbs_perf_answer answer;
+	bool lat;
+	bool atomics;
+	bool seen_in_memory;
+	u32 msg_size;
+	u32 flags;
+	u32 ctrl;
+	int req_access;
+	int resp_access;
+};
+
+const struct kverbs_perf_ops *kverbs_perf_ops_get(u32 test);
+
+/*
+ * Where the requester's data arrives in the responder's receives, its
+ * control messages arrive there too (SEND_BW, SEND_LAT).
+ */
+static inline bool kverbs_perf_recv_data(const struct kverbs_perf_ops *t)
+{
+	return t->op == KVERBS_PERF_OP_SEND;
+}
+
+static inline bool kverbs_perf_is_pingpong(const struct kverbs_perf_ops *t)
+{
+	return t->answer == KVERBS_PERF_ANSWER_PINGPONG;
+}
+
+/* Whether @t uses the control message of type @type. */
+static inline bool kverbs_perf_uses(const struct kverbs_perf_ops *t,
+				    enum kverbs_perf_msg_type type)
+{
+	return t->ctrl & BIT(type);
+}
+
 /**
  * kverbs_perf_ctrl_len - bytes in each of the client's control messages
- * @test: &enum kverbs_perf_test
+ * @t: the test
  * @msg_size: bytes per data message
  *
- * A &struct kverbs_perf_msg, padded with zeros where a SEND_BW or SEND_LAT
- * data message would be just as long.
+ * A &struct kverbs_perf_msg, padded with zeros where a data message that
+ * arrives in the same receives would be just as long.
  *
  * Return: the length in bytes.
  */
-static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
+static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 msg_size)
 {
 	u32 len = sizeof(struct kverbs_perf_msg);
 
-	return (test == KVERBS_PERF_SEND_BW || test == KVERBS_PERF_SEND_LAT) &&
-	       msg_size == len ? len + 8 : len;
+	return kverbs_perf_recv_data(t) && msg_size == len ? len + 8 : len;
 }
 
 /**
  * struct kverbs_perf_run - one KVERBS_IOC_PERF call
  * @common: addresses, time limit and failure, as for every test
  * @test: &enum kverbs_perf_test
+ * @t: the test's entry, NULL while a server does not know it yet
  * @flags: KVERBS_PERF_F_*
  * @msg_size: client: bytes per message; server: the largest accepted
  * @tx_depth: client: work requests outstanding
@@ -210,6 +293,7 @@ static inline u32 kverbs_perf_ctrl_len(u32 test, u32 msg_size)
 struct kverbs_perf_run {
 	struct kverbs_test common;
 	u32 test;
+	const struct kverbs_perf_ops *t;
 	u32 flags;
 	u32 msg_size;
 	u32 tx_depth;
@@ -235,17 +319,6 @@ u64 kverbs_perf_max_iterations(void);
 /* The size of an atomic operation's operand, and so of its message. */
 #define KVERBS_PERF_ATOMIC_SIZE	sizeof(u64)
 
-static inline bool kverbs_perf_is_atomic(u32 test)
-{
-	return test == KVERBS_PERF_ATOMIC_LAT || test == KVERBS_PERF_ATOMIC_BW;
-}
-
-/* The server answers each of the client's messages with one of its own. */
-static inline bool kverbs_perf_is_pingpong(u32 test)
-{
-	return test == KVERBS_PERF_WRITE_LAT || test == KVERBS_PERF_SEND_LAT;
-}
-
 /*
  * Whether the client is the requester, so that its requester sends the
  * connection's first message, START, and the server's responder waits
@@ -256,13 +329,6 @@ static inline bool kverbs_perf_client_requests(u32 flags)
 	return !(flags & KVERBS_PERF_F_REVERSE);
 }
 
-/* One operation at a time, each one timed. */
-static inline bool kverbs_perf_is_lat(u32 test)
-{
-	return test == KVERBS_PERF_READ_LAT || test == KVERBS_PERF_ATOMIC_LAT ||
-	       kverbs_perf_is_pingpong(test);
-}
-
 /*
  * Whether an atomic word read from memory holds @want.  The IB
  * specification leaves the byte order of the word in memory to the
@@ -271,12 +337,6 @@ static inline bool kverbs_perf_is_lat(u32 test)
 static inline bool kverbs_perf_atomic_is(u64 got, u64 want)
 {
 	return got == want || got == swab64(want);
-}
-
-/* The client reads the server's buffer: with --validate, the server fills it. */
-static inline bool kverbs_perf_is_read(u32 test)
-{
-	return test == KVERBS_PERF_READ_BW || test == KVERBS_PERF_READ_LAT;
 }
 
 /* A side's buffer: enough slots to keep a window busy, not more than this. */
@@ -308,6 +368,8 @@ struct kverbs_perf_recv {
 	bool done;
 };
 
+int kverbs_perf_device_check(const struct kverbs_perf_ops *t,
+			     struct ib_device *ibdev);
 int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,
 			 int access, u64 timeout_ns);
 void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep);
@@ -331,7 +393,7 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
  * @ep: the connection
  * @buf: the side's buffer: where the peer's messages land at offset 0,
  *	and ours are sent from @src_off
- * @test: &enum kverbs_perf_test
+ * @t: the test
  * @flags: &enum kverbs_perf_flags
  * @msg_size: bytes per message
  * @recv_len: SEND_LAT: bytes of each receive, room for control messages
@@ -350,7 +412,7 @@ struct kverbs_perf_pp {
 	struct kverbs_perf_run *run;
 	struct kverbs_ep *ep;
 	struct kverbs_buf *buf;
-	u32 test;
+	const struct kverbs_perf_ops *t;
 	u32 flags;
 	u32 msg_size;
 	u32 recv_len;
@@ -367,8 +429,9 @@ struct kverbs_perf_pp {
 };
 
 void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
-			 struct kverbs_ep *ep, struct kverbs_buf *buf, u32 test,
-			 u32 flags, u32 msg_size, u32 recv_len);
+			 struct kverbs_ep *ep, struct kverbs_buf *buf,
+			 const struct kverbs_perf_ops *t, u32 flags, u32 msg_size,
+			 u32 recv_len);
 int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 			  u64 deadline_ns, struct kverbs_perf_samples *smp);
 int kverbs_perf_pp_server_start(struct kverbs_perf_pp *pp);
@@ -428,49 +491,8 @@ static inline void kverbs_perf_wake(struct kverbs_ep *ep)
 		wake_up(&ep->wait);
 }
 
-/**
- * kverbs_perf_wait - wait until @cond holds, polling the CQ or sleeping
- * @ep: the endpoint
- * @cond: the condition, which completion handlers make true
- * @timeout_ns: limit, from now
- *
- * With a polled CQ, busy-polls it (kverbs_perf_poll()); otherwise sleeps
- * until the handlers, run from the completion interrupt, wake the
- * endpoint (kverbs_perf_wake()).  Evaluates to 0 once @cond holds, at
- * once if it does already (what completed meanwhile is reaped by the
- * next wait that polls); otherwise to the endpoint's failure,
- * -ETIMEDOUT, or -EINTR on any signal.
- *
- * A wait can learn of a failure before it sees completions that came
- * first.  A peer that sends its last message (DONE), waits for it to be
- * acknowledged and disconnects has put that message into our CQ before
- * its disconnect request left; but our rdma_cm handler may record the
- * disconnect before the CQ is polled again (IB_POLL_DIRECT: between two
- * polls of ours; with completion events: before the CQ's softirq ran).
- * So a wait that the endpoint's failure ends drains the QP, which runs
- * the handler of every completion ahead of the flushes whatever the poll
- * context, and holds after all if what it waited for was among them.
- * The test is over either way, and a drained QP is what it tears down.
- * A signal or the time limit does not drain: our own disconnect would
- * come back as the peer's and be reported instead.
- */
-#define kverbs_perf_wait(ep, cond, timeout_ns)				\
-({									\
-	u64 __deadline = 0;						\
-	unsigned int __round = 0;					\
-	int __err = 0;							\
-									\
-	if (!kverbs_perf_polled(ep)) {					\
-		__err = kverbs_ep_wait_interruptible(ep, cond,		\
-				kverbs_ep_wait_timeout(timeout_ns));	\
-	} else {							\
-		while (!__err && !(cond))				\
-			__err = kverbs_perf_poll(ep, timeout_ns,	\
-						 &__deadline, __round++); \
-	}								\
-	if (__err && !(cond) && kverbs_ep_error(ep))			\
-		kverbs_ep_drain(ep);					\
-	(cond) ? 0 : __err;						\
-})
+int kverbs_perf_wait(struct kverbs_ep *ep, bool (*cond)(void *arg), void *arg,
+		     u64 timeout_ns);
+int kverbs_perf_wait_done(struct kverbs_ep *ep, bool *done, u64 timeout_ns);
 
 #endif /* _KVERBS_PERF_H */

@@ -19,6 +19,17 @@
 
 #include <linux/timekeeping.h>
 
+/*
+ * What a side waits for: the peer's message @iter, or where the server
+ * of a WRITE_LAT takes them, in @ctrl_recv, a control message.
+ */
+struct kverbs_perf_pp_wait {
+	struct kverbs_perf_pp *pp;
+	struct kverbs_msg *ctrl_recv;
+	u64 iter;
+	u32 offset;			/* --validate: the first byte that differs */
+};
+
 /* The last byte of WRITE_LAT message @iter: 1 to 255, never 0. */
 static u8 kverbs_perf_pp_marker(u64 iter)
 {
@@ -47,25 +58,25 @@ static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
  * @ep: the connection, whose QP exists
  * @buf: the side's buffer, allocated: the peer's messages at offset 0
  *	(@recv_len bytes for SEND_LAT, else @msg_size), ours after them
- * @test: KVERBS_PERF_WRITE_LAT or _SEND_LAT
+ * @t: the test, WRITE_LAT's or SEND_LAT's entry
  * @flags: &enum kverbs_perf_flags
  * @msg_size: bytes per message
  * @recv_len: room for what the peer sends: @msg_size or more
  */
 void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
-			 struct kverbs_ep *ep, struct kverbs_buf *buf, u32 test,
-			 u32 flags, u32 msg_size, u32 recv_len)
+			 struct kverbs_ep *ep, struct kverbs_buf *buf,
+			 const struct kverbs_perf_ops *t, u32 flags, u32 msg_size,
+			 u32 recv_len)
 {
 	pp->run = run;
 	pp->ep = ep;
 	pp->buf = buf;
-	pp->test = test;
+	pp->t = t;
 	pp->flags = flags;
 	pp->msg_size = msg_size;
 	pp->recv_len = recv_len;
 	pp->src_off = recv_len;
-	pp->step = test == KVERBS_PERF_WRITE_LAT ? KVERBS_STEP_RDMA_WRITE :
-						   KVERBS_STEP_SEND;
+	pp->step = t->step;
 	pp->send_cqe.cqe.done = kverbs_perf_pp_send_done;
 	kverbs_perf_recv_init(&pp->recv, ep);
 }
@@ -77,6 +88,14 @@ static int kverbs_perf_pp_post_recv(struct kverbs_perf_pp *pp)
 	return kverbs_perf_recv_post(&pp->recv, pp->buf, 0, pp->recv_len);
 }
 
+/* Whether the send queue has room: see KVERBS_PERF_PP_SQ. */
+static bool kverbs_perf_pp_sq_room(void *arg)
+{
+	struct kverbs_perf_pp *pp = arg;
+
+	return pp->posted - READ_ONCE(pp->sq_done) < KVERBS_PERF_PP_SQ;
+}
+
 /* Build message @iter and WRITE or SEND it to the peer. */
 static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 {
@@ -85,14 +104,14 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 	struct ib_sge sge;
 	int ret;
 
-	ret = kverbs_perf_wait(pp->ep, pp->posted - READ_ONCE(pp->sq_done) < KVERBS_PERF_PP_SQ,
-			       pp->run->common.timeout_ns);
+	ret = kverbs_perf_wait(pp->ep, kverbs_perf_pp_sq_room, pp, pp->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(pp->ep, ret, pp->step);
 	if (pp->flags & KVERBS_PERF_F_VALIDATE)
 		kverbs_perf_fill(src, pp->msg_size, iter);
-	if (pp->test == KVERBS_PERF_WRITE_LAT) {
+	if (pp->t->seen_in_memory)
 		src[pp->msg_size - 1] = kverbs_perf_pp_marker(iter);
+	if (pp->t->op == KVERBS_PERF_OP_WRITE) {
 		wr.wr.opcode = IB_WR_RDMA_WRITE;
 		wr.remote_addr = pp->remote_addr;
 		wr.rkey = pp->rkey;
@@ -128,15 +147,29 @@ static bool kverbs_perf_pp_written(struct kverbs_perf_pp *pp, u64 iter)
 	return READ_ONCE(*last) == kverbs_perf_pp_marker(iter);
 }
 
+static bool kverbs_perf_pp_cond_written(void *arg)
+{
+	struct kverbs_perf_pp_wait *w = arg;
+
+	return kverbs_perf_pp_written(w->pp, w->iter);
+}
+
 /* Whether the peer's message in our buffer is message @iter. */
 static bool kverbs_perf_pp_matches(struct kverbs_perf_pp *pp, u64 iter,
 				   u32 *offset)
 {
 	/* A WRITE_LAT message's last byte is the marker, already seen. */
-	u32 len = pp->msg_size - (pp->test == KVERBS_PERF_WRITE_LAT);
+	u32 len = pp->msg_size - pp->t->seen_in_memory;
 
 	kverbs_buf_sync_range_for_cpu(pp->buf, 0, len);
 	return kverbs_perf_check(pp->buf->vaddr, len, iter, offset);
+}
+
+static bool kverbs_perf_pp_cond_matches(void *arg)
+{
+	struct kverbs_perf_pp_wait *w = arg;
+
+	return kverbs_perf_pp_matches(w->pp, w->iter, &w->offset);
 }
 
 /*
@@ -148,21 +181,21 @@ static bool kverbs_perf_pp_matches(struct kverbs_perf_pp *pp, u64 iter,
  */
 static int kverbs_perf_pp_check(struct kverbs_perf_pp *pp, u64 iter)
 {
-	u32 offset = 0;
+	struct kverbs_perf_pp_wait w = { .pp = pp, .iter = iter };
 	int ret;
 
 	if (!(pp->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
-	if (kverbs_perf_pp_matches(pp, iter, &offset))
+	if (kverbs_perf_pp_matches(pp, iter, &w.offset))
 		return 0;
-	if (pp->test == KVERBS_PERF_WRITE_LAT) {
-		ret = kverbs_perf_wait(pp->ep, kverbs_perf_pp_matches(pp, iter, &offset),
+	if (pp->t->seen_in_memory) {
+		ret = kverbs_perf_wait(pp->ep, kverbs_perf_pp_cond_matches, &w,
 				       pp->run->common.timeout_ns);
 		if (ret != -ETIMEDOUT)
 			return ret ? kverbs_ep_failed(pp->ep, ret, KVERBS_STEP_VALIDATE) : 0;
 	}
 	pp->run->result->mismatch_iter = iter;
-	return kverbs_ep_mismatch(pp->ep, offset);
+	return kverbs_ep_mismatch(pp->ep, w.offset);
 }
 
 /*
@@ -171,17 +204,18 @@ static int kverbs_perf_pp_check(struct kverbs_perf_pp *pp, u64 iter)
  */
 static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
 {
+	struct kverbs_perf_pp_wait w = { .pp = pp, .iter = iter };
 	struct kverbs_ep *ep = pp->ep;
 	u64 timeout_ns = pp->run->common.timeout_ns;
 	int ret;
 
-	if (pp->test == KVERBS_PERF_WRITE_LAT) {
-		ret = kverbs_perf_wait(ep, kverbs_perf_pp_written(pp, iter), timeout_ns);
+	if (pp->t->seen_in_memory) {
+		ret = kverbs_perf_wait(ep, kverbs_perf_pp_cond_written, &w, timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RDMA_WRITE);
 		return 0;
 	}
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&pp->recv.done), timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &pp->recv.done, timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	/* The server sends nothing else once the test has begun. */
@@ -211,7 +245,7 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 		now = ktime_get_ns();
 		if (total ? iter == total : now >= deadline_ns || iter == limit)
 			return 0;
-		if (pp->test == KVERBS_PERF_SEND_LAT) {
+		if (kverbs_perf_recv_data(pp->t)) {
 			ret = kverbs_perf_pp_post_recv(pp);
 			if (ret)
 				return ret;
@@ -237,15 +271,17 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 
 /*
  * Server: whether the client sent anything.  WRITE_LAT: a control message,
- * or once we know where to answer, message @iter.
+ * or once we know where to answer, message @w->iter.
  */
-static bool kverbs_perf_pp_server_ready(struct kverbs_perf_pp *pp,
-					struct kverbs_msg *ctrl_recv, u64 iter)
+static bool kverbs_perf_pp_server_ready(void *arg)
 {
-	if (pp->test == KVERBS_PERF_SEND_LAT)
+	struct kverbs_perf_pp_wait *w = arg;
+	struct kverbs_perf_pp *pp = w->pp;
+
+	if (kverbs_perf_recv_data(pp->t))
 		return kverbs_is_done(&pp->recv.done);
-	return kverbs_is_done(&ctrl_recv->done) ||
-	       (pp->remote_known && kverbs_perf_pp_written(pp, iter));
+	return kverbs_is_done(&w->ctrl_recv->done) ||
+	       (pp->remote_known && kverbs_perf_pp_written(pp, w->iter));
 }
 
 /*
@@ -303,6 +339,7 @@ static int kverbs_perf_pp_server_ctrl(struct kverbs_perf_pp *pp,
 int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_recv,
 			  u32 ctrl_len, struct kverbs_perf_msg *m)
 {
+	struct kverbs_perf_pp_wait w = { .pp = pp, .ctrl_recv = ctrl_recv };
 	struct kverbs_ep *ep = pp->ep;
 	enum kverbs_step step = ctrl_recv ? KVERBS_STEP_RDMA_WRITE : KVERBS_STEP_RECV;
 	u64 iter;
@@ -310,7 +347,8 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
 
 	for (;;) {
 		iter = pp->iters;
-		ret = kverbs_perf_wait(ep, kverbs_perf_pp_server_ready(pp, ctrl_recv, iter),
+		w.iter = iter;
+		ret = kverbs_perf_wait(ep, kverbs_perf_pp_server_ready, &w,
 				       pp->run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, step);

@@ -111,7 +111,7 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 		.max_send_sge = 1,
 		.direct_poll = !run->events,
 	};
-	bool pingpong = kverbs_perf_is_pingpong(run->test);
+	bool pingpong = kverbs_perf_is_pingpong(run->t);
 	u32 i;
 	int ret;
 
@@ -121,11 +121,9 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	}
 	if ((u64)run->msg_size * (1 + pingpong) > max_reg)
 		return -EMSGSIZE;
-	if (kverbs_perf_is_atomic(run->test) &&
-	    ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
-		ibdev_dbg(ibdev, "no atomic operations\n");
-		return -EOPNOTSUPP;
-	}
+	ret = kverbs_perf_device_check(run->t, ibdev);
+	if (ret)
+		return ret;
 	if (run->samples_max) {
 		c->smp.chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64),
 					     GFP_KERNEL_ACCOUNT);
@@ -161,11 +159,11 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	/* A ping-pong's answers land in a slot of their own, before ours. */
 	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)(c->slots + pingpong) * run->msg_size,
 				&c->ctrl_send,
-				kverbs_perf_ctrl_len(run->test, run->msg_size));
+				kverbs_perf_ctrl_len(run->t, run->msg_size));
 	if (ret)
 		return ret;
 	if (pingpong)
-		kverbs_perf_pp_init(&c->pp, run, ep, &c->buf, run->test, run->flags,
+		kverbs_perf_pp_init(&c->pp, run, ep, &c->buf, run->t, run->flags,
 				    run->msg_size, run->msg_size);
 	return kverbs_msg_alloc(&c->ctrl_recv, ep->pd, sizeof(struct kverbs_perf_msg),
 				DMA_FROM_DEVICE);
@@ -179,8 +177,7 @@ static int kverbs_perf_req_wait_ctrl(struct kverbs_perf_req *c,
 	struct kverbs_ep *ep = c->ep;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_recv.done),
-			       c->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &c->ctrl_recv.done, c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	kverbs_msg_sync_for_cpu(&c->ctrl_recv);
@@ -191,7 +188,7 @@ static int kverbs_perf_req_wait_ctrl(struct kverbs_perf_req *c,
 	 * In a ping-pong the server sends nothing but data after its ADV,
 	 * into the receives the ping-pong posts (SEND_LAT).
 	 */
-	if (kverbs_perf_is_pingpong(c->run->test))
+	if (kverbs_perf_is_pingpong(c->run->t))
 		return 0;
 	return kverbs_msg_post_recv(&c->ctrl_recv, ep);
 }
@@ -206,8 +203,7 @@ static int kverbs_perf_req_ctrl(struct kverbs_perf_req *c,
 	struct ib_send_wr wr;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
-			       c->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &c->ctrl_send.done, c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	memset(m, 0, c->ctrl_send.len);
@@ -226,6 +222,7 @@ static int kverbs_perf_req_ctrl(struct kverbs_perf_req *c,
 static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
+	const struct kverbs_perf_ops *t = run->t;
 	struct kverbs_perf_msg m, *adv = c->ctrl_send.buf;
 	struct ib_send_wr wr;
 	int access, ret;
@@ -244,37 +241,34 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	c->remote_stride = le32_to_cpu(m.stride);
 	if (!c->remote_slots || c->remote_stride < run->msg_size)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
-	c->flow = run->test == KVERBS_PERF_SEND_BW &&
+	c->flow = t->answer == KVERBS_PERF_ANSWER_RECV &&
 		  rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep));
 	c->granted = c->remote_slots;
 	/* With --validate both sides count rounds of the same length. */
-	if ((run->flags & KVERBS_PERF_F_VALIDATE) && run->test != KVERBS_PERF_SEND_BW &&
-	    !kverbs_perf_is_atomic(run->test) && c->remote_slots != c->slots)
+	if ((run->flags & KVERBS_PERF_F_VALIDATE) &&
+	    kverbs_perf_uses(t, KVERBS_PERF_MSG_ROUND) && c->remote_slots != c->slots)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
 
 	/*
 	 * An iWARP READ response is placed like a WRITE, with the sink's
 	 * rkey from the request, so the sink needs remote write; nothing
-	 * else of ours does.  The registration completes before any data
-	 * work request is posted.
+	 * else of ours does but what the test gives the responder.  The
+	 * registration completes before any data work request is posted.
 	 */
-	access = IB_ACCESS_LOCAL_WRITE;
-	if (kverbs_perf_is_read(run->test) &&
+	access = IB_ACCESS_LOCAL_WRITE | t->req_access;
+	if (t->op == KVERBS_PERF_OP_READ &&
 	    rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep)))
 		access |= IB_ACCESS_REMOTE_WRITE;
-	/* WRITE_LAT: the server answers into our buffer's first slot. */
-	if (run->test == KVERBS_PERF_WRITE_LAT)
-		access |= IB_ACCESS_REMOTE_WRITE;
 	ret = kverbs_perf_register(c->ep, &c->buf, access, run->common.timeout_ns);
-	if (ret || run->test != KVERBS_PERF_WRITE_LAT)
+	if (ret || !t->req_access)
 		return ret;
 
+	/* WRITE_LAT: the server answers into our buffer's first slot; say where. */
 	c->pp.remote_addr = c->remote_addr;
 	c->pp.rkey = c->rkey;
 	c->pp.remote_known = true;
 	/* Its buffer is START's, whose completion may not be in yet. */
-	ret = kverbs_perf_wait(c->ep, kverbs_is_done(&c->ctrl_send.done),
-			       run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(c->ep, &c->ctrl_send.done, run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(c->ep, ret, KVERBS_STEP_SEND);
 	memset(adv, 0, c->ctrl_send.len);
@@ -306,9 +300,8 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled)
 	w = &c->wrs[wi];
 	w->seq = seq;
 
-	switch (run->test) {
-	case KVERBS_PERF_ATOMIC_LAT:
-	case KVERBS_PERF_ATOMIC_BW:
+	switch (run->t->op) {
+	case KVERBS_PERF_OP_ATOMIC:
 		/*
 		 * The operations on one remote word run in order, this one
 		 * after the rseq before it: it finds rseq there, and leaves
@@ -328,14 +321,14 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled)
 		u.atomic.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
 		u.atomic.rkey = c->rkey;
 		break;
-	case KVERBS_PERF_SEND_BW:
+	case KVERBS_PERF_OP_SEND:
 		wr = &u.rdma.wr;
 		wr->opcode = IB_WR_SEND;
 		break;
 	default:
 		wr = &u.rdma.wr;
-		wr->opcode = kverbs_perf_is_read(run->test) ? IB_WR_RDMA_READ :
-							      IB_WR_RDMA_WRITE;
+		wr->opcode = run->t->op == KVERBS_PERF_OP_READ ? IB_WR_RDMA_READ :
+								 IB_WR_RDMA_WRITE;
 		u.rdma.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
 		u.rdma.rkey = c->rkey;
 		break;
@@ -411,9 +404,25 @@ static int kverbs_perf_req_reap(struct kverbs_perf_req *c)
 {
 	if (c->smp.len == KVERBS_PERF_CHUNK)
 		kverbs_perf_samples_flush(&c->smp, c->run);
-	if (kverbs_perf_is_atomic(c->run->test))
+	if (c->run->t->op == KVERBS_PERF_OP_ATOMIC)
 		return kverbs_perf_req_check_atomics(c);
 	return 0;
+}
+
+/* Whether the window has room for another data work request. */
+static bool kverbs_perf_req_has_room(void *arg)
+{
+	struct kverbs_perf_req *c = arg;
+
+	return c->posted - kverbs_perf_req_completed(c) < c->window;
+}
+
+/* Whether every data work request posted has completed. */
+static bool kverbs_perf_req_drained(void *arg)
+{
+	struct kverbs_perf_req *c = arg;
+
+	return kverbs_perf_req_completed(c) == c->posted;
 }
 
 /* Account completions for the peak rate, over intervals of a millisecond. */
@@ -442,8 +451,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 	int ret;
 
 	while (!last) {
-		ret = kverbs_perf_wait(ep, c->posted - kverbs_perf_req_completed(c) < c->window,
-				       run->common.timeout_ns);
+		ret = kverbs_perf_wait(ep, kverbs_perf_req_has_room, c, run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
 		ret = kverbs_perf_req_reap(c);
@@ -475,7 +483,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 		 * its wait can be bounded, tell it now and then that we are
 		 * still at it.  It sees SENDs.
 		 */
-		if (tick && run->test != KVERBS_PERF_SEND_BW &&
+		if (tick && kverbs_perf_uses(run->t, KVERBS_PERF_MSG_PROGRESS) &&
 		    now - c->ctrl_ns > run->common.timeout_ns / 4 &&
 		    kverbs_is_done(&c->ctrl_send.done)) {
 			ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
@@ -484,8 +492,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 				return ret;
 		}
 	}
-	ret = kverbs_perf_wait(ep, kverbs_perf_req_completed(c) == c->posted,
-			       run->common.timeout_ns);
+	ret = kverbs_perf_wait(ep, kverbs_perf_req_drained, c, run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, c->step);
 	kverbs_perf_req_sample(c, ktime_get_ns());
@@ -502,20 +509,22 @@ static int kverbs_perf_req_round(struct kverbs_perf_req *c, u64 first,
 				 u64 n)
 {
 	struct kverbs_perf_run *run = c->run;
+	bool read = run->t->op == KVERBS_PERF_OP_READ;
 	struct kverbs_perf_msg m;
 	u32 len = run->msg_size, offset;
 	u64 i;
 	int ret;
 
-	if (!kverbs_perf_is_read(run->test)) {
+	if (!read) {
 		for (i = 0; i < n; i++)
 			kverbs_perf_fill(c->buf.vaddr + i * len, len, first + i);
 		kverbs_buf_sync_for_device(&c->buf);
 	}
 	ret = kverbs_perf_req_burst(c, n);
-	if (ret || run->test == KVERBS_PERF_SEND_BW)
+	/* SEND_BW: the responder checks each message as it arrives. */
+	if (ret || !kverbs_perf_uses(run->t, KVERBS_PERF_MSG_ROUND))
 		return ret;
-	if (kverbs_perf_is_read(run->test)) {
+	if (read) {
 		kverbs_buf_sync_range_for_cpu(&c->buf, 0, (size_t)n * len);
 		for (i = 0; i < n; i++) {
 			if (!kverbs_perf_check(c->buf.vaddr + i * len, len,
@@ -544,7 +553,7 @@ static int kverbs_perf_req_round(struct kverbs_perf_req *c, u64 first,
 static bool kverbs_perf_req_rounds(const struct kverbs_perf_run *run)
 {
 	return (run->flags & KVERBS_PERF_F_VALIDATE) &&
-	       !kverbs_perf_is_atomic(run->test);
+	       run->t->op != KVERBS_PERF_OP_ATOMIC;
 }
 
 static int kverbs_perf_req_loop(struct kverbs_perf_req *c)
@@ -561,7 +570,7 @@ static int kverbs_perf_req_loop(struct kverbs_perf_req *c)
 	c->limit = run->samples_max ?: U64_MAX;
 	/* Operations to run, 0 in duration mode. */
 	total = run->iterations ? min(run->iterations, c->limit) : 0;
-	if (kverbs_perf_is_pingpong(run->test)) {
+	if (kverbs_perf_is_pingpong(run->t)) {
 		ret = kverbs_perf_pp_client(&c->pp, total, c->limit, c->deadline_ns,
 					    &c->smp);
 		atomic64_set(&c->completed, c->pp.iters);
@@ -594,28 +603,10 @@ static int kverbs_perf_req_done(struct kverbs_perf_req *c, u64 elapsed_ns)
 					   kverbs_perf_req_completed(c),
 					   elapsed_ns, c->peak_bps);
 	if (!ret)
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&c->ctrl_send.done),
-				       c->run->common.timeout_ns);
+		ret = kverbs_perf_wait_done(ep, &c->ctrl_send.done, c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	return 0;
-}
-
-static enum kverbs_step kverbs_perf_req_step(u32 test)
-{
-	switch (test) {
-	case KVERBS_PERF_WRITE_BW:
-	case KVERBS_PERF_WRITE_LAT:
-		return KVERBS_STEP_RDMA_WRITE;
-	case KVERBS_PERF_READ_BW:
-	case KVERBS_PERF_READ_LAT:
-		return KVERBS_STEP_RDMA_READ;
-	case KVERBS_PERF_ATOMIC_LAT:
-	case KVERBS_PERF_ATOMIC_BW:
-		return KVERBS_STEP_ATOMIC;
-	default:
-		return KVERBS_STEP_SEND;
-	}
 }
 
 /**
@@ -641,7 +632,7 @@ struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
 		return ERR_PTR(kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP));
 	c->run = run;
 	c->ep = ep;
-	c->step = kverbs_perf_req_step(run->test);
+	c->step = run->t->step;
 	ret = kverbs_perf_req_setup(c);
 	if (ret)
 		ret = kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);

@@ -20,7 +20,7 @@
 struct kverbs_perf_resp {
 	struct kverbs_perf_run *run;
 	struct kverbs_ep *ep;
-	u32 test;
+	const struct kverbs_perf_ops *t;
 	u32 flags;
 	u32 msg_size;
 	u32 tx_depth;
@@ -67,17 +67,11 @@ struct kverbs_perf_resp {
  * take a CPU from the requester and, on a soft device (rxe, siw), from
  * the driver's own threads that move the data.
  */
-static bool kverbs_perf_resp_polls(u32 test, bool events)
+static bool kverbs_perf_resp_polls(const struct kverbs_perf_ops *t, bool events)
 {
-	switch (test) {
-	case KVERBS_PERF_WRITE_LAT:
+	if (t->seen_in_memory)
 		return true;
-	case KVERBS_PERF_SEND_BW:
-	case KVERBS_PERF_SEND_LAT:
-		return !events;
-	default:
-		return false;
-	}
+	return t->answer != KVERBS_PERF_ANSWER_NONE && !events;
 }
 
 /*
@@ -87,9 +81,9 @@ static bool kverbs_perf_resp_polls(u32 test, bool events)
  * the responder's messages before it sends DONE, and sends no PROGRESS:
  * one is enough there.
  */
-static u32 kverbs_perf_resp_credits(u32 test)
+static u32 kverbs_perf_resp_credits(const struct kverbs_perf_ops *t)
 {
-	return kverbs_perf_is_pingpong(test) ? 1 : KVERBS_PERF_CTRL_CREDITS;
+	return kverbs_perf_is_pingpong(t) ? 1 : KVERBS_PERF_CTRL_CREDITS;
 }
 
 static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
@@ -97,14 +91,15 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	struct kverbs_ep *ep = s->ep;
 	struct ib_device *ibdev = kverbs_ep_device(ep);
 	u32 max_reg = kverbs_max_reg_size(ibdev);
-	bool send = s->test == KVERBS_PERF_SEND_BW;
-	bool pingpong = kverbs_perf_is_pingpong(s->test);
+	const struct kverbs_perf_ops *t = s->t;
+	bool ring = t->answer == KVERBS_PERF_ANSWER_RECV;
+	bool pingpong = kverbs_perf_is_pingpong(t);
 	u32 data_recvs, depth;
 	struct kverbs_ep_caps caps = {
 		/* The registration of the buffer, one control message. */
 		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
 		.max_send_sge = 1,
-		.direct_poll = kverbs_perf_resp_polls(s->test, s->run->events),
+		.direct_poll = kverbs_perf_resp_polls(t, s->run->events),
 	};
 	u32 i;
 	int ret;
@@ -114,16 +109,13 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		return -EOPNOTSUPP;
 	}
 	/* SEND_BW, SEND_LAT: control messages arrive in the same receives as data. */
-	s->ctrl_len = kverbs_perf_ctrl_len(s->test, s->msg_size);
-	s->stride = send || s->test == KVERBS_PERF_SEND_LAT ?
-		    max(s->msg_size, s->ctrl_len) : s->msg_size;
+	s->ctrl_len = kverbs_perf_ctrl_len(t, s->msg_size);
+	s->stride = kverbs_perf_recv_data(t) ? max(s->msg_size, s->ctrl_len) : s->msg_size;
 	if (s->stride > max_reg)
 		return -EMSGSIZE;
-	if (kverbs_perf_is_atomic(s->test) &&
-	    ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
-		ibdev_dbg(ibdev, "no atomic operations\n");
-		return -EOPNOTSUPP;
-	}
+	ret = kverbs_perf_device_check(t, ibdev);
+	if (ret)
+		return ret;
 	/*
 	 * A ping-pong has one message in flight, whatever the client said.
 	 * SEND_BW's receives, one per slot, stay within what the device's
@@ -131,7 +123,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	 * marker (kverbs_ep_create_qp()).
 	 */
 	depth = s->tx_depth;
-	if (send)
+	if (ring)
 		depth = min_t(u32, KVERBS_PERF_RECV_AHEAD * depth,
 			      max(ibdev->attrs.max_qp_wr, 3) - 2);
 	s->slots = pingpong ? 1 : kverbs_perf_slots(s->stride, depth,
@@ -144,7 +136,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	if ((u64)(s->slots + pingpong) * s->stride > max_reg)
 		return -EMSGSIZE;
 	/* No receiver-not-ready retry: see kverbs_perf_req_credit(). */
-	s->flow = send && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
+	s->flow = ring && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
 	/*
 	 * SEND_BW: a receive per slot, refilled as soon as its message is
 	 * taken; a requester that runs ahead meets a receiver-not-ready and
@@ -154,8 +146,8 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	 * then.  A server posts ctrl_recv first of all in every test, for
 	 * the client's START.
 	 */
-	data_recvs = send ? s->slots : s->test == KVERBS_PERF_SEND_LAT;
-	s->ctrl_recvs = kverbs_perf_resp_credits(s->test);
+	data_recvs = ring ? s->slots : kverbs_perf_recv_data(t);
+	s->ctrl_recvs = kverbs_perf_resp_credits(t);
 	if (data_recvs)
 		s->ctrl_recvs = s->await_start;
 	caps.max_recv_wr = data_recvs + s->ctrl_recvs;
@@ -167,9 +159,9 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	if (ret)
 		return ret;
 	if (pingpong)
-		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, s->test, s->flags,
+		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
 				    s->msg_size, s->stride);
-	if (send) {
+	if (ring) {
 		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL_ACCOUNT);
 		if (!s->recvs)
 			return -ENOMEM;
@@ -219,8 +211,7 @@ static int kverbs_perf_resp_ctrl(struct kverbs_perf_resp *s,
 	struct ib_send_wr wr;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&s->ctrl_send.done),
-			       s->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &s->ctrl_send.done, s->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	memcpy(s->ctrl_send.buf, m, sizeof(*m));
@@ -252,8 +243,7 @@ static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 	struct kverbs_perf_msg m;
 	int ret;
 
-	ret = kverbs_perf_wait(ep, kverbs_is_done(&recv->done),
-			       s->run->common.timeout_ns);
+	ret = kverbs_perf_wait_done(ep, &recv->done, s->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	kverbs_msg_sync_for_cpu(recv);
@@ -261,7 +251,7 @@ static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 	if (recv->byte_len != s->ctrl_len ||
 	    le32_to_cpu(m.type) != KVERBS_PERF_MSG_START)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-	if (s->recvs || s->test == KVERBS_PERF_SEND_LAT)
+	if (kverbs_perf_recv_data(s->t))
 		return 0;
 	return kverbs_perf_resp_ctrl_repost(s);
 }
@@ -274,41 +264,24 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 		.slots = cpu_to_le32(s->slots),
 		.stride = cpu_to_le32(s->stride),
 	};
-	int access, ret;
+	int ret;
 	u32 i;
 
-	switch (s->test) {
-	case KVERBS_PERF_WRITE_BW:
-	case KVERBS_PERF_WRITE_LAT:
-		/* Remote write needs local write too, by the IB specification. */
-		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		break;
-	case KVERBS_PERF_READ_BW:
-	case KVERBS_PERF_READ_LAT:
-		access = IB_ACCESS_REMOTE_READ;
-		if (s->flags & KVERBS_PERF_F_VALIDATE)
-			kverbs_perf_resp_fill(s, 0);
-		break;
-	case KVERBS_PERF_ATOMIC_LAT:
-	case KVERBS_PERF_ATOMIC_BW:
-		/* The words start at 0, as the buffer was allocated. */
-		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC;
-		break;
-	default:
-		access = IB_ACCESS_LOCAL_WRITE;
-		break;
-	}
-	ret = kverbs_perf_register(s->ep, &s->buf, access, s->run->common.timeout_ns);
+	/* READ --validate: the first round, for the requester to check. */
+	if (s->t->op == KVERBS_PERF_OP_READ && (s->flags & KVERBS_PERF_F_VALIDATE))
+		kverbs_perf_resp_fill(s, 0);
+	ret = kverbs_perf_register(s->ep, &s->buf, s->t->resp_access,
+				   s->run->common.timeout_ns);
 	if (ret)
 		return ret;
-	if (s->test == KVERBS_PERF_SEND_BW) {
+	if (s->recvs) {
 		/* The requester sends nothing before it has the ADV. */
 		for (i = 0; i < s->slots; i++) {
 			ret = kverbs_perf_resp_post_recv(s, i);
 			if (ret)
 				return ret;
 		}
-	} else if (s->test == KVERBS_PERF_SEND_LAT) {
+	} else if (kverbs_perf_recv_data(s->t)) {
 		ret = kverbs_perf_pp_server_start(&s->pp);
 		if (ret)
 			return ret;
@@ -341,11 +314,11 @@ static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 	};
 	u32 i, offset;
 
-	if (!(s->flags & KVERBS_PERF_F_VALIDATE) || s->test == KVERBS_PERF_SEND_BW ||
-	    kverbs_perf_is_atomic(s->test) || kverbs_perf_is_pingpong(s->test) ||
+	if (!(s->flags & KVERBS_PERF_F_VALIDATE) ||
+	    !kverbs_perf_uses(s->t, KVERBS_PERF_MSG_ROUND) ||
 	    first != s->next_round || !n || n > s->slots)
 		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
-	if (s->test == KVERBS_PERF_WRITE_BW) {
+	if (s->t->op == KVERBS_PERF_OP_WRITE) {
 		kverbs_buf_sync_range_for_cpu(&s->buf, 0, (size_t)n * s->stride);
 		for (i = 0; i < n; i++) {
 			if (!kverbs_perf_check(s->buf.vaddr + (size_t)i * s->stride,
@@ -373,7 +346,7 @@ static int kverbs_perf_resp_check_atomics(struct kverbs_perf_resp *s, u64 ops)
 	u64 per_word = ops, want, got;
 	u32 extra = do_div(per_word, s->slots), i;
 
-	if (!kverbs_perf_is_atomic(s->test) || !(s->flags & KVERBS_PERF_F_VALIDATE))
+	if (s->t->op != KVERBS_PERF_OP_ATOMIC || !(s->flags & KVERBS_PERF_F_VALIDATE))
 		return 0;
 	/* The end of the test: the device gets none of it back. */
 	kverbs_buf_sync_range_for_cpu(&s->buf, 0, (size_t)s->slots * s->stride);
@@ -452,8 +425,8 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	u64 n;
 	int ret;
 
-	if (kverbs_perf_is_pingpong(s->test)) {
-		ret = kverbs_perf_pp_server(&s->pp, s->test == KVERBS_PERF_SEND_LAT ?
+	if (kverbs_perf_is_pingpong(s->t)) {
+		ret = kverbs_perf_pp_server(&s->pp, kverbs_perf_recv_data(s->t) ?
 					    NULL : &s->ctrl_recv[0], s->ctrl_len, &m);
 		s->received = s->pp.iters;
 		if (ret)
@@ -465,14 +438,12 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 		n = s->consumed;
 		slot = do_div(n, s->slots);
 		r = &s->recvs[slot];
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&r->done),
-				       kverbs_perf_resp_silence(s));
+		ret = kverbs_perf_wait_done(ep, &r->done, kverbs_perf_resp_silence(s));
 		len = r->byte_len;
 		data = s->buf.vaddr + (size_t)slot * s->stride;
 	} else {
 		ctrl = kverbs_perf_resp_ctrl_recv(s);
-		ret = kverbs_perf_wait(ep, kverbs_is_done(&ctrl->done),
-				       kverbs_perf_resp_silence(s));
+		ret = kverbs_perf_wait_done(ep, &ctrl->done, kverbs_perf_resp_silence(s));
 		len = ctrl->byte_len;
 		data = ctrl->buf;
 	}
@@ -525,11 +496,16 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
  * ends the wait - the requester's disconnect, the time limit, a signal -
  * the test itself is over and done.
  */
+static bool kverbs_perf_resp_never(void *arg)
+{
+	return false;
+}
+
 static void kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
 {
 	int ret;
 
-	ret = kverbs_perf_wait(s->ep, false, s->run->common.timeout_ns);
+	ret = kverbs_perf_wait(s->ep, kverbs_perf_resp_never, NULL, s->run->common.timeout_ns);
 	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the requester's disconnect ended with %d\n",
 		  ret);
 }
@@ -553,7 +529,7 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 		return ERR_PTR(kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP));
 	s->run = run;
 	s->ep = ep;
-	s->test = run->test;
+	s->t = run->t;
 	s->flags = run->flags;
 	s->msg_size = run->msg_size;
 	s->tx_depth = run->tx_depth;

@@ -255,6 +255,7 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 			 u32 *value, int *error)
 {
 	struct kverbs_perf_hello hello = {}, *h = &hello;
+	const struct kverbs_perf_ops *t;
 	u32 test, flags, msg_size, tx_depth;
 	u64 iterations, duration_ns, ceiling;
 	unsigned long irqflags;
@@ -284,12 +285,16 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	flags = le16_to_cpu(h->flags);
 	msg_size = le32_to_cpu(h->msg_size);
 	tx_depth = le32_to_cpu(h->tx_depth);
+	t = kverbs_perf_ops_get(test);
+	/*
+	 * Only the flags the test takes.  A test this server does not know
+	 * is refused below, for itself; its flags are checked first, as
+	 * those of a test that is not atomic.
+	 */
 	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
-	    flags & ~KVERBS_PERF_FLAGS ||
-	    ((flags & KVERBS_PERF_F_CMP_SWAP) && !kverbs_perf_is_atomic(test)) ||
-	    ((flags & KVERBS_PERF_F_REVERSE) && kverbs_perf_is_lat(test)))
+	    flags & ~(t ? t->flags : KVERBS_PERF_FLAGS & ~KVERBS_PERF_F_CMP_SWAP))
 		return KVERBS_PERF_REJECT_RESERVED;
-	if (!test || test > KVERBS_PERF_SEND_LAT || (run->test && test != run->test)) {
+	if (!t || (run->test && test != run->test)) {
 		*value = test;
 		*error = -EOPNOTSUPP;
 		return KVERBS_PERF_REJECT_TEST;
@@ -299,8 +304,8 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 		*error = -EMSGSIZE;
 		return KVERBS_PERF_REJECT_SIZE;
 	}
-	if (kverbs_perf_is_atomic(test) && msg_size != KVERBS_PERF_ATOMIC_SIZE) {
-		*value = KVERBS_PERF_ATOMIC_SIZE;
+	if (t->msg_size && msg_size != t->msg_size) {
+		*value = t->msg_size;
 		*error = -EINVAL;
 		return KVERBS_PERF_REJECT_SIZE;
 	}
@@ -329,7 +334,7 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	 * A WRITE_LAT responder sees each WRITE only in its memory, with no
 	 * completion to sleep on: it would spin a CPU for the peer.
 	 */
-	if (test == KVERBS_PERF_WRITE_LAT && run->events) {
+	if (t->seen_in_memory && run->events) {
 		*value = test;
 		*error = -EOPNOTSUPP;
 		return KVERBS_PERF_REJECT_BUSY_POLL;
@@ -348,6 +353,7 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	}
 
 	run->test = test;
+	run->t = t;
 	run->flags = flags;
 	run->msg_size = msg_size;
 	run->tx_depth = tx_depth;

@@ -201,6 +201,8 @@ int kv_threads_run(unsigned int n, void *(*fn)(void *arg), void **args, int *sto
 int kv_cmd_devices(int argc, char **argv);
 int kv_cmd_ping(int argc, char **argv);
 int kv_cmd_perf(int argc, char **argv);	/* argv[0]: write_bw, read_lat, ... */
+bool kv_perf_is_cmd(const char *name);
+void kv_perf_commands(FILE *f);
 int kv_cmd_serve(int argc, char **argv);
 int kv_cmd_lesson(int argc, char **argv);
 

@@ -37,35 +37,122 @@
 #define KV_PERF_NS_PER_SAMPLE	1000
 #define KV_PERF_SAMPLES_MAX	(16u << 20)
 
+/* What a test reports, and how it ran. */
 enum {
-	KV_PERF_LAT = 1 << 0,		/* one operation in flight, each timed */
-	KV_PERF_ATOMIC = 1 << 1,	/* 8-byte atomics, with -A */
-	KV_PERF_PINGPONG = 1 << 2,	/* the server answers; a sample is half a round trip */
+	KV_PERF_LAT = 1 << 0,		/* latency: each operation timed, perftest's columns */
+	KV_PERF_ATOMIC = 1 << 1,	/* 8-byte atomics: the type in the title and --json */
+	/* The server's CPU takes every message: with --busy-poll it polls as the responder too. */
+	KV_PERF_RECV = 1 << 2,
 };
 
-struct kv_perf_test {
-	const char *cmd;
-	uint32_t test;
-	const char *verb;	/* as perftest's titles name it */
-	unsigned int kind;
-	uint32_t size;		/* perftest's default */
-	uint64_t feature;	/* the module's KVERBS_FEATURE_* that runs it */
+/* The options a test takes beyond those every test takes. */
+enum {
+	KV_OPT_SIZE = 1 << 0,		/* -s any size, -a */
+	KV_OPT_ATOMIC = 1 << 1,		/* -A TYPE */
+	KV_OPT_DEPTH = 1 << 2,		/* -t N, -q N; without it the depth is 1 */
+	KV_OPT_REVERSE = 1 << 3,	/* -b, and the server's --no-reverse */
+	KV_OPT_EVENTS = 1 << 4,		/* -e; without it, .polls says why */
 };
+
+/*
+ * One perf subcommand.  Adding a test takes an entry here, beside the
+ * module's (kverbs_perf_tests[] in kernel/perf.c); the option checks,
+ * --help, the text and --json reports read it.
+ */
+struct kv_perf_test {
+	const char *cmd;	/* the subcommand, and "test" in --json */
+	uint32_t test;		/* &enum kverbs_perf_test */
+	const char *verb;	/* as perftest's titles name it */
+	unsigned int kind;	/* KV_PERF_*: what it reports */
+	unsigned int opts;	/* KV_OPT_*: the options it takes */
+	uint32_t size;		/* perftest's default -s */
+	uint32_t iters;		/* perftest's default -n */
+	uint64_t feature;	/* the module's KVERBS_FEATURE_* that runs it */
+	const char *counts;	/* --help: what -n counts */
+	const char *validate;	/* --help: what --validate checks */
+	const char *bidir;	/* --help: what -b's server does to the client */
+	const char *polls;	/* no -e: why each side busy-polls */
+};
+
+/* --validate, as the tests that move data check it. */
+#define KV_VALIDATE_DATA \
+	"check every byte of every message against a pattern\n" \
+	"                        carrying its iteration number (the receiving side\n" \
+	"                        checks; WRITE and READ then run in rounds)"
+#define KV_VALIDATE_ATOMIC \
+	"check every value fetched, and the server every word's\n" \
+	"                        final value"
+#define KV_VALIDATE_PINGPONG \
+	"check every byte of every message against a pattern\n" \
+	"                        carrying its iteration number (both sides check\n" \
+	"                        what the other sent)"
+/* The bandwidth and the latency tests' options. */
+#define KV_OPTS_BW	(KV_OPT_DEPTH | KV_OPT_REVERSE | KV_OPT_EVENTS)
+#define KV_OPTS_LAT	KV_OPT_EVENTS
 
 static const struct kv_perf_test kv_perf_tests[] = {
-	{ "write_bw", KVERBS_PERF_WRITE_BW, "RDMA_Write", 0, 65536, KVERBS_FEATURE_PERF },
-	{ "read_bw", KVERBS_PERF_READ_BW, "RDMA_Read", 0, 65536, KVERBS_FEATURE_PERF },
-	{ "send_bw", KVERBS_PERF_SEND_BW, "Send", 0, 65536, KVERBS_FEATURE_PERF },
-	{ "read_lat", KVERBS_PERF_READ_LAT, "RDMA_Read", KV_PERF_LAT, 2,
-	  KVERBS_FEATURE_PERF_LAT },
-	{ "atomic_lat", KVERBS_PERF_ATOMIC_LAT, "Atomic", KV_PERF_LAT | KV_PERF_ATOMIC,
-	  KV_PERF_ATOMIC_SIZE, KVERBS_FEATURE_PERF_LAT },
-	{ "atomic_bw", KVERBS_PERF_ATOMIC_BW, "Atomic", KV_PERF_ATOMIC, KV_PERF_ATOMIC_SIZE,
-	  KVERBS_FEATURE_PERF_LAT },
-	{ "write_lat", KVERBS_PERF_WRITE_LAT, "RDMA_Write", KV_PERF_LAT | KV_PERF_PINGPONG, 2,
-	  KVERBS_FEATURE_PERF_PINGPONG },
-	{ "send_lat", KVERBS_PERF_SEND_LAT, "Send", KV_PERF_LAT | KV_PERF_PINGPONG, 2,
-	  KVERBS_FEATURE_PERF_PINGPONG },
+	{
+		.cmd = "write_bw", .test = KVERBS_PERF_WRITE_BW, .verb = "RDMA_Write",
+		.opts = KV_OPTS_BW | KV_OPT_SIZE,
+		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
+		.feature = KVERBS_FEATURE_PERF,
+		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
+		.bidir = "writes to",
+	},
+	{
+		.cmd = "read_bw", .test = KVERBS_PERF_READ_BW, .verb = "RDMA_Read",
+		.opts = KV_OPTS_BW | KV_OPT_SIZE,
+		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
+		.feature = KVERBS_FEATURE_PERF,
+		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
+		.bidir = "reads from",
+	},
+	{
+		.cmd = "send_bw", .test = KVERBS_PERF_SEND_BW, .verb = "Send",
+		.kind = KV_PERF_RECV, .opts = KV_OPTS_BW | KV_OPT_SIZE,
+		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
+		.feature = KVERBS_FEATURE_PERF,
+		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
+		.bidir = "sends to",
+	},
+	{
+		.cmd = "read_lat", .test = KVERBS_PERF_READ_LAT, .verb = "RDMA_Read",
+		.kind = KV_PERF_LAT, .opts = KV_OPTS_LAT | KV_OPT_SIZE,
+		.size = 2, .iters = KV_PERF_LAT_ITERS,
+		.feature = KVERBS_FEATURE_PERF_LAT,
+		.counts = "operations to time", .validate = KV_VALIDATE_DATA,
+	},
+	{
+		.cmd = "atomic_lat", .test = KVERBS_PERF_ATOMIC_LAT, .verb = "Atomic",
+		.kind = KV_PERF_LAT | KV_PERF_ATOMIC, .opts = KV_OPTS_LAT | KV_OPT_ATOMIC,
+		.size = KV_PERF_ATOMIC_SIZE, .iters = KV_PERF_LAT_ITERS,
+		.feature = KVERBS_FEATURE_PERF_LAT,
+		.counts = "operations to time", .validate = KV_VALIDATE_ATOMIC,
+	},
+	{
+		.cmd = "atomic_bw", .test = KVERBS_PERF_ATOMIC_BW, .verb = "Atomic",
+		.kind = KV_PERF_ATOMIC, .opts = KV_OPTS_BW | KV_OPT_ATOMIC,
+		.size = KV_PERF_ATOMIC_SIZE, .iters = KVERBS_PERF_DEFAULT_ITERS,
+		.feature = KVERBS_FEATURE_PERF_LAT,
+		.counts = "operations to do", .validate = KV_VALIDATE_ATOMIC,
+		.bidir = "does atomics on",
+	},
+	{
+		.cmd = "write_lat", .test = KVERBS_PERF_WRITE_LAT, .verb = "RDMA_Write",
+		.kind = KV_PERF_LAT, .opts = KV_OPT_SIZE,
+		.size = 2, .iters = KV_PERF_LAT_ITERS,
+		.feature = KVERBS_FEATURE_PERF_PINGPONG,
+		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
+		.polls = "each side sees the other's WRITE only by polling its memory",
+	},
+	{
+		.cmd = "send_lat", .test = KVERBS_PERF_SEND_LAT, .verb = "Send",
+		.kind = KV_PERF_LAT | KV_PERF_RECV,
+		.opts = KV_OPTS_LAT | KV_OPT_SIZE,
+		.size = 2, .iters = KV_PERF_LAT_ITERS,
+		.feature = KVERBS_FEATURE_PERF_PINGPONG,
+		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
+	},
 };
 
 #define KV_PERF_NTESTS	(sizeof(kv_perf_tests) / sizeof(kv_perf_tests[0]))
@@ -107,12 +194,12 @@ static const char *kv_perf_atomic_type(const struct kverbs_perf *cmd)
 
 static void perf_usage(FILE *f, const struct kv_perf_test *t)
 {
-	bool lat = t->kind & KV_PERF_LAT, atomic = t->kind & KV_PERF_ATOMIC;
-	bool pingpong = t->kind & KV_PERF_PINGPONG;
+	bool lat = t->kind & KV_PERF_LAT;
+	int indent = strlen(kv_prog) + strlen(t->cmd) + 1;
 
 	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
-		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s [-p PORT]\n"
+		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate] [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
 		"       %*s [--busy-poll] [ADDR]\n"
@@ -123,14 +210,15 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"Not wire-compatible with perftest: a kverbs client needs a kverbs server\n"
 		"(this command without ADDR, or kverbs serve), though both use port %u.\n"
 		"\n",
-		kv_prog, t->cmd, atomic ? "[-A TYPE]" : "[-s SIZE | -a]",
-		lat ? "" : " [-t TXDEPTH] [-q QPS] [-b]",
-		t->test == KVERBS_PERF_WRITE_LAT ? "" : " [-e]",
-		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "",
-		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "", lat ? "" : " [--no-reverse]",
-		(int)(strlen(kv_prog) + strlen(t->cmd) + 1), "",
+		kv_prog, t->cmd, t->opts & KV_OPT_SIZE ? "[-s SIZE | -a]" : "[-A TYPE]",
+		t->opts & KV_OPT_DEPTH ? " [-t TXDEPTH] [-q QPS]" : "",
+		t->opts & KV_OPT_REVERSE ? " [-b]" : "",
+		t->opts & KV_OPT_EVENTS ? " [-e]" : "",
+		indent, "",
+		indent, "", t->opts & KV_OPT_REVERSE ? " [--no-reverse]" : "",
+		indent, "",
 		t->cmd, KVERBS_PERF_DEFAULT_PORT);
-	if (atomic)
+	if (t->opts & KV_OPT_ATOMIC)
 		fprintf(f,
 			"  -A, --atomic_type TYPE\n"
 			"                        %s (default) or %s; the server\n"
@@ -151,34 +239,32 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	fprintf(f,
 		"  -n, --iters ITERS     %s (default %u)\n"
 		"  -D, --duration SEC    run this long instead%s\n",
-		pingpong ? "round trips to time" :
-		lat ? "operations to time" : atomic ? "operations to do" : "messages to move",
-		lat ? KV_PERF_LAT_ITERS : KVERBS_PERF_DEFAULT_ITERS,
-		lat ? ", or until the samples run out:" : "");
+		t->counts, t->iters, lat ? ", or until the samples run out:" : "");
 	if (lat)
 		fprintf(f,
 			"                        the client has room for one per microsecond of\n"
-			"                        it, at most %u Mi\n"
-			"  -t, --tx-depth 1      operations in flight: a latency test times them one\n"
-			"                        at a time, so 1 is the only depth\n",
+			"                        it, at most %u Mi\n",
 			KV_PERF_SAMPLES_MAX >> 20);
-	else
+	if (t->opts & KV_OPT_DEPTH)
 		fprintf(f,
 			"  -t, --tx-depth N      work requests kept in flight (default %u, at most %u)\n"
 			"  -q, --qp N            N connections at once, each with its own QP and its\n"
 			"                        own thread (default 1, at most %u); the numbers are\n"
-			"                        their sum.  Give it to the server too.\n"
+			"                        their sum.  Give it to the server too.\n",
+			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH, KV_PERF_MAX_QPS);
+	else
+		fprintf(f,
+			"  -t, --tx-depth 1      operations in flight: a latency test times them one\n"
+			"                        at a time, so 1 is the only depth\n");
+	if (t->opts & KV_OPT_REVERSE)
+		fprintf(f,
 			"  -b, --bidirectional   both ways at once: as many connections again, on\n"
 			"                        which the server %s the client; the numbers\n"
 			"                        are the sum of both directions.  Give it to the\n"
 			"                        server too.\n",
-			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH, KV_PERF_MAX_QPS,
-			t->test == KVERBS_PERF_READ_BW ? "reads from" :
-			t->test == KVERBS_PERF_SEND_BW ? "sends to" :
-			atomic ? "does atomics on" : "writes to");
-	if (t->test == KVERBS_PERF_WRITE_LAT)
-		fprintf(f,
-			"  (no -e: each side sees the other's WRITE only by polling its memory)\n");
+			t->bidir);
+	if (!(t->opts & KV_OPT_EVENTS))
+		fprintf(f, "  (no -e: %s)\n", t->polls);
 	else
 		fprintf(f,
 			"  -e, --events          client: sleep until the completion interrupt instead\n"
@@ -212,19 +298,11 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"                        ... to FILE instead\n"
 		"perftest's -d DEVICE, -i PORT and -x GID_INDEX are refused: rdma_cm takes the\n"
 		"device, port and GID from the address.  --run_infinitely is refused too.\n",
-		KVERBS_PERF_DEFAULT_PORT, lat ? " (in --json)" : "",
-		atomic ? "check every value fetched, and the server every word's\n"
-			 "                        final value" :
-		pingpong ? "check every byte of every message against a pattern\n"
-			   "                        carrying its iteration number (both sides check\n"
-			   "                        what the other sent)" :
-			 "check every byte of every message against a pattern\n"
-			 "                        carrying its iteration number (the receiving side\n"
-			 "                        checks; WRITE and READ then run in rounds)",
-		lat ? "" :
+		KVERBS_PERF_DEFAULT_PORT, lat ? " (in --json)" : "", t->validate,
+		!(t->opts & KV_OPT_REVERSE) ? "" :
 		"      --no-reverse      server: refuse the reverse direction, the half of a\n"
 		"                        client's -b in which the server moves the data\n",
-		t->test == KVERBS_PERF_WRITE_LAT ?
+		t->polls ?
 		"busy-poll for the client; implied: a write_lat\n"
 		"                        server sees each WRITE only by polling its memory" :
 		"busy-poll the CQ for the client, as perftest's\n"
@@ -335,7 +413,6 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	};
 	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:";
 	const struct kv_perf_test *t = kv_perf_test(test);
-	bool lat = t->kind & KV_PERF_LAT;
 	const char *cmd = t->cmd, *after_d = NULL;
 	char buf[8];
 	int opt;
@@ -345,10 +422,10 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	o->test = test;
 	o->port = KVERBS_PERF_DEFAULT_PORT;
 	o->size = t->size;
-	o->iters = lat ? KV_PERF_LAT_ITERS : KVERBS_PERF_DEFAULT_ITERS;
+	o->iters = t->iters;
 	o->qps = 1;
 	/* perftest's latency clients send one at a time; 0 is the module's 128. */
-	o->tx_depth = lat ? 1 : 0;
+	o->tx_depth = t->opts & KV_OPT_DEPTH ? 0 : 1;
 	if (kv_perf_device_attached(cmd, argc, argv))
 		return -1;
 	/* 0, not 1: also forget a group of options a previous parse left half-read. */
@@ -384,9 +461,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 				kv_usage_error(cmd, "invalid size '%s'", optarg);
 				return -1;
 			}
-			if ((t->kind & KV_PERF_ATOMIC) && o->size != KV_PERF_ATOMIC_SIZE) {
+			if (!(t->opts & KV_OPT_SIZE) && o->size != t->size) {
 				kv_usage_error(cmd, "invalid size '%s': atomic operations are on %u-byte words, -s can only be %u",
-					       optarg, KV_PERF_ATOMIC_SIZE, KV_PERF_ATOMIC_SIZE);
+					       optarg, t->size, t->size);
 				return -1;
 			}
 			o->size_set = true;
@@ -413,7 +490,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 					       KVERBS_PERF_MAX_DEPTH);
 				return -1;
 			}
-			if (lat && o->tx_depth != 1) {
+			if (!(t->opts & KV_OPT_DEPTH) && o->tx_depth != 1) {
 				kv_usage_error(cmd, "invalid TX depth '%s': a latency test has one operation in flight, -t can only be 1",
 					       optarg);
 				return -1;
@@ -424,7 +501,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 				return -1;
 			break;
 		case 'A':
-			if (!(t->kind & KV_PERF_ATOMIC)) {
+			if (!(t->opts & KV_OPT_ATOMIC)) {
 				kv_usage_error(cmd, "-A is for the atomic tests, atomic_lat and atomic_bw");
 				return -1;
 			}
@@ -439,15 +516,15 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			}
 			break;
 		case 'a':
-			if (t->kind & KV_PERF_ATOMIC) {
+			if (!(t->opts & KV_OPT_SIZE)) {
 				kv_usage_error(cmd, "-a is not for the atomic tests: their only size is %u",
-					       KV_PERF_ATOMIC_SIZE);
+					       t->size);
 				return -1;
 			}
 			o->all = true;
 			break;
 		case 'q':
-			if (lat) {
+			if (!(t->opts & KV_OPT_DEPTH)) {
 				kv_usage_error(cmd, "-q is for the bandwidth tests: a latency test has one QP");
 				return -1;
 			}
@@ -458,15 +535,15 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			}
 			break;
 		case 'b':
-			if (lat) {
+			if (!(t->opts & KV_OPT_REVERSE)) {
 				kv_usage_error(cmd, "-b is for the bandwidth tests: a latency test times the client's own operations");
 				return -1;
 			}
 			o->bidir = true;
 			break;
 		case 'e':
-			if (test == KVERBS_PERF_WRITE_LAT) {
-				kv_usage_error(cmd, "-e is not for write_lat: each side sees the other's WRITE only by polling its memory");
+			if (!(t->opts & KV_OPT_EVENTS)) {
+				kv_usage_error(cmd, "-e is not for %s: %s", cmd, t->polls);
 				return -1;
 			}
 			o->events = true;
@@ -493,7 +570,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 				return -1;
 			break;
 		case OPT_NO_REVERSE:
-			if (lat) {
+			if (!(t->opts & KV_OPT_REVERSE)) {
 				kv_usage_error(cmd, "--no-reverse is for the bandwidth tests: a latency test has no reverse direction");
 				return -1;
 			}
@@ -553,7 +630,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		return -1;
 	}
 	/* The only way to serve it: starting a write_lat server is the choice. */
-	if (o->role == KVERBS_ROLE_SERVER && test == KVERBS_PERF_WRITE_LAT)
+	if (o->role == KVERBS_ROLE_SERVER && t->polls)
 		o->busy_poll = true;
 	/* A server of -b's reverse half that refuses it would serve nobody there. */
 	if (o->no_reverse && o->bidir) {
@@ -619,13 +696,13 @@ static bool kv_perf_slept(const struct kv_perf_opts *o, const struct kv_perf_tes
 {
 	bool responder = !o->bidir && !(r->flags & KVERBS_PERF_F_REVERSE);
 
-	if (t->test == KVERBS_PERF_WRITE_LAT)
+	if (t->polls)
 		return false;
 	if (o->role == KVERBS_ROLE_CLIENT)
 		return o->events;
 	if (!o->busy_poll)
 		return true;
-	return responder && t->test != KVERBS_PERF_SEND_BW && t->test != KVERBS_PERF_SEND_LAT;
+	return responder && !(t->kind & KV_PERF_RECV);
 }
 
 static void kv_perf_print_text(const struct kv_perf_opts *o,
@@ -1511,6 +1588,33 @@ int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cm
 		cmd->flags |= KVERBS_PERF_F_NO_REVERSE;
 	*features |= KVERBS_FEATURE_PERF_CEILINGS;
 	return 0;
+}
+
+/**
+ * kv_perf_is_cmd - whether @name is a perf subcommand
+ * @name: a command's name
+ */
+bool kv_perf_is_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < KV_PERF_NTESTS; i++)
+		if (!strcmp(name, kv_perf_tests[i].cmd))
+			return true;
+	return false;
+}
+
+/**
+ * kv_perf_commands - the perf subcommands' lines of the tool's usage
+ * @f: where to print them
+ */
+void kv_perf_commands(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < KV_PERF_NTESTS; i++)
+		fprintf(f, "  %-10s perftest's ib_%s%s\n", kv_perf_tests[i].cmd,
+			kv_perf_tests[i].cmd, i ? "" : ": no ADDR to serve, ADDR to run");
 }
 
 /*
