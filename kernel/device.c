@@ -267,8 +267,15 @@ static u64 kverbs_device_caps(const struct ib_device_attr *attr)
 {
 	u64 caps = 0;
 
+	/*
+	 * The memory management extensions are fast registration, local
+	 * invalidation and SEND with invalidate together: ib_core has no
+	 * finer bit, and ULPs that invalidate remotely (nvme-rdma, NFS/RDMA)
+	 * test this one.
+	 */
 	if (attr->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)
-		caps |= KVERBS_DEVICE_CAP_FAST_REG;
+		caps |= KVERBS_DEVICE_CAP_FAST_REG | KVERBS_DEVICE_CAP_LOCAL_INV |
+			KVERBS_DEVICE_CAP_SEND_INV;
 	if (attr->kernel_cap_flags & IBK_SG_GAPS_REG)
 		caps |= KVERBS_DEVICE_CAP_SG_GAPS_REG;
 	if (attr->device_cap_flags & KVERBS_IB_DEVICE_ATOMIC_WRITE)
@@ -301,6 +308,34 @@ static void kverbs_device_fill(struct kverbs_device_info *info,
 	info->max_fast_reg_page_list_len = attr->max_fast_reg_page_list_len;
 	info->atomic_cap = attr->atomic_cap;
 	info->cap_flags = kverbs_device_caps(attr);
+	info->max_srq = attr->max_srq;
+	info->max_srq_wr = attr->max_srq_wr;
+	info->max_srq_sge = attr->max_srq_sge;
+	info->masked_atomic_cap = attr->masked_atomic_cap;
+}
+
+/*
+ * What a port's protocol allows, from ib_core's helpers rather than the
+ * driver's name.  UD and immediate data are InfiniBand transport
+ * services that RoCE keeps.  iWARP has no datagram service, and RDMAP
+ * (RFC 5040) no immediate data: siw takes IB_WR_SEND_WITH_IMM but fails
+ * it when it transmits, iw_cxgb4 and irdma refuse it.  The RDMA WRITE
+ * with immediate of RFC 7306, which iw_cxgb4 (T6 firmware) and irdma
+ * post and siw refuses, is a driver's choice that ib_core does not
+ * report, so an iWARP port is shown without immediate data rather than
+ * with a guess.  ib_core has no rdma_cap_*() for UD or immediate data:
+ * both follow rdma_ib_or_roce().  READ with invalidate is what
+ * rdma_cap_read_inv() says, as rdma_rw decides with it.
+ */
+static u32 kverbs_port_caps(struct ib_device *ibdev, u32 port)
+{
+	u32 caps = 0;
+
+	if (rdma_ib_or_roce(ibdev, port))
+		caps |= KVERBS_PORT_CAP_UD | KVERBS_PORT_CAP_IMM;
+	if (rdma_cap_read_inv(ibdev, port))
+		caps |= KVERBS_PORT_CAP_READ_INV;
+	return caps;
 }
 
 static int kverbs_port_fill(struct kverbs_port_info *info,
@@ -319,6 +354,7 @@ static int kverbs_port_fill(struct kverbs_port_info *info,
 	info->active_mtu = ib_mtu_enum_to_int(attr.active_mtu);
 	info->max_mtu = ib_mtu_enum_to_int(attr.max_mtu);
 	info->gid_tbl_len = attr.gid_tbl_len;
+	info->cap_flags = kverbs_port_caps(ibdev, port);
 	return 0;
 }
 
@@ -420,6 +456,12 @@ out_put:
 /* Entries grow by appending fields; a page is far beyond any future size. */
 #define KVERBS_MAX_ENTRY_SIZE	PAGE_SIZE
 
+/* A caller of the first version gets that much of each entry, unmoved. */
+static_assert(offsetofend(struct kverbs_device_info, cap_flags) ==
+	      KVERBS_DEVICE_INFO_SIZE_VER0);
+static_assert(offsetofend(struct kverbs_port_info, __reserved1) ==
+	      KVERBS_PORT_INFO_SIZE_VER0);
+
 /*
  * Copy @n entries of @ksize bytes to a user array of @usize-byte entries:
  * fields the caller does not know are cut off, fields it knows and the
@@ -459,9 +501,9 @@ int kverbs_devices_cmd(struct kverbs_devices *cmd)
 
 	if (cmd->flags)
 		return -EINVAL;
-	if (cmd->device_entry_size < sizeof(struct kverbs_device_info) ||
+	if (cmd->device_entry_size < KVERBS_DEVICE_INFO_SIZE_VER0 ||
 	    cmd->device_entry_size > KVERBS_MAX_ENTRY_SIZE ||
-	    cmd->port_entry_size < sizeof(struct kverbs_port_info) ||
+	    cmd->port_entry_size < KVERBS_PORT_INFO_SIZE_VER0 ||
 	    cmd->port_entry_size > KVERBS_MAX_ENTRY_SIZE)
 		return -EINVAL;
 

@@ -239,6 +239,8 @@ static uint64_t kv_interesting(void)
 		sizeof(struct kverbs_info), sizeof(struct kverbs_devices),
 		sizeof(struct kverbs_ping), sizeof(struct kverbs_ping) + 8,
 		sizeof(struct kverbs_device_info), sizeof(struct kverbs_port_info),
+		KVERBS_DEVICE_INFO_SIZE_VER0, KVERBS_DEVICE_INFO_SIZE_VER0 - 1,
+		KVERBS_PORT_INFO_SIZE_VER0, KVERBS_PORT_INFO_SIZE_VER0 - 1,
 		3600ULL * 1000000000ULL, 3600ULL * 1000000000ULL + 1,
 		/* PERF: its sizes before and after the samples, its limits */
 		offsetof(struct kverbs_perf, samples), sizeof(struct kverbs_perf),

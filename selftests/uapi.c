@@ -459,7 +459,8 @@ TEST_F(kverbs, info_reports_module)
 	struct kverbs_info info;
 	const __u64 want = KVERBS_FEATURE_DEVICES | KVERBS_FEATURE_PING |
 			   KVERBS_FEATURE_PING_LOG | KVERBS_FEATURE_PERF |
-			   KVERBS_FEATURE_PERF_LAT | KVERBS_FEATURE_PERF_PINGPONG;
+			   KVERBS_FEATURE_PERF_LAT | KVERBS_FEATURE_PERF_PINGPONG |
+			   KVERBS_FEATURE_DEVICE_CAPS;
 
 	/* Output fields' input values are ignored: make stale ones visible. */
 	memset(&info, 0xff, sizeof(info));
@@ -560,20 +561,37 @@ static struct kverbs_devices kv_devices_sizes(__u32 dsz, __u32 psz)
 	return d;
 }
 
+/*
+ * The first version's entries are the smallest taken: one byte less is
+ * refused, whatever the other entry's size; they and every size up to
+ * this header's pass the check (and the empty arrays are too small).
+ */
 TEST_F(kverbs, devices_entry_size_too_small)
 {
-	const __u32 dsz = sizeof(struct kverbs_device_info);
-	const __u32 psz = sizeof(struct kverbs_port_info);
+	const __u32 dsz = KVERBS_DEVICE_INFO_SIZE_VER0;
+	const __u32 psz = KVERBS_PORT_INFO_SIZE_VER0;
 	struct kverbs_devices d;
 
 	d = kv_devices_sizes(dsz - 1, psz);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+	d = kv_devices_sizes(dsz - 1, sizeof(struct kverbs_port_info));
 	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(0, psz);
 	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(dsz, psz - 1);
 	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+	d = kv_devices_sizes(sizeof(struct kverbs_device_info), psz - 1);
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 	d = kv_devices_sizes(dsz, 0);
 	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+
+	d = kv_devices_sizes(dsz, psz);
+	EXPECT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+	d = kv_devices_sizes(dsz + 1, psz + 1);
+	EXPECT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
+	d = kv_devices_sizes(sizeof(struct kverbs_device_info) - 1,
+			     sizeof(struct kverbs_port_info) - 1);
+	EXPECT_ERRNO(ENOSPC, kv_ioctl(KVERBS_IOC_DEVICES, &d));
 }
 
 TEST_F(kverbs, devices_entry_size_too_large)
@@ -713,20 +731,65 @@ static void kv_devlist_free(struct kv_devlist *l)
 	free(l->ports);
 }
 
+static size_t kv_min(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Entry @i, as much of it as the entries hold; the rest of the struct 0. */
 static struct kverbs_device_info kv_devlist_dev(const struct kv_devlist *l, __u32 i)
 {
-	struct kverbs_device_info info;
+	struct kverbs_device_info info = { 0 };
 
-	memcpy(&info, l->devs + (size_t)i * l->cmd.device_entry_size, sizeof(info));
+	memcpy(&info, l->devs + (size_t)i * l->cmd.device_entry_size,
+	       kv_min(sizeof(info), l->cmd.device_entry_size));
 	return info;
 }
 
 static struct kverbs_port_info kv_devlist_port(const struct kv_devlist *l, __u32 i)
 {
-	struct kverbs_port_info info;
+	struct kverbs_port_info info = { 0 };
 
-	memcpy(&info, l->ports + (size_t)i * l->cmd.port_entry_size, sizeof(info));
+	memcpy(&info, l->ports + (size_t)i * l->cmd.port_entry_size,
+	       kv_min(sizeof(info), l->cmd.port_entry_size));
 	return info;
+}
+
+/* The entries hold this header's fields, the capabilities among them. */
+static bool kv_devlist_has_caps(const struct kv_devlist *l)
+{
+	return l->cmd.device_entry_size >= sizeof(struct kverbs_device_info) &&
+	       l->cmd.port_entry_size >= sizeof(struct kverbs_port_info);
+}
+
+/*
+ * $KV_DEV's capabilities, as ib_core has them: rxe (RoCE) has SRQ, UD,
+ * immediate data, both invalidations and atomics, and not READ with
+ * invalidate, which ib_core grants iWARP only; siw (iWARP) the reverse
+ * for the port's and no atomics.  devices.sh compares the numbers with
+ * ibv_devinfo.
+ */
+static void kv_devlist_check_caps(struct __test_metadata *_metadata,
+				  const struct kverbs_device_info *dev,
+				  const struct kverbs_port_info *port)
+{
+	const bool iwarp = !strcmp(kv_env("KV_TYPE", "rxe"), "siw");
+	const __u64 inv = KVERBS_DEVICE_CAP_LOCAL_INV | KVERBS_DEVICE_CAP_SEND_INV;
+
+	EXPECT_GE(dev->max_srq, 1);
+	EXPECT_GE(dev->max_srq_wr, 1);
+	EXPECT_GE(dev->max_srq_sge, 1);
+	EXPECT_EQ(inv, dev->cap_flags & inv);
+	EXPECT_LE(dev->masked_atomic_cap, KVERBS_ATOMIC_GLOB);
+	EXPECT_EQ(0, port->__reserved2);
+	if (iwarp) {
+		EXPECT_EQ(KVERBS_TRANSPORT_IWARP, dev->transport);
+		EXPECT_EQ(KVERBS_PORT_CAP_READ_INV, port->cap_flags);
+	} else {
+		EXPECT_EQ(KVERBS_TRANSPORT_IB, dev->transport);
+		EXPECT_NE(KVERBS_ATOMIC_NONE, dev->atomic_cap);
+		EXPECT_EQ(KVERBS_PORT_CAP_UD | KVERBS_PORT_CAP_IMM, port->cap_flags);
+	}
 }
 
 /*
@@ -737,7 +800,7 @@ static void kv_devlist_check(struct __test_metadata *_metadata,
 			     const struct kv_devlist *l)
 {
 	const char *want = kv_env("KV_DEV", "rxe0");
-	struct kverbs_device_info dev;
+	struct kverbs_device_info dev, ours = { 0 };
 	struct kverbs_port_info port;
 	__u32 i, found = 0, first = 0, nports = 0;
 	int port1 = 0;
@@ -749,6 +812,7 @@ static void kv_devlist_check(struct __test_metadata *_metadata,
 		EXPECT_LE((__u64)dev.first_port + dev.port_count, l->cmd.port_count);
 		if (!strncmp(dev.name, want, sizeof(dev.name))) {
 			found++;
+			ours = dev;
 			first = dev.first_port;
 			nports = dev.port_count;
 			EXPECT_TRUE(dev.cap_flags & KVERBS_DEVICE_CAP_FAST_REG);
@@ -783,6 +847,8 @@ static void kv_devlist_check(struct __test_metadata *_metadata,
 				   want, port.active_mtu);
 		EXPECT_GE(port.max_mtu, port.active_mtu);
 		EXPECT_GE(port.gid_tbl_len, 1);
+		if (kv_devlist_has_caps(l))
+			kv_devlist_check_caps(_metadata, &ours, &port);
 	}
 	EXPECT_EQ(1, port1);
 }
@@ -795,8 +861,8 @@ static void kv_devlist_check_padding(struct __test_metadata *_metadata,
 				     const struct kv_devlist *l)
 {
 	const __u32 dsz = l->cmd.device_entry_size, psz = l->cmd.port_entry_size;
-	const size_t dknown = sizeof(struct kverbs_device_info);
-	const size_t pknown = sizeof(struct kverbs_port_info);
+	const size_t dknown = kv_min(sizeof(struct kverbs_device_info), dsz);
+	const size_t pknown = kv_min(sizeof(struct kverbs_port_info), psz);
 	__u32 i;
 
 	for (i = 0; i < l->cmd.device_count; i++)
@@ -830,6 +896,87 @@ TEST_F(kverbs, devices_larger_entries)
 	kv_devlist_check(_metadata, &l);
 	kv_devlist_check_padding(_metadata, &l);
 	kv_devlist_free(&l);
+}
+
+/*
+ * struct kverbs_device_info and kverbs_port_info as the first version of
+ * this header has them, which a tool built then still uses.  Frozen:
+ * this is the layout the module must keep serving.
+ */
+struct kv_device_info_v0 {
+	char name[KVERBS_DEVICE_NAME_MAX];
+	__aligned_u64 node_guid;
+	__u32 node_type;
+	__u32 transport;
+	__u32 first_port;
+	__u32 port_count;
+	__u32 max_qp;
+	__u32 max_qp_wr;
+	__u32 max_cqe;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_sge_rd;
+	__u32 max_qp_rd_atom;
+	__u32 max_qp_init_rd_atom;
+	__aligned_u64 max_mr_size;
+	__u32 max_fast_reg_page_list_len;
+	__u32 atomic_cap;
+	__aligned_u64 cap_flags;
+};
+
+struct kv_port_info_v0 {
+	__u32 port_num;
+	__u8 state;
+	__u8 phys_state;
+	__u8 link_layer;
+	__u8 __reserved0;
+	__u32 active_mtu;
+	__u32 max_mtu;
+	__u32 gid_tbl_len;
+	__u32 __reserved1;
+};
+
+_Static_assert(sizeof(struct kv_device_info_v0) == KVERBS_DEVICE_INFO_SIZE_VER0,
+	       "KVERBS_DEVICE_INFO_SIZE_VER0 is the first version's size");
+_Static_assert(sizeof(struct kv_port_info_v0) == KVERBS_PORT_INFO_SIZE_VER0,
+	       "KVERBS_PORT_INFO_SIZE_VER0 is the first version's size");
+
+/*
+ * A tool of the first version on this module: its entries get exactly
+ * the bytes that this header's entries begin with (the fields did not
+ * move), nothing is written past them, and $KV_DEV still parses.
+ */
+TEST_F(kverbs, devices_first_version_entries)
+{
+	struct kv_devlist old, cur;
+	struct kv_device_info_v0 d0;
+	struct kv_port_info_v0 p0;
+	__u32 i;
+
+	kv_devices_get(_metadata, &old, sizeof(d0), sizeof(p0));
+	kv_devlist_check(_metadata, &old);
+	kv_devlist_check_padding(_metadata, &old);
+	kv_devices_get(_metadata, &cur, sizeof(struct kverbs_device_info),
+		       sizeof(struct kverbs_port_info));
+	ASSERT_EQ(old.cmd.device_count, cur.cmd.device_count);
+	ASSERT_EQ(old.cmd.port_count, cur.cmd.port_count);
+	for (i = 0; i < old.cmd.device_count; i++) {
+		memcpy(&d0, old.devs + (size_t)i * sizeof(d0), sizeof(d0));
+		if (memcmp(&d0, cur.devs + (size_t)i * cur.cmd.device_entry_size,
+			   sizeof(d0)))
+			KV_FAIL("device %u (%.64s): the first version's entry differs from the start of this one's",
+				i, d0.name);
+	}
+	for (i = 0; i < old.cmd.port_count; i++) {
+		memcpy(&p0, old.ports + (size_t)i * sizeof(p0), sizeof(p0));
+		EXPECT_EQ(0, p0.__reserved1);
+		if (memcmp(&p0, cur.ports + (size_t)i * cur.cmd.port_entry_size,
+			   sizeof(p0)))
+			KV_FAIL("port entry %u: the first version's entry differs from the start of this one's",
+				i);
+	}
+	kv_devlist_free(&old);
+	kv_devlist_free(&cur);
 }
 
 TEST_F(kverbs, devices_page_sized_entries)

@@ -69,6 +69,10 @@ enum {
  * @KVERBS_FEATURE_PERF_BUSY_POLL: a perf server busy-polls for its client
  *	only with KVERBS_PERF_F_BUSY_POLL, and refuses a KVERBS_PERF_WRITE_LAT
  *	client without it (KVERBS_PERF_REJECT_BUSY_POLL)
+ * @KVERBS_FEATURE_DEVICE_CAPS: KVERBS_IOC_DEVICES fills the fields of
+ *	&kverbs_device_info after @cap_flags (SRQ limits, masked atomics)
+ *	and &kverbs_port_info.cap_flags, and sets KVERBS_DEVICE_CAP_LOCAL_INV
+ *	and _SEND_INV; without it they read as 0 and mean "not known"
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -84,6 +88,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_CEILINGS = 1 << 10,
 	KVERBS_FEATURE_LESSON = 1 << 11,
 	KVERBS_FEATURE_PERF_BUSY_POLL = 1 << 12,
+	KVERBS_FEATURE_DEVICE_CAPS = 1 << 13,
 };
 
 /**
@@ -169,12 +174,21 @@ enum kverbs_atomic_cap {
  *	set by kernels older than 6.2, which cannot report it
  * @KVERBS_DEVICE_CAP_FLUSH: RDMA flush to global or persistent
  *	visibility (IBTA 1.5); never set by kernels older than 6.2
+ * @KVERBS_DEVICE_CAP_LOCAL_INV: IB_WR_LOCAL_INV, invalidating an rkey
+ *	with a work request (IB_DEVICE_MEM_MGT_EXTENSIONS).  With
+ *	KVERBS_FEATURE_DEVICE_CAPS only.
+ * @KVERBS_DEVICE_CAP_SEND_INV: IB_WR_SEND_WITH_INV, a SEND that
+ *	invalidates an rkey of the receiver (IB_DEVICE_MEM_MGT_EXTENSIONS;
+ *	InfiniBand, RoCE and iWARP all define it).  With
+ *	KVERBS_FEATURE_DEVICE_CAPS only.
  */
 enum kverbs_device_cap {
 	KVERBS_DEVICE_CAP_FAST_REG = 1 << 0,
 	KVERBS_DEVICE_CAP_SG_GAPS_REG = 1 << 1,
 	KVERBS_DEVICE_CAP_ATOMIC_WRITE = 1 << 2,
 	KVERBS_DEVICE_CAP_FLUSH = 1 << 3,
+	KVERBS_DEVICE_CAP_LOCAL_INV = 1 << 4,
+	KVERBS_DEVICE_CAP_SEND_INV = 1 << 5,
 };
 
 /**
@@ -208,6 +222,30 @@ enum kverbs_link_layer {
 };
 
 /**
+ * enum kverbs_port_cap - bits in &kverbs_port_info.cap_flags
+ * @KVERBS_PORT_CAP_UD: unreliable datagram QPs (IB_QPT_UD): InfiniBand
+ *	and RoCE ports (rdma_ib_or_roce()); iWARP has no datagram service
+ * @KVERBS_PORT_CAP_IMM: SEND and RDMA WRITE with immediate data, as the
+ *	InfiniBand transport defines them: InfiniBand and RoCE ports
+ *	(rdma_ib_or_roce()).  Never set on iWARP ports: RDMAP (RFC 5040) has
+ *	no immediate data and no kernel iWARP driver sends
+ *	IB_WR_SEND_WITH_IMM; the RDMA WRITE with immediate of RFC 7306, which
+ *	iw_cxgb4 (with T6 firmware) and irdma post and siw does not, is a
+ *	driver's choice that ib_core does not report
+ * @KVERBS_PORT_CAP_READ_INV: IB_WR_RDMA_READ_WITH_INV, as rdma_rw posts
+ *	it: ib_core's rdma_cap_read_inv(), which is true for iWARP ports only
+ *
+ * Per port, because they follow the port's protocol, as ib_core's
+ * rdma_protocol_*() and rdma_cap_*() helpers answer them; all are 0 from
+ * a module without KVERBS_FEATURE_DEVICE_CAPS.
+ */
+enum kverbs_port_cap {
+	KVERBS_PORT_CAP_UD = 1 << 0,
+	KVERBS_PORT_CAP_IMM = 1 << 1,
+	KVERBS_PORT_CAP_READ_INV = 1 << 2,
+};
+
+/**
  * struct kverbs_port_info - one port of an RDMA device
  * @port_num: port number, from 1
  * @state: &enum kverbs_port_state
@@ -219,6 +257,10 @@ enum kverbs_link_layer {
  * @max_mtu: largest MTU the port supports, in bytes
  * @gid_tbl_len: entries in the port's GID table
  * @__reserved1: written as 0
+ * @cap_flags: bit mask of &enum kverbs_port_cap
+ * @__reserved2: written as 0
+ *
+ * The first version ends at @__reserved1: KVERBS_PORT_INFO_SIZE_VER0.
  */
 struct kverbs_port_info {
 	__u32 port_num;
@@ -230,7 +272,11 @@ struct kverbs_port_info {
 	__u32 max_mtu;
 	__u32 gid_tbl_len;
 	__u32 __reserved1;
+	__u32 cap_flags;
+	__u32 __reserved2;
 };
+
+#define KVERBS_PORT_INFO_SIZE_VER0	24
 
 #define KVERBS_DEVICE_NAME_MAX	64
 
@@ -254,6 +300,16 @@ struct kverbs_port_info {
  * @max_fast_reg_page_list_len: pages one fast-registration MR can map
  * @atomic_cap: &enum kverbs_atomic_cap
  * @cap_flags: bit mask of &enum kverbs_device_cap
+ * @max_srq: shared receive queues the device supports; 0 when it has none
+ * @max_srq_wr: largest shared receive queue, in work requests
+ * @max_srq_sge: scatter/gather entries per shared receive queue work
+ *	request
+ * @masked_atomic_cap: &enum kverbs_atomic_cap of the masked atomics
+ *	(IB_WR_MASKED_ATOMIC_CMP_AND_SWP, _FETCH_AND_ADD)
+ *
+ * The first version ends at @cap_flags: KVERBS_DEVICE_INFO_SIZE_VER0.
+ * The fields after it are written by a module with
+ * KVERBS_FEATURE_DEVICE_CAPS, and are 0 from an older one.
  */
 struct kverbs_device_info {
 	char name[KVERBS_DEVICE_NAME_MAX];
@@ -274,16 +330,24 @@ struct kverbs_device_info {
 	__u32 max_fast_reg_page_list_len;
 	__u32 atomic_cap;
 	__aligned_u64 cap_flags;
+	__u32 max_srq;
+	__u32 max_srq_wr;
+	__u32 max_srq_sge;
+	__u32 masked_atomic_cap;
 };
+
+#define KVERBS_DEVICE_INFO_SIZE_VER0	144
 
 /**
  * struct kverbs_devices - KVERBS_IOC_DEVICES: the RDMA devices kverbs sees
  * @size: sizeof(struct kverbs_devices)
  * @flags: must be 0
  * @device_entry_size: (in) sizeof(struct kverbs_device_info) as the
- *	caller knows it; at least the first version's size.  The kernel
+ *	caller knows it; at least the first version's size
+ *	(KVERBS_DEVICE_INFO_SIZE_VER0), at most 4096.  The kernel
  *	writes the entries it knows and zeroes any bytes beyond them.
  * @port_entry_size: (in) sizeof(struct kverbs_port_info), likewise
+ *	(at least KVERBS_PORT_INFO_SIZE_VER0)
  * @device_capacity: (in) entries @devices has room for
  * @port_capacity: (in) entries @ports has room for
  * @device_count: (out) devices present

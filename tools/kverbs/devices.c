@@ -11,20 +11,15 @@
 
 #include "kverbs.h"
 
-struct kv_devices {
-	struct kverbs_device_info *devs;
-	struct kverbs_port_info *ports;
-	uint32_t ndevs;
-	uint32_t nports;
-};
 
 static void devices_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s devices [--json]\n"
 		"\n"
-		"List the RDMA devices the kverbs module sees, with their ports and\n"
-		"the limits that matter to kernel verbs.\n"
+		"List the RDMA devices the kverbs module sees, with their ports, the\n"
+		"limits that matter to kernel verbs, and the verbs each supports: SRQ,\n"
+		"UD, immediate data, invalidation, atomics.\n"
 		"\n"
 		"      --json   one JSON document instead of text\n"
 		"  -h, --help   this help\n",
@@ -105,54 +100,129 @@ uint64_t kv_devices_max_mr(int fd)
 	return max;
 }
 
-static void kv_devices_print_text(const struct kv_devices *d)
+static const char *kv_yes_no(bool v)
+{
+	return v ? "yes" : "no";
+}
+
+/*
+ * Inline data: ib_device_attr has no limit for it, in 6.1 as in 6.12;
+ * the only number is ib_qp_cap.max_inline_data, what a driver grants
+ * one QP when it is created.  Drivers derive it from the QP's shape
+ * (send SGEs, WQE size), and many refuse a request over their maximum
+ * rather than lower it, so a probe QP would answer only for the probe's
+ * own shape, and ibv_devinfo does not show it either.  kverbs says it is
+ * not known: a test that wants inline data asks for it when it creates
+ * its QP and uses what it was granted.
+ */
+#define KV_INLINE_UNKNOWN "inline data not known without a QP"
+
+static void kv_devices_print_caps(FILE *f, const struct kverbs_device_info *dev)
+{
+	fprintf(f, "    SRQ %s", kv_yes_no(dev->max_srq));
+	if (dev->max_srq)
+		fprintf(f, " (max_srq %u, max_srq_wr %u, max_srq_sge %u)",
+			dev->max_srq, dev->max_srq_wr, dev->max_srq_sge);
+	fprintf(f, ", masked atomics %s\n",
+		kv_atomic_cap_str(dev->masked_atomic_cap));
+	fprintf(f, "    local invalidate %s, SEND with invalidate %s, %s\n",
+		kv_yes_no(dev->cap_flags & KVERBS_DEVICE_CAP_LOCAL_INV),
+		kv_yes_no(dev->cap_flags & KVERBS_DEVICE_CAP_SEND_INV),
+		KV_INLINE_UNKNOWN);
+}
+
+/**
+ * kv_devices_print_text - kverbs devices' text output
+ * @f: where to
+ * @d: the devices and ports, as KVERBS_IOC_DEVICES gave them
+ * @caps: the module has KVERBS_FEATURE_DEVICE_CAPS; without it the
+ *	capabilities are said to be unknown instead of shown as absent
+ */
+void kv_devices_print_text(FILE *f, const struct kv_devices *d, bool caps)
 {
 	uint32_t i, p;
 	char a[16], b[16];
 
 	if (!d->ndevs) {
-		printf("no RDMA devices\n");
+		fprintf(f, "no RDMA devices\n");
 		return;
 	}
 	for (i = 0; i < d->ndevs; i++) {
 		const struct kverbs_device_info *dev = &d->devs[i];
 
-		printf("%s: %s, %s transport, node GUID %016" PRIx64 "\n",
-		       dev->name, kv_node_type_str(dev->node_type),
-		       kv_transport_str(dev->transport), (uint64_t)dev->node_guid);
-		printf("    max_qp %u, max_qp_wr %u, max_cqe %u\n",
-		       dev->max_qp, dev->max_qp_wr, dev->max_cqe);
-		printf("    max_sge %u send, %u recv, %u RDMA READ; max_qp_rd_atom %u, max_qp_init_rd_atom %u\n",
-		       dev->max_send_sge, dev->max_recv_sge, dev->max_sge_rd,
-		       dev->max_qp_rd_atom, dev->max_qp_init_rd_atom);
-		printf("    max_mr_size 0x%" PRIx64 ", fast registration %s",
-		       (uint64_t)dev->max_mr_size,
-		       dev->cap_flags & KVERBS_DEVICE_CAP_FAST_REG ? "yes" : "no");
+		fprintf(f, "%s: %s, %s transport, node GUID %016" PRIx64 "\n",
+			dev->name, kv_node_type_str(dev->node_type),
+			kv_transport_str(dev->transport), (uint64_t)dev->node_guid);
+		fprintf(f, "    max_qp %u, max_qp_wr %u, max_cqe %u\n",
+			dev->max_qp, dev->max_qp_wr, dev->max_cqe);
+		fprintf(f, "    max_sge %u send, %u recv, %u RDMA READ; max_qp_rd_atom %u, max_qp_init_rd_atom %u\n",
+			dev->max_send_sge, dev->max_recv_sge, dev->max_sge_rd,
+			dev->max_qp_rd_atom, dev->max_qp_init_rd_atom);
+		fprintf(f, "    max_mr_size 0x%" PRIx64 ", fast registration %s",
+			(uint64_t)dev->max_mr_size,
+			kv_yes_no(dev->cap_flags & KVERBS_DEVICE_CAP_FAST_REG));
 		if (dev->cap_flags & KVERBS_DEVICE_CAP_FAST_REG)
-			printf(" (%u pages per MR)", dev->max_fast_reg_page_list_len);
-		printf(", atomics %s\n", kv_atomic_cap_str(dev->atomic_cap));
+			fprintf(f, " (%u pages per MR)", dev->max_fast_reg_page_list_len);
+		fprintf(f, ", atomics %s\n", kv_atomic_cap_str(dev->atomic_cap));
+		if (caps)
+			kv_devices_print_caps(f, dev);
+		else
+			fprintf(f, "    SRQ, UD, immediate data, invalidation: unknown, the kverbs module loaded is older than this tool\n");
 		for (p = dev->first_port; p < dev->first_port + dev->port_count &&
 		     p < d->nports; p++) {
 			const struct kverbs_port_info *port = &d->ports[p];
 
-			printf("    port %u: %s (%s), link layer %s, MTU %s (max %s), %u GIDs\n",
-			       port->port_num, kv_port_state_str(port->state),
-			       kv_phys_state_str(port->phys_state),
-			       kv_link_layer_str(port->link_layer),
-			       kv_mtu_str(port->active_mtu, a, sizeof(a)),
-			       kv_mtu_str(port->max_mtu, b, sizeof(b)),
-			       port->gid_tbl_len);
+			fprintf(f, "    port %u: %s (%s), link layer %s, MTU %s (max %s), %u GIDs\n",
+				port->port_num, kv_port_state_str(port->state),
+				kv_phys_state_str(port->phys_state),
+				kv_link_layer_str(port->link_layer),
+				kv_mtu_str(port->active_mtu, a, sizeof(a)),
+				kv_mtu_str(port->max_mtu, b, sizeof(b)),
+				port->gid_tbl_len);
+			if (caps)
+				fprintf(f, "        UD %s, immediate data %s, READ with invalidate %s\n",
+					kv_yes_no(port->cap_flags & KVERBS_PORT_CAP_UD),
+					kv_yes_no(port->cap_flags & KVERBS_PORT_CAP_IMM),
+					kv_yes_no(port->cap_flags & KVERBS_PORT_CAP_READ_INV));
 		}
 	}
 }
 
-static void kv_devices_print_json(const struct kv_devices *d)
+/* A capability as JSON: true or false, or null when the module does not say. */
+static void kv_json_cap(struct kv_json *j, const char *key, bool caps, bool v)
+{
+	kv_json_key(j, key);
+	if (caps)
+		kv_json_bool(j, v);
+	else
+		kv_json_null(j);
+}
+
+/* A limit as JSON, or null when the module does not say. */
+static void kv_json_limit(struct kv_json *j, const char *key, bool caps,
+			  uint64_t v)
+{
+	kv_json_key(j, key);
+	if (caps)
+		kv_json_u64(j, v);
+	else
+		kv_json_null(j);
+}
+
+/**
+ * kv_devices_print_json - kverbs devices --json
+ * @f: where to
+ * @d: the devices and ports, as KVERBS_IOC_DEVICES gave them
+ * @caps: as for kv_devices_print_text(); without it every capability
+ *	the module does not report is null
+ */
+void kv_devices_print_json(FILE *f, const struct kv_devices *d, bool caps)
 {
 	struct kv_json j;
 	uint32_t i, p;
 	char guid[17];
 
-	kv_json_init(&j, stdout);
+	kv_json_init(&j, f);
 	kv_json_begin_object(&j);
 	kv_json_key(&j, "devices");
 	kv_json_begin_array(&j);
@@ -199,6 +269,22 @@ static void kv_devices_print_json(const struct kv_devices *d)
 		kv_json_bool(&j, dev->cap_flags & KVERBS_DEVICE_CAP_FLUSH);
 		kv_json_key(&j, "atomic_cap");
 		kv_json_string(&j, kv_atomic_cap_str(dev->atomic_cap));
+		kv_json_key(&j, "masked_atomic_cap");
+		if (caps)
+			kv_json_string(&j, kv_atomic_cap_str(dev->masked_atomic_cap));
+		else
+			kv_json_null(&j);
+		kv_json_cap(&j, "srq", caps, dev->max_srq);
+		kv_json_limit(&j, "max_srq", caps, dev->max_srq);
+		kv_json_limit(&j, "max_srq_wr", caps, dev->max_srq_wr);
+		kv_json_limit(&j, "max_srq_sge", caps, dev->max_srq_sge);
+		kv_json_cap(&j, "local_inv", caps,
+			    dev->cap_flags & KVERBS_DEVICE_CAP_LOCAL_INV);
+		kv_json_cap(&j, "send_with_inv", caps,
+			    dev->cap_flags & KVERBS_DEVICE_CAP_SEND_INV);
+		/* Not known without a QP: see KV_INLINE_UNKNOWN. */
+		kv_json_key(&j, "max_inline_data");
+		kv_json_null(&j);
 		kv_json_key(&j, "ports");
 		kv_json_begin_array(&j);
 		for (p = dev->first_port; p < dev->first_port + dev->port_count &&
@@ -220,6 +306,11 @@ static void kv_devices_print_json(const struct kv_devices *d)
 			kv_json_u64(&j, port->max_mtu);
 			kv_json_key(&j, "gid_tbl_len");
 			kv_json_u64(&j, port->gid_tbl_len);
+			kv_json_cap(&j, "ud", caps, port->cap_flags & KVERBS_PORT_CAP_UD);
+			kv_json_cap(&j, "immediate", caps,
+				    port->cap_flags & KVERBS_PORT_CAP_IMM);
+			kv_json_cap(&j, "read_with_inv", caps,
+				    port->cap_flags & KVERBS_PORT_CAP_READ_INV);
 			kv_json_end_object(&j);
 		}
 		kv_json_end_array(&j);
@@ -238,7 +329,7 @@ int kv_cmd_devices(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kv_devices d = {};
-	bool json = false;
+	bool json = false, caps;
 	char buf[8];
 	int opt, fd, ret;
 
@@ -271,6 +362,7 @@ int kv_cmd_devices(int argc, char **argv)
 	fd = kv_open();
 	if (fd < 0)
 		return KV_EXIT_ENV;
+	caps = kv_features(fd) & KVERBS_FEATURE_DEVICE_CAPS;
 	ret = kv_devices_query(fd, &d);
 	close(fd);
 	if (ret) {
@@ -281,9 +373,9 @@ int kv_cmd_devices(int argc, char **argv)
 		return KV_EXIT_FAILED;
 	}
 	if (json)
-		kv_devices_print_json(&d);
+		kv_devices_print_json(stdout, &d, caps);
 	else
-		kv_devices_print_text(&d);
+		kv_devices_print_text(stdout, &d, caps);
 	free(d.devs);
 	free(d.ports);
 	return KV_EXIT_OK;

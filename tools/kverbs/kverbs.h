@@ -191,7 +191,17 @@ struct kv_lat_stats {
 int kv_lat_stats_compute(const uint64_t *ns, size_t n, struct kv_lat_stats *st);
 
 /* devices.c */
+/* Every device and port KVERBS_IOC_DEVICES gave, in this header's entries. */
+struct kv_devices {
+	struct kverbs_device_info *devs;
+	struct kverbs_port_info *ports;
+	uint32_t ndevs;
+	uint32_t nports;
+};
+
 uint64_t kv_devices_max_mr(int fd);
+void kv_devices_print_text(FILE *f, const struct kv_devices *d, bool caps);
+void kv_devices_print_json(FILE *f, const struct kv_devices *d, bool caps);
 
 /* threads.c: tests in threads, which one signal ends */
 #define KV_THREADS_MAX	64

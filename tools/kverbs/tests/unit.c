@@ -1391,6 +1391,175 @@ KV_TEST(json_doubles)
 	KV_EXPECT_JSON(&m, "[null,null,null,1.5,-2,0,1e+300,0.001]\n");
 }
 
+/* ---- kverbs devices: the capabilities, and a module that lacks them ---- */
+
+/*
+ * What KVERBS_IOC_DEVICES gives for an rxe device and a siw device, one
+ * port each, from a module with KVERBS_FEATURE_DEVICE_CAPS.
+ */
+static void kv_devices_sample(struct kverbs_device_info devs[2],
+			      struct kverbs_port_info ports[2])
+{
+	memset(devs, 0, 2 * sizeof(*devs));
+	memset(ports, 0, 2 * sizeof(*ports));
+	snprintf(devs[0].name, sizeof(devs[0].name), "rxe0");
+	devs[0].node_guid = 0x5054fffe123456ULL;
+	devs[0].node_type = KVERBS_NODE_CA;
+	devs[0].transport = KVERBS_TRANSPORT_IB;
+	devs[0].first_port = 0;
+	devs[0].port_count = 1;
+	devs[0].max_qp = 1048576;
+	devs[0].max_fast_reg_page_list_len = 512;
+	devs[0].atomic_cap = KVERBS_ATOMIC_HCA;
+	devs[0].cap_flags = KVERBS_DEVICE_CAP_FAST_REG | KVERBS_DEVICE_CAP_LOCAL_INV |
+			    KVERBS_DEVICE_CAP_SEND_INV;
+	devs[0].max_srq = 65536;
+	devs[0].max_srq_wr = 1048576;
+	devs[0].max_srq_sge = 27;
+	devs[0].masked_atomic_cap = KVERBS_ATOMIC_NONE;
+	ports[0].port_num = 1;
+	ports[0].state = KVERBS_PORT_ACTIVE;
+	ports[0].phys_state = 5;
+	ports[0].link_layer = KVERBS_LINK_LAYER_ETHERNET;
+	ports[0].active_mtu = 1024;
+	ports[0].max_mtu = 4096;
+	ports[0].gid_tbl_len = 1024;
+	ports[0].cap_flags = KVERBS_PORT_CAP_UD | KVERBS_PORT_CAP_IMM;
+
+	snprintf(devs[1].name, sizeof(devs[1].name), "siw0");
+	devs[1].node_type = KVERBS_NODE_RNIC;
+	devs[1].transport = KVERBS_TRANSPORT_IWARP;
+	devs[1].first_port = 1;
+	devs[1].port_count = 1;
+	devs[1].cap_flags = KVERBS_DEVICE_CAP_FAST_REG | KVERBS_DEVICE_CAP_LOCAL_INV |
+			    KVERBS_DEVICE_CAP_SEND_INV;
+	devs[1].max_srq = 1024;
+	devs[1].max_srq_wr = 4096;
+	devs[1].max_srq_sge = 6;
+	ports[1] = ports[0];
+	ports[1].cap_flags = KVERBS_PORT_CAP_READ_INV;
+}
+
+/*
+ * The same from a module without KVERBS_FEATURE_DEVICE_CAPS: it knows
+ * only the first version of the entries and zeroes the rest of the
+ * caller's (kverbs_copy_array(), checked by selftests/uapi.c's
+ * devices_larger_entries).
+ */
+static void kv_devices_sample_old(struct kverbs_device_info devs[2],
+				  struct kverbs_port_info ports[2])
+{
+	int i;
+
+	kv_devices_sample(devs, ports);
+	for (i = 0; i < 2; i++) {
+		memset((char *)&devs[i] + KVERBS_DEVICE_INFO_SIZE_VER0, 0,
+		       sizeof(devs[i]) - KVERBS_DEVICE_INFO_SIZE_VER0);
+		memset((char *)&ports[i] + KVERBS_PORT_INFO_SIZE_VER0, 0,
+		       sizeof(ports[i]) - KVERBS_PORT_INFO_SIZE_VER0);
+	}
+}
+
+/* kverbs devices' output for @devs and @ports; free() it. */
+static char *kv_devices_output(struct kverbs_device_info *devs,
+			       struct kverbs_port_info *ports, bool json,
+			       bool caps)
+{
+	struct kv_devices d = { devs, ports, 2, 2 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		KV_FAIL_AT(1, "open_memstream: %s", strerror(errno));
+	if (json)
+		kv_devices_print_json(f, &d, caps);
+	else
+		kv_devices_print_text(f, &d, caps);
+	fclose(f);
+	return text;
+}
+
+KV_TEST(devices_text_caps)
+{
+	struct kverbs_device_info devs[2];
+	struct kverbs_port_info ports[2];
+	char *out;
+
+	kv_devices_sample(devs, ports);
+	out = kv_devices_output(devs, ports, false, true);
+	KV_EXPECT_CONTAINS(out, "atomics HCA\n"
+			   "    SRQ yes (max_srq 65536, max_srq_wr 1048576, max_srq_sge 27), masked atomics none\n"
+			   "    local invalidate yes, SEND with invalidate yes, inline data not known without a QP\n"
+			   "    port 1: ACTIVE (LINK_UP), link layer Ethernet, MTU 1024 (max 4096), 1024 GIDs\n"
+			   "        UD yes, immediate data yes, READ with invalidate no\n"
+			   "siw0: RNIC, iWARP transport");
+	KV_EXPECT_CONTAINS(out, "        UD no, immediate data no, READ with invalidate yes\n");
+	free(out);
+	/* No SRQ is "no", not a row of zero limits. */
+	devs[0].max_srq = 0;
+	devs[0].max_srq_wr = 0;
+	devs[0].max_srq_sge = 0;
+	out = kv_devices_output(devs, ports, false, true);
+	KV_EXPECT_CONTAINS(out, "    SRQ no, masked atomics none\n");
+	free(out);
+}
+
+/* A newer tool on an older module: unknown, not "no". */
+KV_TEST(devices_text_caps_unknown)
+{
+	struct kverbs_device_info devs[2];
+	struct kverbs_port_info ports[2];
+	char *out;
+
+	kv_devices_sample_old(devs, ports);
+	out = kv_devices_output(devs, ports, false, false);
+	KV_EXPECT_CONTAINS(out, "atomics HCA\n"
+			   "    SRQ, UD, immediate data, invalidation: unknown, the kverbs module loaded is older than this tool\n"
+			   "    port 1: ACTIVE (LINK_UP), link layer Ethernet, MTU 1024 (max 4096), 1024 GIDs\n"
+			   "siw0: ");
+	if (strstr(out, " no,") || strstr(out, " no\n") || strstr(out, "inline"))
+		KV_FAIL_AT(0, "a capability the module does not report is shown: %s", out);
+	free(out);
+}
+
+KV_TEST(devices_json_caps)
+{
+	struct kverbs_device_info devs[2];
+	struct kverbs_port_info ports[2];
+	char *out;
+
+	kv_devices_sample(devs, ports);
+	out = kv_devices_output(devs, ports, true, true);
+	KV_EXPECT_CONTAINS(out, "\"atomic_cap\":\"HCA\",\"masked_atomic_cap\":\"none\","
+			   "\"srq\":true,\"max_srq\":65536,\"max_srq_wr\":1048576,\"max_srq_sge\":27,"
+			   "\"local_inv\":true,\"send_with_inv\":true,\"max_inline_data\":null,"
+			   "\"ports\":[{\"port\":1,");
+	KV_EXPECT_CONTAINS(out, "\"gid_tbl_len\":1024,\"ud\":true,\"immediate\":true,"
+			   "\"read_with_inv\":false}]},{\"name\":\"siw0\"");
+	KV_EXPECT_CONTAINS(out, "\"ud\":false,\"immediate\":false,\"read_with_inv\":true}]}]}\n");
+	free(out);
+}
+
+KV_TEST(devices_json_caps_unknown)
+{
+	struct kverbs_device_info devs[2];
+	struct kverbs_port_info ports[2];
+	char *out;
+
+	kv_devices_sample_old(devs, ports);
+	out = kv_devices_output(devs, ports, true, false);
+	KV_EXPECT_CONTAINS(out, "\"atomic_cap\":\"HCA\",\"masked_atomic_cap\":null,"
+			   "\"srq\":null,\"max_srq\":null,\"max_srq_wr\":null,\"max_srq_sge\":null,"
+			   "\"local_inv\":null,\"send_with_inv\":null,\"max_inline_data\":null,");
+	KV_EXPECT_CONTAINS(out, "\"gid_tbl_len\":1024,\"ud\":null,\"immediate\":null,"
+			   "\"read_with_inv\":null}]}");
+	/* What the older module does report is still there. */
+	KV_EXPECT_CONTAINS(out, "\"max_qp\":1048576,");
+	KV_EXPECT_CONTAINS(out, "\"fast_reg\":true,");
+	free(out);
+}
+
 /*
  * KV_MAIN()'s loop calls setjmp() once per test, and its counters only
  * change after the test returned, so they are not really clobbered; but
