@@ -56,8 +56,9 @@ test_devices_match_ibv_devinfo() {
 }
 
 # What the device is, shown as such: rxe (RoCE) has SRQ, UD, immediate
-# data, both invalidations and atomics, and not READ with invalidate,
-# which ib_core grants iWARP only; siw (iWARP) the reverse for its port.
+# data, both invalidations and atomics, and rdma_rw does not read with
+# invalidate on it
+# (ib_core uses it on iWARP only); siw (iWARP) the reverse for its port.
 test_devices_caps_text() {
 	local out want_port
 	out=$("$KVERBS" devices) || fail "kverbs devices exited $?" || return
@@ -65,8 +66,8 @@ test_devices_caps_text() {
 		fail "no SRQ with limits: $out" || return
 	echo "$out" | grep -q "^    local invalidate yes, SEND with invalidate yes, inline data not known without a QP$" ||
 		fail "no invalidation line: $out" || return
-	want_port="        UD yes, immediate data yes, READ with invalidate no"
-	[ "$KV_TYPE" = siw ] && want_port="        UD no, immediate data no, READ with invalidate yes"
+	want_port="        UD yes, immediate data yes, rdma_rw READ with invalidate no"
+	[ "$KV_TYPE" = siw ] && want_port="        UD no, immediate data no, rdma_rw READ with invalidate yes"
 	echo "$out" | grep -A1 "^    port 1: " | grep -qx "$want_port" ||
 		fail "port 1 is not shown as '$want_port': $out" || return
 	if [ "$KV_TYPE" = siw ]; then
@@ -104,7 +105,7 @@ for x in d["devices"]:
     lines = [srq,
              f"    local invalidate {yn(x['local_inv'])}, SEND with invalidate {yn(x['send_with_inv'])}, inline data not known without a QP"]
     for p in x["ports"]:
-        lines.append(f"        UD {yn(p['ud'])}, immediate data {yn(p['immediate'])}, READ with invalidate {yn(p['read_with_inv'])}")
+        lines.append(f"        UD {yn(p['ud'])}, immediate data {yn(p['immediate'])}, rdma_rw READ with invalidate {yn(p['read_with_inv'])}")
     start = text.index(next(t for t in text if t.startswith(x["name"] + ": ")))
     block = text[start:start + 6 + 2 * len(x["ports"])]
     if not block[3].endswith(", atomics " + x["atomic_cap"]):

@@ -180,7 +180,7 @@ void kv_devices_print_text(FILE *f, const struct kv_devices *d, bool caps)
 				kv_mtu_str(port->max_mtu, b, sizeof(b)),
 				port->gid_tbl_len);
 			if (caps)
-				fprintf(f, "        UD %s, immediate data %s, READ with invalidate %s\n",
+				fprintf(f, "        UD %s, immediate data %s, rdma_rw READ with invalidate %s\n",
 					kv_yes_no(port->cap_flags & KVERBS_PORT_CAP_UD),
 					kv_yes_no(port->cap_flags & KVERBS_PORT_CAP_IMM),
 					kv_yes_no(port->cap_flags & KVERBS_PORT_CAP_READ_INV));

@@ -1492,9 +1492,9 @@ KV_TEST(devices_text_caps)
 			   "    SRQ yes (max_srq 65536, max_srq_wr 1048576, max_srq_sge 27), masked atomics none\n"
 			   "    local invalidate yes, SEND with invalidate yes, inline data not known without a QP\n"
 			   "    port 1: ACTIVE (LINK_UP), link layer Ethernet, MTU 1024 (max 4096), 1024 GIDs\n"
-			   "        UD yes, immediate data yes, READ with invalidate no\n"
+			   "        UD yes, immediate data yes, rdma_rw READ with invalidate no\n"
 			   "siw0: RNIC, iWARP transport");
-	KV_EXPECT_CONTAINS(out, "        UD no, immediate data no, READ with invalidate yes\n");
+	KV_EXPECT_CONTAINS(out, "        UD no, immediate data no, rdma_rw READ with invalidate yes\n");
 	free(out);
 	/* No SRQ is "no", not a row of zero limits. */
 	devs[0].max_srq = 0;
