@@ -554,10 +554,12 @@ TRACE_EVENT(kverbs_dev_remove,
 	TP_PROTO(const struct ib_device *ibdev, unsigned int users),
 	TP_ARGS(ibdev, users),
 	TP_STRUCT__entry(
+		__field(u32, cq_id)
 		__array(char, name, IB_DEVICE_NAME_MAX)
 		__field(unsigned int, users)
 	),
 	TP_fast_assign(
+		__entry->cq_id = 0;
 		strscpy(__entry->name, dev_name(&ibdev->dev), IB_DEVICE_NAME_MAX);
 		__entry->users = users;
 	),
@@ -568,9 +570,11 @@ TRACE_EVENT(kverbs_dev_removed,
 	TP_PROTO(const struct ib_device *ibdev),
 	TP_ARGS(ibdev),
 	TP_STRUCT__entry(
+		__field(u32, cq_id)
 		__array(char, name, IB_DEVICE_NAME_MAX)
 	),
 	TP_fast_assign(
+		__entry->cq_id = 0;
 		strscpy(__entry->name, dev_name(&ibdev->dev), IB_DEVICE_NAME_MAX);
 	),
 	TP_printk("device=%s", __entry->name)
@@ -586,10 +590,12 @@ TRACE_EVENT(kverbs_listener_release,
 	TP_ARGS(ep, owner),
 	TP_STRUCT__entry(
 		__field(u32, ep)
+		__field(u32, cq_id)
 		__field(bool, owner)
 	),
 	TP_fast_assign(
 		__entry->ep = ep;
+		__entry->cq_id = 0;
 		__entry->owner = owner;
 	),
 	TP_printk("ep=%u by=%s", __entry->ep,
