@@ -57,8 +57,8 @@ test_devices_match_ibv_devinfo() {
 
 # What the device is, shown as such: rxe (RoCE) has SRQ, UD, immediate
 # data, both invalidations and atomics, and rdma_rw does not read with
-# invalidate on it
-# (ib_core uses it on iWARP only); siw (iWARP) the reverse for its port.
+# invalidate on it (ib_core does on iWARP only); siw (iWARP) the reverse
+# for its port.
 test_devices_caps_text() {
 	local out want_port
 	out=$("$KVERBS" devices) || fail "kverbs devices exited $?" || return
