@@ -75,9 +75,12 @@ bench:
 # The debug lane: a sanitizer kernel (built once, cached), rxe and siw.
 # DEBUG_SUITES="uapi ping ..." runs only those suites; DEBUG_TIER=ci, what
 # CI runs, leaves to rxe's guest the suites that take no path of siw's.
+# DEBUG_KERNEL=newest builds the sanitizer kernel from the newest source
+# Debian has instead of 6.12 (scripts/debug-kernel).
 check-debug:
 	scripts/deps debug
-	KVERBS_DEBUG_SUITES="$(DEBUG_SUITES)" KVERBS_DEBUG_TIER="$(DEBUG_TIER)" scripts/check-debug
+	KVERBS_DEBUG_SUITES="$(DEBUG_SUITES)" KVERBS_DEBUG_TIER="$(DEBUG_TIER)" \
+		KVERBS_DEBUG_KERNEL="$(DEBUG_KERNEL)" scripts/check-debug
 
 deps:
 	scripts/deps check
