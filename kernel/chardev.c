@@ -102,7 +102,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_REVERSE |
 			KVERBS_FEATURE_PERF_EVENTS | KVERBS_FEATURE_PING_LISTENER |
 			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON |
-			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS;
+			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
+			KVERBS_FEATURE_PERF_IMM;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -174,9 +175,19 @@ static int kverbs_perf_run(void *cmd, int refused,
 
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
-	return kverbs_test_exec(ucmd, kverbs_perf_run,
-				offsetof(struct kverbs_perf, result),
-				sizeof_field(struct kverbs_perf, result));
+	const struct kverbs_perf *cmd = ucmd->cmd;
+	size_t imm_off = offsetof(struct kverbs_perf, imm_expected);
+	int ret;
+
+	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
+			       offsetof(struct kverbs_perf, result),
+			       sizeof_field(struct kverbs_perf, result));
+	/* The immediate data's report, past @result: to a caller that has it. */
+	if (ucmd->user_size >= offsetofend(struct kverbs_perf, imm_got) &&
+	    copy_to_user(ucmd->ubuffer + imm_off, &cmd->imm_expected,
+			 offsetofend(struct kverbs_perf, imm_got) - imm_off))
+		return -EFAULT;
+	return ret;
 }
 
 static int kverbs_lesson_run(void *cmd, int refused,

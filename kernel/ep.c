@@ -174,6 +174,29 @@ int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
 	return kept;
 }
 
+/**
+ * kverbs_ep_imm_mismatch - record that a completion's immediate data was wrong
+ * @ep: the endpoint
+ * @present: the completion carried immediate data, only not the right one
+ *
+ * Return: the error that is kept, -EBADMSG unless something failed before.
+ */
+int kverbs_ep_imm_mismatch(struct kverbs_ep *ep, bool present)
+{
+	unsigned long flags;
+	int kept;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->fail.error) {
+		WRITE_ONCE(ep->fail.error, -EBADMSG);
+		ep->fail.step = KVERBS_STEP_VALIDATE;
+		ep->fail.valid |= KVERBS_RESULT_IMM | (present ? 0 : KVERBS_RESULT_NO_IMM);
+	}
+	kept = ep->fail.error;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return kept;
+}
+
 static bool kverbs_ep_link_down(struct kverbs_ep *ep)
 {
 	struct ib_device *ibdev = kverbs_ep_device(ep);

@@ -34,14 +34,15 @@ static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
  * kverbs_perf_resp_setup() and taken in kverbs_perf_resp_next().  What
  * some tests do and others not (a post mode, a completion policy a test
  * needs) is a new field of &struct kverbs_perf_ops, set here and read
- * where the engine does it.
+ * where the engine does it.  A mode a test may run in is a flag in its
+ * @flags: KVERBS_PERF_F_IMM in those of the tests that WRITE or SEND.
  */
 static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 	[KVERBS_PERF_WRITE_BW] = {
 		.op = KVERBS_PERF_OP_WRITE,
 		.step = KVERBS_STEP_RDMA_WRITE,
 		.answer = KVERBS_PERF_ANSWER_NONE,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM,
 		/* --validate: the responder checks each round the requester wrote. */
 		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
 		/* Remote write needs local write too, by the IB specification. */
@@ -60,7 +61,7 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.op = KVERBS_PERF_OP_SEND,
 		.step = KVERBS_STEP_SEND,
 		.answer = KVERBS_PERF_ANSWER_RECV,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM,
 		/*
 		 * The responder sees every SEND: no PROGRESS, and --validate
 		 * checks each as it arrives.  On iWARP the responder grants
@@ -107,9 +108,12 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.step = KVERBS_STEP_RDMA_WRITE,
 		.answer = KVERBS_PERF_ANSWER_PINGPONG,
 		.lat = true,
-		/* The last byte of a WRITE turning says it arrived. */
+		/*
+		 * The last byte of a WRITE turning says it arrived; with
+		 * immediate data, its receive's completion.
+		 */
 		.seen_in_memory = true,
-		.flags = KVERBS_PERF_F_VALIDATE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_IMM,
 		.ctrl = 0,
 		/* The responder WRITEs its answers into the requester's buffer. */
 		.req_access = IB_ACCESS_REMOTE_WRITE,
@@ -120,7 +124,7 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.step = KVERBS_STEP_SEND,
 		.answer = KVERBS_PERF_ANSWER_PINGPONG,
 		.lat = true,
-		.flags = KVERBS_PERF_F_VALIDATE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_IMM,
 		.ctrl = 0,
 		.resp_access = IB_ACCESS_LOCAL_WRITE,
 	},
@@ -384,8 +388,39 @@ static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	r->byte_len = wc->byte_len;
+	r->opcode = wc->opcode;
+	r->wc_flags = wc->wc_flags;
+	r->imm = wc->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
 	kverbs_set_done(&r->done);
 	kverbs_perf_wake(r->ep);
+}
+
+/**
+ * kverbs_perf_imm_check - whether a data message carried its immediate data
+ * @run: the test, with KVERBS_PERF_F_IMM or not
+ * @r: the receive message @iter completed in
+ * @iter: the message's iteration
+ *
+ * Every completion of a data message is checked, with --validate or
+ * without: the immediate data travels in the completion, not in the
+ * buffer, and costs nothing to look at.
+ *
+ * Return: 0 when it carried kverbs_perf_imm(@iter), or the test has no
+ * immediate data; else -EBADMSG, recorded on the endpoint with
+ * KVERBS_RESULT_IMM (and KVERBS_RESULT_NO_IMM when it carried none).
+ */
+int kverbs_perf_imm_check(struct kverbs_perf_run *run, const struct kverbs_perf_recv *r,
+			  u64 iter)
+{
+	bool present = r->wc_flags & IB_WC_WITH_IMM;
+
+	if (!(run->flags & KVERBS_PERF_F_IMM) ||
+	    (present && r->imm == kverbs_perf_imm(iter)))
+		return 0;
+	run->result->mismatch_iter = iter;
+	run->imm_expected = kverbs_perf_imm(iter);
+	run->imm_got = r->imm;
+	return kverbs_ep_imm_mismatch(r->ep, present);
 }
 
 /**
@@ -480,15 +515,26 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 /**
  * kverbs_perf_device_check - whether a device has what a test needs
  * @t: the test
- * @ibdev: the device its endpoint is bound to
+ * @flags: &enum kverbs_perf_flags it runs with
+ * @ep: its endpoint, bound to a device and port
+ *
+ * Called before the QP exists, so that nothing is posted for a test
+ * the device cannot run.  Immediate data is InfiniBand's and RoCE's:
+ * iWARP's RDMAP has none (siw), as KVERBS_PORT_CAP_IMM says.
  *
  * Return: 0, or -EOPNOTSUPP when it lacks something.
  */
-int kverbs_perf_device_check(const struct kverbs_perf_ops *t,
-			     struct ib_device *ibdev)
+int kverbs_perf_device_check(const struct kverbs_perf_ops *t, u32 flags,
+			     struct kverbs_ep *ep)
 {
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+
 	if (t->atomics && ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
 		ibdev_dbg(ibdev, "no atomic operations\n");
+		return -EOPNOTSUPP;
+	}
+	if ((flags & KVERBS_PERF_F_IMM) && !rdma_ib_or_roce(ibdev, kverbs_ep_port(ep))) {
+		ibdev_dbg(ibdev, "no immediate data on port %u\n", kverbs_ep_port(ep));
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -746,6 +792,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	cmd->imm_expected = 0;
+	cmd->imm_got = 0;
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -775,6 +823,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 		ret = kverbs_perf_client(run);
 	}
 	kverbs_test_report(res, &run->common, ret);
+	cmd->imm_expected = run->imm_expected;
+	cmd->imm_got = run->imm_got;
 	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;

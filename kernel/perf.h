@@ -57,7 +57,20 @@
  * as its data.  The server tells them apart by their length, which
  * kverbs_perf_ctrl_len() makes differ from the data's: immediate data
  * would do it too, but iWARP has none.  Everything on the wire is
- * little-endian.
+ * little-endian, but the immediate data itself.
+ *
+ * With KVERBS_PERF_F_IMM (not on iWARP) the data work requests carry
+ * immediate data, the iteration's low 32 bits, big-endian as every
+ * immediate is on the wire:
+ *   WRITE_WITH_IMM i                 ---->  consumes a receive: completes
+ *                                           there as RECV_RDMA_WITH_IMM,
+ *                                           imm == i checked
+ *   SEND_WITH_IMM i                  ---->  completes as RECV, imm == i
+ *                                           checked
+ * So the responder of WRITE_BW takes each message in a receive, as
+ * SEND_BW's does, with the control messages in the same receives, told
+ * from the WRITEs by their opcode; and a WRITE_LAT side sees the other's
+ * WRITE by that completion, not by polling its memory.
  */
 #ifndef _KVERBS_PERF_H
 #define _KVERBS_PERF_H
@@ -228,11 +241,51 @@ const struct kverbs_perf_ops *kverbs_perf_ops_get(u32 test);
 
 /*
  * Where the requester's data arrives in the responder's receives, its
- * control messages arrive there too (SEND_BW, SEND_LAT).
+ * control messages arrive there too: SEND_BW, SEND_LAT, and with
+ * immediate data WRITE_BW and WRITE_LAT, whose WRITEs each consume a
+ * receive.
  */
-static inline bool kverbs_perf_recv_data(const struct kverbs_perf_ops *t)
+static inline bool kverbs_perf_recv_data(const struct kverbs_perf_ops *t, u32 flags)
 {
-	return t->op == KVERBS_PERF_OP_SEND;
+	return t->op == KVERBS_PERF_OP_SEND || (flags & KVERBS_PERF_F_IMM);
+}
+
+/*
+ * What the responder does with each message under @flags: a WRITE with
+ * immediate data is taken in a receive, as a SEND is, where a plain
+ * WRITE never reaches the responder's CPU.
+ */
+static inline enum kverbs_perf_answer
+kverbs_perf_answer(const struct kverbs_perf_ops *t, u32 flags)
+{
+	if ((flags & KVERBS_PERF_F_IMM) && t->answer == KVERBS_PERF_ANSWER_NONE)
+		return KVERBS_PERF_ANSWER_RECV;
+	return t->answer;
+}
+
+/*
+ * The immediate data of message @iter (KVERBS_PERF_F_IMM): its low 32
+ * bits, in host order; the work request carries cpu_to_be32() of it.
+ */
+static inline u32 kverbs_perf_imm(u64 iter)
+{
+	return lower_32_bits(iter);
+}
+
+/* The opcode of @t's data work requests under @flags, atomics aside. */
+static inline enum ib_wr_opcode kverbs_perf_wr_opcode(const struct kverbs_perf_ops *t,
+						      u32 flags)
+{
+	bool imm = flags & KVERBS_PERF_F_IMM;
+
+	switch (t->op) {
+	case KVERBS_PERF_OP_SEND:
+		return imm ? IB_WR_SEND_WITH_IMM : IB_WR_SEND;
+	case KVERBS_PERF_OP_WRITE:
+		return imm ? IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_RDMA_WRITE;
+	default:
+		return IB_WR_RDMA_READ;
+	}
 }
 
 static inline bool kverbs_perf_is_pingpong(const struct kverbs_perf_ops *t)
@@ -250,6 +303,7 @@ static inline bool kverbs_perf_uses(const struct kverbs_perf_ops *t,
 /**
  * kverbs_perf_ctrl_len - bytes in each of the client's control messages
  * @t: the test
+ * @flags: &enum kverbs_perf_flags
  * @msg_size: bytes per data message
  *
  * A &struct kverbs_perf_msg, padded with zeros where a data message that
@@ -257,11 +311,12 @@ static inline bool kverbs_perf_uses(const struct kverbs_perf_ops *t,
  *
  * Return: the length in bytes.
  */
-static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 msg_size)
+static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flags,
+				       u32 msg_size)
 {
 	u32 len = sizeof(struct kverbs_perf_msg);
 
-	return kverbs_perf_recv_data(t) && msg_size == len ? len + 8 : len;
+	return kverbs_perf_recv_data(t, flags) && msg_size == len ? len + 8 : len;
 }
 
 /**
@@ -289,6 +344,8 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 msg_
  * @no_reverse: server: refuse KVERBS_PERF_F_REVERSE
  *	(KVERBS_PERF_F_NO_REVERSE)
  * @result: the results that go back to userspace
+ * @imm_expected: KVERBS_RESULT_IMM: what &kverbs_perf.imm_expected says
+ * @imm_got: ... and &kverbs_perf.imm_got
  */
 struct kverbs_perf_run {
 	struct kverbs_test common;
@@ -307,6 +364,8 @@ struct kverbs_perf_run {
 	u64 max_iterations;
 	bool no_reverse;
 	struct kverbs_perf_result *result;
+	u32 imm_expected;
+	u32 imm_got;
 };
 
 /* A server's ceilings, perf_session.c. */
@@ -315,7 +374,7 @@ u64 kverbs_perf_max_iterations(void);
 
 /* The flags a client may set, and a server accept in a hello. */
 #define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP | \
-				 KVERBS_PERF_F_REVERSE)
+				 KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM)
 /* The size of an atomic operation's operand, and so of its message. */
 #define KVERBS_PERF_ATOMIC_SIZE	sizeof(u64)
 
@@ -360,16 +419,41 @@ struct kverbs_perf_samples {
 void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
 			       struct kverbs_perf_run *run);
 
-/* A receive of SEND data, or of a control message (SEND_BW, SEND_LAT). */
+/*
+ * A receive of SEND data, of a WRITE with immediate data, or of a
+ * control message (kverbs_perf_recv_data()); its completion's
+ * @byte_len, @opcode (IB_WC_RECV or IB_WC_RECV_RDMA_WITH_IMM), @wc_flags
+ * and @imm (host order) once @done.
+ */
 struct kverbs_perf_recv {
 	struct kverbs_cqe cqe;
 	struct kverbs_ep *ep;
 	u32 byte_len;
+	u32 opcode;
+	u32 wc_flags;
+	u32 imm;
 	bool done;
 };
 
-int kverbs_perf_device_check(const struct kverbs_perf_ops *t,
-			     struct ib_device *ibdev);
+/*
+ * Whether a receive that completed holds a data message of @t, not a
+ * control message.  A WRITE with immediate data completes as
+ * IB_WC_RECV_RDMA_WITH_IMM and places nothing in the receive; a SEND is
+ * data when it is as long as the data (kverbs_perf_ctrl_len()).
+ */
+static inline bool kverbs_perf_recv_is_data(const struct kverbs_perf_ops *t,
+					    const struct kverbs_perf_recv *r,
+					    u32 msg_size)
+{
+	if (t->op == KVERBS_PERF_OP_WRITE)
+		return r->opcode == IB_WC_RECV_RDMA_WITH_IMM;
+	return r->byte_len == msg_size;
+}
+
+int kverbs_perf_imm_check(struct kverbs_perf_run *run, const struct kverbs_perf_recv *r,
+			  u64 iter);
+int kverbs_perf_device_check(const struct kverbs_perf_ops *t, u32 flags,
+			     struct kverbs_ep *ep);
 int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,
 			 int access, u64 timeout_ns);
 void kverbs_perf_recv_init(struct kverbs_perf_recv *r, struct kverbs_ep *ep);
@@ -399,6 +483,9 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
  * @recv_len: SEND_LAT: bytes of each receive, room for control messages
  * @src_off: where in @buf our messages are built
  * @step: what our data work requests do
+ * @recv_data: the peer's messages arrive in @recv (kverbs_perf_recv_data())
+ * @in_memory: each side sees the other's message by polling the last
+ *	byte of its buffer: WRITE_LAT without immediate data
  * @remote_addr: WRITE_LAT: where the peer's buffer is
  * @rkey: ... and its key
  * @remote_known: ... once the peer said
@@ -418,6 +505,8 @@ struct kverbs_perf_pp {
 	u32 recv_len;
 	u32 src_off;
 	enum kverbs_step step;
+	bool recv_data;
+	bool in_memory;
 	u64 remote_addr;
 	u32 rkey;
 	bool remote_known;

@@ -12,7 +12,8 @@
  * 0, so a message is never mistaken for the one before it.  It is polled
  * with the completion queue, so that a failed connection, a signal or the
  * time limit end the wait.
- * SEND_LAT: a message is seen when its receive completes.
+ * SEND_LAT, and WRITE_LAT with immediate data: a message is seen when
+ * its receive completes; its immediate data is checked then.
  */
 #include "perf.h"
 #include "trace.h"
@@ -77,6 +78,8 @@ void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
 	pp->recv_len = recv_len;
 	pp->src_off = recv_len;
 	pp->step = t->step;
+	pp->recv_data = kverbs_perf_recv_data(t, flags);
+	pp->in_memory = t->seen_in_memory && !(flags & KVERBS_PERF_F_IMM);
 	pp->send_cqe.cqe.done = kverbs_perf_pp_send_done;
 	kverbs_perf_recv_init(&pp->recv, ep);
 }
@@ -109,15 +112,15 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 		return kverbs_ep_failed(pp->ep, ret, pp->step);
 	if (pp->flags & KVERBS_PERF_F_VALIDATE)
 		kverbs_perf_fill(src, pp->msg_size, iter);
-	if (pp->t->seen_in_memory)
+	if (pp->in_memory)
 		src[pp->msg_size - 1] = kverbs_perf_pp_marker(iter);
+	wr.wr.opcode = kverbs_perf_wr_opcode(pp->t, pp->flags);
 	if (pp->t->op == KVERBS_PERF_OP_WRITE) {
-		wr.wr.opcode = IB_WR_RDMA_WRITE;
 		wr.remote_addr = pp->remote_addr;
 		wr.rkey = pp->rkey;
-	} else {
-		wr.wr.opcode = IB_WR_SEND;
 	}
+	if (pp->flags & KVERBS_PERF_F_IMM)
+		wr.wr.ex.imm_data = cpu_to_be32(kverbs_perf_imm(iter));
 	/*
 	 * The whole buffer, the peer's last message too: it is not due to
 	 * change before this one is out, and the CPU's copy of it is as new.
@@ -159,7 +162,7 @@ static bool kverbs_perf_pp_matches(struct kverbs_perf_pp *pp, u64 iter,
 				   u32 *offset)
 {
 	/* A WRITE_LAT message's last byte is the marker, already seen. */
-	u32 len = pp->msg_size - pp->t->seen_in_memory;
+	u32 len = pp->msg_size - pp->in_memory;
 
 	kverbs_buf_sync_range_for_cpu(pp->buf, 0, len);
 	return kverbs_perf_check(pp->buf->vaddr, len, iter, offset);
@@ -188,7 +191,7 @@ static int kverbs_perf_pp_check(struct kverbs_perf_pp *pp, u64 iter)
 		return 0;
 	if (kverbs_perf_pp_matches(pp, iter, &w.offset))
 		return 0;
-	if (pp->t->seen_in_memory) {
+	if (pp->in_memory) {
 		ret = kverbs_perf_wait(pp->ep, kverbs_perf_pp_cond_matches, &w,
 				       pp->run->common.timeout_ns);
 		if (ret != -ETIMEDOUT)
@@ -209,7 +212,7 @@ static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
 	u64 timeout_ns = pp->run->common.timeout_ns;
 	int ret;
 
-	if (pp->t->seen_in_memory) {
+	if (pp->in_memory) {
 		ret = kverbs_perf_wait(ep, kverbs_perf_pp_cond_written, &w, timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RDMA_WRITE);
@@ -219,9 +222,9 @@ static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	/* The server sends nothing else once the test has begun. */
-	if (pp->recv.byte_len != pp->msg_size)
+	if (!kverbs_perf_recv_is_data(pp->t, &pp->recv, pp->msg_size))
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-	return 0;
+	return kverbs_perf_imm_check(pp->run, &pp->recv, iter);
 }
 
 /**
@@ -245,7 +248,7 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 		now = ktime_get_ns();
 		if (total ? iter == total : now >= deadline_ns || iter == limit)
 			return 0;
-		if (kverbs_perf_recv_data(pp->t)) {
+		if (pp->recv_data) {
 			ret = kverbs_perf_pp_post_recv(pp);
 			if (ret)
 				return ret;
@@ -278,7 +281,7 @@ static bool kverbs_perf_pp_server_ready(void *arg)
 	struct kverbs_perf_pp_wait *w = arg;
 	struct kverbs_perf_pp *pp = w->pp;
 
-	if (kverbs_perf_recv_data(pp->t))
+	if (pp->recv_data)
 		return kverbs_is_done(&pp->recv.done);
 	return kverbs_is_done(&w->ctrl_recv->done) ||
 	       (pp->remote_known && kverbs_perf_pp_written(pp, w->iter));
@@ -310,7 +313,7 @@ static int kverbs_perf_pp_server_ctrl(struct kverbs_perf_pp *pp,
 	if (le32_to_cpu(m->type) != KVERBS_PERF_MSG_ADV)
 		return 1;
 	/* Once, before its first message: where WRITE_LAT answers go. */
-	if (!ctrl_recv || pp->remote_known || !m->rkey ||
+	if (!pp->t->req_access || pp->remote_known || !m->rkey ||
 	    le32_to_cpu(m->stride) < pp->msg_size)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 	pp->remote_addr = le64_to_cpu(m->addr);
@@ -325,7 +328,8 @@ static int kverbs_perf_pp_server_ctrl(struct kverbs_perf_pp *pp,
  * @pp: the server's side, connected; SEND_LAT: its receive posted by
  *	kverbs_perf_pp_server_start()
  * @ctrl_recv: WRITE_LAT: the posted receive of the client's control
- *	messages; SEND_LAT: NULL, they arrive in @pp's receive
+ *	messages; SEND_LAT and WRITE_LAT with immediate data: NULL, they
+ *	arrive in @pp's receive
  * @ctrl_len: their length, which differs from @pp->msg_size for SEND_LAT
  * @m: where the control message goes
  *
@@ -360,16 +364,21 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
 				return ret < 0 ? ret : 0;
 			continue;
 		}
-		if (!ctrl_recv && pp->recv.byte_len != pp->msg_size) {
+		if (!ctrl_recv && !kverbs_perf_recv_is_data(pp->t, &pp->recv, pp->msg_size)) {
 			/* Data and control differ in length: kverbs_perf_ctrl_len(). */
-			if (pp->recv.byte_len != ctrl_len)
+			if (pp->recv.byte_len != ctrl_len || pp->recv.opcode != IB_WC_RECV)
 				return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 			ret = kverbs_perf_pp_server_ctrl(pp, NULL, m);
 			if (ret)
 				return ret < 0 ? ret : 0;
 			continue;
 		}
-		ret = kverbs_perf_pp_check(pp, iter);
+		/* WRITE_LAT: a message before the ADV that says where to answer. */
+		if (pp->t->req_access && !pp->remote_known)
+			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+		ret = ctrl_recv ? 0 : kverbs_perf_imm_check(pp->run, &pp->recv, iter);
+		if (!ret)
+			ret = kverbs_perf_pp_check(pp, iter);
 		/* The client's next message must find a receive. */
 		if (!ret && !ctrl_recv)
 			ret = kverbs_perf_pp_post_recv(pp);
@@ -385,7 +394,8 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
  * kverbs_perf_pp_server_start - post the server's first receive
  * @pp: the server's side
  *
- * SEND_LAT only; before the client may send, so before the ADV.
+ * SEND_LAT, and WRITE_LAT with immediate data; before the client may
+ * send, so before the ADV.
  *
  * Return: 0 or the failure, recorded as KVERBS_STEP_RECV.
  */

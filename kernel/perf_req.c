@@ -121,7 +121,7 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	}
 	if ((u64)run->msg_size * (1 + pingpong) > max_reg)
 		return -EMSGSIZE;
-	ret = kverbs_perf_device_check(run->t, ibdev);
+	ret = kverbs_perf_device_check(run->t, run->flags, ep);
 	if (ret)
 		return ret;
 	if (run->samples_max) {
@@ -159,7 +159,7 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	/* A ping-pong's answers land in a slot of their own, before ours. */
 	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)(c->slots + pingpong) * run->msg_size,
 				&c->ctrl_send,
-				kverbs_perf_ctrl_len(run->t, run->msg_size));
+				kverbs_perf_ctrl_len(run->t, run->flags, run->msg_size));
 	if (ret)
 		return ret;
 	if (pingpong)
@@ -241,7 +241,7 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	c->remote_stride = le32_to_cpu(m.stride);
 	if (!c->remote_slots || c->remote_stride < run->msg_size)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
-	c->flow = t->answer == KVERBS_PERF_ANSWER_RECV &&
+	c->flow = kverbs_perf_answer(t, run->flags) == KVERBS_PERF_ANSWER_RECV &&
 		  rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep));
 	c->granted = c->remote_slots;
 	/* With --validate both sides count rounds of the same length. */
@@ -323,16 +323,18 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled)
 		break;
 	case KVERBS_PERF_OP_SEND:
 		wr = &u.rdma.wr;
-		wr->opcode = IB_WR_SEND;
+		wr->opcode = kverbs_perf_wr_opcode(run->t, run->flags);
 		break;
 	default:
 		wr = &u.rdma.wr;
-		wr->opcode = run->t->op == KVERBS_PERF_OP_READ ? IB_WR_RDMA_READ :
-								 IB_WR_RDMA_WRITE;
+		wr->opcode = kverbs_perf_wr_opcode(run->t, run->flags);
 		u.rdma.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
 		u.rdma.rkey = c->rkey;
 		break;
 	}
+	/* The responder checks it on the completion (kverbs_perf_imm_check()). */
+	if (run->flags & KVERBS_PERF_F_IMM)
+		wr->ex.imm_data = cpu_to_be32(kverbs_perf_imm(seq));
 	kverbs_buf_check_device(&c->buf, (size_t)slot * run->msg_size, run->msg_size);
 	sge.addr = c->buf.mr->iova + (u64)slot * run->msg_size;
 	sge.length = run->msg_size;

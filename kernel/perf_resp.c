@@ -3,7 +3,8 @@
  * The responder of a perf test: the side the data work requests are
  * aimed at, the server, or the client when it asked for the reverse
  * direction (KVERBS_PERF_F_REVERSE).  It offers the requester a buffer,
- * and for SEND takes what arrives; with --validate it checks, or fills,
+ * and for SEND, or a WRITE with immediate data, takes what arrives in
+ * its receives and checks the immediate data; with --validate it checks, or fills,
  * every message, and checks the words the atomic operations counted up.
  * In the ping-pong tests (perf_pingpong.c), which only a server's
  * responder runs, it answers each message.  It reports what the
@@ -30,7 +31,9 @@ struct kverbs_perf_resp {
 	u32 ctrl_len;			/* bytes in each of the requester's control messages */
 	bool flow;			/* SEND_BW on iWARP: grant receives, ring by ring */
 	bool await_start;		/* the server: the client's START comes first */
-	struct kverbs_perf_recv *recvs;	/* SEND_BW: one per slot */
+	struct kverbs_perf_recv *recvs;	/* the ring: SEND_BW one per slot; WRITE_BW with imm */
+	u32 nrecvs;			/* ... of this many */
+	u32 recv_off;			/* ... WRITE_BW: in @buf past the slots, from here */
 	struct kverbs_msg ctrl_send;	/* ADV, ROUND_OK */
 	/* START; but for SEND: the requester's messages, in this ring */
 	struct kverbs_msg ctrl_recv[KVERBS_PERF_CTRL_CREDITS];
@@ -67,11 +70,12 @@ struct kverbs_perf_resp {
  * take a CPU from the requester and, on a soft device (rxe, siw), from
  * the driver's own threads that move the data.
  */
-static bool kverbs_perf_resp_polls(const struct kverbs_perf_ops *t, bool events)
+static bool kverbs_perf_resp_polls(const struct kverbs_perf_ops *t, u32 flags,
+				   bool events)
 {
 	if (t->seen_in_memory)
 		return true;
-	return t->answer != KVERBS_PERF_ANSWER_NONE && !events;
+	return kverbs_perf_answer(t, flags) != KVERBS_PERF_ANSWER_NONE && !events;
 }
 
 /*
@@ -92,14 +96,18 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	struct ib_device *ibdev = kverbs_ep_device(ep);
 	u32 max_reg = kverbs_max_reg_size(ibdev);
 	const struct kverbs_perf_ops *t = s->t;
-	bool ring = t->answer == KVERBS_PERF_ANSWER_RECV;
+	bool ring = kverbs_perf_answer(t, s->flags) == KVERBS_PERF_ANSWER_RECV;
+	bool recv_data = kverbs_perf_recv_data(t, s->flags);
+	/* WRITE_BW with immediate data: receives apart from the slots written. */
+	bool apart = ring && t->op != KVERBS_PERF_OP_SEND;
 	bool pingpong = kverbs_perf_is_pingpong(t);
-	u32 data_recvs, depth;
+	u32 data_recvs, depth, max_recvs;
+	u64 bytes;
 	struct kverbs_ep_caps caps = {
 		/* The registration of the buffer, one control message. */
 		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
 		.max_send_sge = 1,
-		.direct_poll = kverbs_perf_resp_polls(t, s->run->events),
+		.direct_poll = kverbs_perf_resp_polls(t, s->flags, s->run->events),
 	};
 	u32 i;
 	int ret;
@@ -108,45 +116,66 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
 		return -EOPNOTSUPP;
 	}
-	/* SEND_BW, SEND_LAT: control messages arrive in the same receives as data. */
-	s->ctrl_len = kverbs_perf_ctrl_len(t, s->msg_size);
-	s->stride = kverbs_perf_recv_data(t) ? max(s->msg_size, s->ctrl_len) : s->msg_size;
+	/*
+	 * SEND_BW, SEND_LAT, and with immediate data WRITE_LAT: control
+	 * messages arrive in the same receives as data, where a slot takes
+	 * either.  WRITE_BW's receives are apart, control messages only.
+	 */
+	s->ctrl_len = kverbs_perf_ctrl_len(t, s->flags, s->msg_size);
+	s->stride = recv_data && !apart ? max(s->msg_size, s->ctrl_len) : s->msg_size;
 	if (s->stride > max_reg)
 		return -EMSGSIZE;
-	ret = kverbs_perf_device_check(t, ibdev);
+	ret = kverbs_perf_device_check(t, s->flags, ep);
 	if (ret)
 		return ret;
 	/*
 	 * A ping-pong has one message in flight, whatever the client said.
-	 * SEND_BW's receives, one per slot, stay within what the device's
-	 * receive queue holds beside the control receive and the drain's
-	 * marker (kverbs_ep_create_qp()).
+	 * The ring's receives stay within what the device's receive queue
+	 * holds beside the control receive and the drain's marker
+	 * (kverbs_ep_create_qp()).
 	 */
 	depth = s->tx_depth;
-	if (ring)
-		depth = min_t(u32, KVERBS_PERF_RECV_AHEAD * depth,
-			      max(ibdev->attrs.max_qp_wr, 3) - 2);
+	max_recvs = min_t(u32, KVERBS_PERF_RECV_AHEAD * depth,
+			  max(ibdev->attrs.max_qp_wr, 3) - 2);
+	if (ring && !apart)
+		depth = max_recvs;
 	s->slots = pingpong ? 1 : kverbs_perf_slots(s->stride, depth,
 						    min(KVERBS_PERF_BUF_BYTES, max_reg));
+	/*
+	 * The ring: SEND_BW's receives are its slots.  A WRITE with
+	 * immediate data consumes a receive as a SEND does, and meets
+	 * receiver-not-ready as a SEND does when it finds none, so WRITE_BW
+	 * keeps as many posted, KVERBS_PERF_RECV_AHEAD per WRITE in flight,
+	 * each with room for a control message only: the WRITE's data
+	 * lands in the slot it names, and its receive holds nothing.
+	 */
+	s->nrecvs = ring ? (apart ? max_recvs : s->slots) : 0;
 	/*
 	 * A ping-pong's answers are built in a slot of their own, after it.
 	 * In u64: two slots of a stride near max_msg_size's 4 GiB wrap a
 	 * 32-bit size_t.
 	 */
-	if ((u64)(s->slots + pingpong) * s->stride > max_reg)
+	bytes = (u64)(s->slots + pingpong) * s->stride;
+	if (apart)
+		bytes += (u64)s->nrecvs * s->ctrl_len;
+	if (bytes > max_reg)
 		return -EMSGSIZE;
+	s->recv_off = (s->slots + pingpong) * s->stride;
 	/* No receiver-not-ready retry: see kverbs_perf_req_credit(). */
 	s->flow = ring && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
 	/*
-	 * SEND_BW: a receive per slot, refilled as soon as its message is
-	 * taken; a requester that runs ahead meets a receiver-not-ready and
-	 * retries.  SEND_LAT: the ping-pong's one.  Control messages arrive
-	 * in those.  The other tests take them in ctrl_recv: the requester
-	 * sends one only when the previous one is answered, or now and
-	 * then.  A server posts ctrl_recv first of all in every test, for
-	 * the client's START.
+	 * The ring (SEND_BW, WRITE_BW with immediate data): its receives,
+	 * each refilled as soon as its message is taken; a requester that
+	 * runs ahead meets a receiver-not-ready and retries.  SEND_LAT, and
+	 * WRITE_LAT with immediate data: the ping-pong's one.  Control
+	 * messages arrive in those.  The other tests take them in
+	 * ctrl_recv: the requester sends one only when the previous one is
+	 * answered, or now and then.  A server posts ctrl_recv first of
+	 * all in every test, for the client's START.  The CQ is sized from
+	 * these by kverbs_ep_create_qp(): every receive posted may complete,
+	 * flushed if not otherwise.
 	 */
-	data_recvs = ring ? s->slots : kverbs_perf_recv_data(t);
+	data_recvs = ring ? s->nrecvs : recv_data;
 	s->ctrl_recvs = kverbs_perf_resp_credits(t);
 	if (data_recvs)
 		s->ctrl_recvs = s->await_start;
@@ -154,7 +183,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
-	ret = kverbs_perf_alloc(ep, &s->buf, (size_t)(s->slots + pingpong) * s->stride,
+	ret = kverbs_perf_alloc(ep, &s->buf, bytes,
 				&s->ctrl_send, sizeof(struct kverbs_perf_msg));
 	if (ret)
 		return ret;
@@ -162,10 +191,10 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
 				    s->msg_size, s->stride);
 	if (ring) {
-		s->recvs = kvcalloc(s->slots, sizeof(*s->recvs), GFP_KERNEL_ACCOUNT);
+		s->recvs = kvcalloc(s->nrecvs, sizeof(*s->recvs), GFP_KERNEL_ACCOUNT);
 		if (!s->recvs)
 			return -ENOMEM;
-		for (i = 0; i < s->slots; i++)
+		for (i = 0; i < s->nrecvs; i++)
 			kverbs_perf_recv_init(&s->recvs[i], ep);
 	}
 	for (i = 0; i < s->ctrl_recvs; i++) {
@@ -197,10 +226,22 @@ static int kverbs_perf_resp_ctrl_repost(struct kverbs_perf_resp *s)
 	return kverbs_msg_post_recv(msg, s->ep);
 }
 
-static int kverbs_perf_resp_post_recv(struct kverbs_perf_resp *s, u32 slot)
+/* Where receive @i of the ring lands, and its room. */
+static u32 kverbs_perf_resp_recv_at(const struct kverbs_perf_resp *s, u32 i, u32 *len)
 {
-	return kverbs_perf_recv_post(&s->recvs[slot], &s->buf, slot * s->stride,
-				     s->stride);
+	if (s->t->op == KVERBS_PERF_OP_SEND) {
+		*len = s->stride;
+		return i * s->stride;
+	}
+	*len = s->ctrl_len;
+	return s->recv_off + i * s->ctrl_len;
+}
+
+static int kverbs_perf_resp_post_recv(struct kverbs_perf_resp *s, u32 i)
+{
+	u32 len, off = kverbs_perf_resp_recv_at(s, i, &len);
+
+	return kverbs_perf_recv_post(&s->recvs[i], &s->buf, off, len);
 }
 
 /* Send a control message, once the previous one is out. */
@@ -251,7 +292,7 @@ static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 	if (recv->byte_len != s->ctrl_len ||
 	    le32_to_cpu(m.type) != KVERBS_PERF_MSG_START)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-	if (kverbs_perf_recv_data(s->t))
+	if (kverbs_perf_recv_data(s->t, s->flags))
 		return 0;
 	return kverbs_perf_resp_ctrl_repost(s);
 }
@@ -276,16 +317,18 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 		return ret;
 	if (s->recvs) {
 		/* The requester sends nothing before it has the ADV. */
-		for (i = 0; i < s->slots; i++) {
+		for (i = 0; i < s->nrecvs; i++) {
 			ret = kverbs_perf_resp_post_recv(s, i);
 			if (ret)
 				return ret;
 		}
-	} else if (kverbs_perf_recv_data(s->t)) {
+	} else if (kverbs_perf_recv_data(s->t, s->flags)) {
 		ret = kverbs_perf_pp_server_start(&s->pp);
 		if (ret)
 			return ret;
-	} else {
+	}
+	/* Where the requester's WRITEs, READs and atomics go; a SEND's, nowhere. */
+	if (s->t->op != KVERBS_PERF_OP_SEND) {
 		m.addr = cpu_to_le64(s->buf.mr->iova);
 		m.rkey = cpu_to_le32(s->buf.mr->rkey);
 	}
@@ -420,13 +463,13 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	struct kverbs_perf_recv *r = NULL;
 	struct kverbs_msg *ctrl = NULL;
 	struct kverbs_perf_msg m;
-	u32 slot = 0, len, offset;
+	u32 slot = 0, off = 0, len, room, offset;
 	const void *data;
 	u64 n;
 	int ret;
 
 	if (kverbs_perf_is_pingpong(s->t)) {
-		ret = kverbs_perf_pp_server(&s->pp, kverbs_perf_recv_data(s->t) ?
+		ret = kverbs_perf_pp_server(&s->pp, kverbs_perf_recv_data(s->t, s->flags) ?
 					    NULL : &s->ctrl_recv[0], s->ctrl_len, &m);
 		s->received = s->pp.iters;
 		if (ret)
@@ -436,11 +479,12 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	if (s->recvs) {
 		/* Receives complete in the order they were posted. */
 		n = s->consumed;
-		slot = do_div(n, s->slots);
+		slot = do_div(n, s->nrecvs);
 		r = &s->recvs[slot];
 		ret = kverbs_perf_wait_done(ep, &r->done, kverbs_perf_resp_silence(s));
 		len = r->byte_len;
-		data = s->buf.vaddr + (size_t)slot * s->stride;
+		off = kverbs_perf_resp_recv_at(s, slot, &room);
+		data = s->buf.vaddr + off;
 	} else {
 		ctrl = kverbs_perf_resp_ctrl_recv(s);
 		ret = kverbs_perf_wait_done(ep, &ctrl->done, kverbs_perf_resp_silence(s));
@@ -452,35 +496,42 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	if (r)
 		s->consumed++;
 
-	/* Data, by its length; kverbs_perf_ctrl_len() makes it unlike control's. */
-	if (r && len == s->msg_size) {
+	/*
+	 * Data: a WRITE with immediate data by its opcode, a SEND by its
+	 * length (kverbs_perf_ctrl_len() makes it unlike control's).  Its
+	 * immediate data is checked on every one; a WRITE's bytes, with
+	 * --validate, by the round (kverbs_perf_resp_round()).
+	 */
+	if (r && kverbs_perf_recv_is_data(s->t, r, s->msg_size)) {
+		ret = kverbs_perf_imm_check(run, r, s->received);
+		if (ret)
+			return ret;
 		/* Not read without --validate: the device keeps the slot. */
-		if (s->flags & KVERBS_PERF_F_VALIDATE) {
-			kverbs_buf_sync_range_for_cpu(&s->buf, (size_t)slot * s->stride, len);
+		if ((s->flags & KVERBS_PERF_F_VALIDATE) && s->t->op == KVERBS_PERF_OP_SEND) {
+			kverbs_buf_sync_range_for_cpu(&s->buf, off, len);
 			if (!kverbs_perf_check(data, len, s->received, &offset)) {
 				run->result->mismatch_iter = s->received;
 				return kverbs_ep_mismatch(ep, offset);
 			}
-			kverbs_buf_sync_range_for_device(&s->buf, (size_t)slot * s->stride,
-							 len);
+			kverbs_buf_sync_range_for_device(&s->buf, off, len);
 		}
 		s->received++;
 		ret = kverbs_perf_resp_post_recv(s, slot);
-		if (!ret && s->flow && slot == s->slots - 1)
+		if (!ret && s->flow && slot == s->nrecvs - 1)
 			ret = kverbs_perf_resp_credit(s);
 		return ret;
 	}
 
-	if (len != s->ctrl_len)
+	if (len != s->ctrl_len || (r && r->opcode != IB_WC_RECV))
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 	if (r)
-		kverbs_buf_sync_range_for_cpu(&s->buf, (size_t)slot * s->stride, len);
+		kverbs_buf_sync_range_for_cpu(&s->buf, off, len);
 	else
 		kverbs_msg_sync_for_cpu(ctrl);
 	memcpy(&m, data, sizeof(m));
 	/* A control receive is given back by its repost (kverbs_msg_post_recv()). */
 	if (r)
-		kverbs_buf_sync_range_for_device(&s->buf, (size_t)slot * s->stride, len);
+		kverbs_buf_sync_range_for_device(&s->buf, off, len);
 	/* The requester's next message may come before our answer to this one. */
 	ret = r ? kverbs_perf_resp_post_recv(s, slot) :
 		  kverbs_perf_resp_ctrl_repost(s);

@@ -331,6 +331,16 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 		return KVERBS_PERF_REJECT_REVERSE;
 	}
 	/*
+	 * Immediate data is InfiniBand's and RoCE's: the client's device
+	 * refuses it over iWARP before it connects, and so does a server.
+	 */
+	if ((flags & KVERBS_PERF_F_IMM) &&
+	    !rdma_ib_or_roce(kverbs_ep_device(ep), kverbs_ep_port(ep))) {
+		*value = test;
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_IMM;
+	}
+	/*
 	 * A WRITE_LAT responder sees each WRITE only in its memory, with no
 	 * completion to sleep on: it would spin a CPU for the peer.
 	 */

@@ -483,6 +483,9 @@ TRACE_EVENT(kverbs_post_recv,
  * kverbs_cqe, which holds the completion id it was posted with.  The
  * length is the one a receive got; other completions do not define one.
  * The QP's number is its endpoint's (kverbs_cq_qp_num()), not wc->qp's.
+ * A receive that carried immediate data says so, and which: "imm=0x..."
+ * in host order, after "RECV_RDMA_WITH_IMM" when an RDMA WRITE with
+ * immediate data consumed it rather than a SEND.
  */
 TRACE_EVENT(kverbs_wc,
 	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc,
@@ -496,10 +499,13 @@ TRACE_EVENT(kverbs_wc,
 		__field(unsigned int, status)
 		__field(u32, vendor_err)
 		__field(u32, byte_len)
+		__array(char, imm, 40)
 	),
 	TP_fast_assign(
 		const struct kverbs_cqe *kc = container_of(wc->wr_cqe,
 							   struct kverbs_cqe, cqe);
+		/* wc_flags and opcode mean nothing in a failed completion. */
+		bool recv = !wc->status && (wc->opcode & IB_WC_RECV);
 
 		__entry->cq_id = cq->res.id;
 		__entry->cid = kc->cid;
@@ -507,14 +513,21 @@ TRACE_EVENT(kverbs_wc,
 		__entry->step = step;
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->status ? wc->vendor_err : 0;
-		__entry->byte_len = !wc->status && (wc->opcode & IB_WC_RECV) ?
-				    wc->byte_len : 0;
+		__entry->byte_len = recv ? wc->byte_len : 0;
+		/* Text, so that the line without immediate data stays as it was. */
+		if (recv && (wc->wc_flags & IB_WC_WITH_IMM))
+			snprintf(__entry->imm, sizeof(__entry->imm), "%s imm=0x%08x",
+				 wc->opcode == IB_WC_RECV_RDMA_WITH_IMM ?
+				 " RECV_RDMA_WITH_IMM" : "",
+				 be32_to_cpu(wc->ex.imm_data));
+		else
+			__entry->imm[0] = '\0';
 	),
-	TP_printk("cq.id=%u cid=%u qp=%u %s %s len=%u vendor_err=0x%x",
+	TP_printk("cq.id=%u cid=%u qp=%u %s %s len=%u vendor_err=0x%x%s",
 		  __entry->cq_id, __entry->cid, __entry->qp_num,
 		  kverbs_show_step(__entry->step),
 		  kverbs_show_wc_status(__entry->status),
-		  __entry->byte_len, __entry->vendor_err)
+		  __entry->byte_len, __entry->vendor_err, __entry->imm)
 );
 
 TRACE_EVENT(kverbs_ping_iter,

@@ -151,6 +151,176 @@ test_send_lat_4096_validate()	{ perf_lat send_lat 200 -s 4096 --validate; }
 # A control message's length: the server must still tell data from control.
 test_send_lat_48_validate()	{ perf_lat send_lat 200 -s 48 --validate; }
 
+# ---- immediate data (--imm): WRITE and SEND with immediate ----
+
+# imm_refused TEST: over iWARP (siw), which has no immediate data, a
+# client's --imm is refused at setup, before it connects or posts,
+# saying why; the server still waits for a client.
+imm_refused() {
+	port=$((port + 1))
+	perf_server srv "$1" || return 1
+	perf_client cli "$1" -n 10 --imm
+	[ $? = 1 ] || fail "$1 --imm client should fail: $(cat "$KV_TMP/cli.json")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' 'd["imm"] is True' \
+		'd["error"]["name"] == "EOPNOTSUPP"' 'd["error"]["step"] == "setup"' \
+		'"is iWARP, which has no immediate data" in d["error"]["message"]' || return
+	kv_listening 0.0.0.0 "$port" || fail "the $1 server stopped listening" || return
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 10 > "$KV_TMP/wait.out"
+	[ $? != 124 ] || fail "the $1 server did not end after SIGINT: $(cat "$KV_TMP/wait.out")"
+}
+
+# perf_imm KIND TEST ARGS...: TEST with --imm and --validate (KIND bw:
+# SIZE ITERS, as perf_validated; lat: ITERS CLIENT_OPTS, as perf_lat);
+# both ends report the mode.  Over siw, the refusal instead.
+perf_imm() {
+	local kind=$1 test=$2
+	shift 2
+	if [ "$KV_TYPE" = siw ]; then
+		imm_refused "$test"
+		return
+	fi
+	if [ "$kind" = bw ]; then
+		perf_validated "$test" "$@" --imm || return 1
+	else
+		perf_lat "$test" "$@" --validate --imm || return 1
+	fi
+	json_check "$KV_TMP/cli.json" 'd["imm"] is True' 'd["validate"] is True' \
+		-- "$KV_TMP/srv.json" 'd["imm"] is True'
+}
+
+test_write_bw_imm_validate()	{ perf_imm bw write_bw 64 2000; }
+test_send_bw_imm_validate()	{ perf_imm bw send_bw 64 2000; }
+# A control message's length, where the WRITEs' receives take both.
+test_write_bw_imm_48_validate()	{ perf_imm bw write_bw 48 500; }
+test_write_lat_imm_validate()	{ perf_imm lat write_lat 1000 -s 2; }
+test_send_lat_imm_validate()	{ perf_imm lat send_lat 1000 -s 2; }
+# The reverse direction: the server WRITEs, the client checks.
+test_write_bw_imm_bidir_validate() {
+	[ "$KV_TYPE" = siw ] && skip "siw has no immediate data"
+	perf_bidir write_bw 4096 1000 --imm || return
+	json_check "$KV_TMP/cli.json" 'd["imm"] is True' -- "$KV_TMP/srv.json" 'd["imm"] is True'
+}
+
+# What the tracepoints show: the WRITEs posted as RDMA_WRITE_WITH_IMM,
+# and each one's receive completing as RECV_RDMA_WITH_IMM with the
+# iteration, in order, on the server's QP.
+test_write_bw_imm_traced() {
+	local tr=/sys/kernel/tracing rc
+	[ "$KV_TYPE" = siw ] && skip "siw has no immediate data"
+	trace_need
+	trace_start kverbs_post_send kverbs_wc || fail "cannot set up tracing" || return
+	perf_pair write_bw -s 64 -n 100 --imm
+	rc=$?
+	trace_stop kverbs_post_send kverbs_wc
+	[ $rc = 0 ] || return
+	# "... kverbs_post_send: cq.id=1 cid=9 qp=17 RDMA_WRITE_WITH_IMM len=64 ...",
+	# "... kverbs_wc: cq.id=2 cid=5 qp=18 RECV SUCCESS len=64 vendor_err=0x0 RECV_RDMA_WITH_IMM imm=0x00000000"
+	kv_python $tr/trace <<'PY'
+import re, sys
+posts = imms = 0
+seen = []
+for line in open(sys.argv[1]):
+    if re.search(r"kverbs_post_send: .* RDMA_WRITE_WITH_IMM len=64 ", line):
+        posts += 1
+    m = re.search(r"kverbs_wc: .* RECV SUCCESS len=64 vendor_err=0x0 RECV_RDMA_WITH_IMM imm=0x([0-9a-f]{8})$", line.rstrip())
+    if m:
+        seen.append(int(m.group(1), 16))
+    if re.search(r"kverbs_post_send: .* RDMA_WRITE len=", line):
+        sys.exit(f"a plain RDMA_WRITE in an --imm test: {line.strip()}")
+if posts != 100:
+    sys.exit(f"expected 100 RDMA_WRITE_WITH_IMM posted, saw {posts}")
+if seen != list(range(100)):
+    sys.exit(f"expected immediates 0..99 in order, saw {seen[:10]}... ({len(seen)})")
+PY
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "see above"
+}
+
+# perf_imm_peer TEST HELLO_I: perf_hello plays a requester of TEST's
+# number with immediate data (-I HELLO_I) against a TEST server; returns
+# the server's exit code, leaves its report in $KV_TMP/imm.json, and
+# sets rc to perf_hello's exit code when the server succeeded.  A peer
+# the server cut off waits out its own retries: it is not waited for.
+perf_imm_peer() {
+	local num srv hpid
+	port=$((port + 1))
+	case $1 in write_bw) num=1 ;; send_bw) num=3 ;; esac
+	perf_server imm "$1" || return 1
+	timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" \
+		-a "$KV_ADDR" -p "$port" -t "$num" -n 10 -I "$2" > "$KV_TMP/hello.out" 2>&1 &
+	hpid=$!
+	kv_wait imm 20
+	srv=$?
+	[ $srv = 0 ] || kill "$hpid" 2>/dev/null
+	wait "$hpid"
+	rc=$?
+	return $srv
+}
+
+# A peer whose message 5 carries 6: the server catches it on that very
+# completion and says which iteration, what it expected and what it got.
+# The control first: the same peer with every immediate right is served.
+test_imm_wrong_caught() {
+	local rc
+	[ "$KV_TYPE" = siw ] && skip "siw has no immediate data"
+	perf_imm_peer write_bw ok ||
+		fail "server failed on right immediates: $(cat "$KV_TMP/imm.json")" || return
+	[ $rc = 0 ] || fail "perf_hello: $(cat "$KV_TMP/hello.out")" || return
+	json_check "$KV_TMP/imm.json" 'd["status"] == "ok"' 'd["iterations"] == 10' \
+		'd["imm"] is True' || return
+	perf_imm_peer write_bw 5
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/imm.json")" || return
+	json_check "$KV_TMP/imm.json" 'd["error"]["name"] == "EBADMSG"' \
+		'd["error"]["step"] == "validate"' 'd["error"]["mismatch_iteration"] == 5' \
+		'd["error"]["imm_expected"] == 5' 'd["error"]["imm_got"] == 6' \
+		'd["error"]["message"] == "immediate data mismatch in iteration 5: expected 0x00000005, got 0x00000006"'
+}
+
+# A SEND without immediate data among SENDs with: "got none".
+test_imm_missing_caught() {
+	local rc
+	[ "$KV_TYPE" = siw ] && skip "siw has no immediate data"
+	perf_imm_peer send_bw ok ||
+		fail "server failed on right immediates: $(cat "$KV_TMP/imm.json")" || return
+	[ $rc = 0 ] || fail "perf_hello: $(cat "$KV_TMP/hello.out")" || return
+	json_check "$KV_TMP/imm.json" 'd["status"] == "ok"' 'd["iterations"] == 10' || return
+	perf_imm_peer send_bw 3,none
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/imm.json")" || return
+	json_check "$KV_TMP/imm.json" 'd["error"]["name"] == "EBADMSG"' \
+		'd["error"]["mismatch_iteration"] == 3' 'd["error"]["imm_expected"] == 3' \
+		'd["error"]["imm_got"] is None' \
+		'd["error"]["message"] == "immediate data mismatch in iteration 3: expected 0x00000003, got none"'
+}
+
+# A hello that asks read_bw for immediate data: the server refuses the
+# flag, which read_bw does not take (KVERBS_PERF_REJECT_RESERVED).
+test_imm_hello_read_refused() {
+	perf_bad_hello rdi "-t 2 -f 128" "rejected: reason 3 value 0 version 3" EPROTO
+}
+
+# A server on iWARP refuses a hello asking for immediate data with its
+# own reason (13, KVERBS_PERF_REJECT_IMM); over rxe, the control, the
+# same hello is accepted.
+test_imm_hello_iwarp_refused() {
+	local out
+	if [ "$KV_TYPE" = siw ]; then
+		perf_bad_hello iwi "-f 128" "rejected: reason 13 value 1 version 3" EOPNOTSUPP ||
+			return 1
+		json_check "$KV_TMP/iwi.json" \
+			'"no immediate data on the server'"'"'s device" in d["error"]["message"]'
+		return
+	fi
+	port=$((port + 1))
+	perf_server iwi write_bw || return 1
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -f 128)
+	[ $? = 1 ] && [ "$out" = accepted ] || fail "perf_hello: '$out', expected 'accepted'" || return
+	# perf_hello hangs up at once; the server ends as it may.
+	kv_wait iwi 30
+	json_check "$KV_TMP/iwi.json" 'd["error"] is None or d["error"]["step"] != "hello"'
+}
+
 # atomic_check TEST OPTS...: every fetched value and every word's final
 # count is checked.  siw has no atomic operations: there the test skips,
 # and atomic_refused_on_siw checks that kverbs says so.
@@ -330,12 +500,13 @@ test_send_bw_2_qps_duration_validate() {
 	perf_qps send_bw 2 -s 1024 -D 1 --validate
 }
 
+# perf_bidir TEST SIZE ITERS [CLIENT_OPTS...]
 # -b: one connection each way, every byte checked by the side it lands
 # on; the numbers are the sum of both directions.
 perf_bidir() {
 	local test=$1 size=$2 n
 	n=$(perf_iters "$3")
-	perf_qps "$test" 1 -b -s "$size" -n "$n" --validate || return
+	perf_qps "$test" 1 -b -s "$size" -n "$n" --validate "${@:4}" || return
 	json_check "$KV_TMP/cli.json" "d['iterations'] == 2 * $n" "d['size'] == $size"
 }
 
@@ -1110,4 +1281,8 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_hello_reverse_refused test_hello_reverse_accepted_without_no_reverse \
 	test_hello_forward_served_with_no_reverse test_session_cut_at_max_duration \
 	test_session_within_max_duration test_done_believed test_done_more_than_asked \
-	test_done_rate_overflows test_client_sigint test_client_killed
+	test_done_rate_overflows test_client_sigint test_client_killed \
+	test_write_bw_imm_validate test_send_bw_imm_validate test_write_bw_imm_48_validate \
+	test_write_lat_imm_validate test_send_lat_imm_validate test_write_bw_imm_bidir_validate \
+	test_write_bw_imm_traced test_imm_wrong_caught test_imm_missing_caught \
+	test_imm_hello_read_refused test_imm_hello_iwarp_refused

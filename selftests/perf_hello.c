@@ -5,9 +5,10 @@
  * happened.
  *
  *	perf_hello -a ADDR -p PORT [-V VERSION] [-m MAGIC] [-r] [-l LEN]
- *		   [-n ITERS | -D | -T SEC] [-b] [-t TEST] [-w SEC]
+ *		   [-n ITERS | -D | -T SEC] [-b] [-t TEST] [-f FLAGS] [-w SEC]
  *	perf_hello -a ADDR -p PORT [-n ITERS | -D | -T SEC] [-k SEC] -d OPS,NS
  *	perf_hello -a ADDR -p PORT -B
+ *	perf_hello -a ADDR -p PORT [-t TEST] [-n ITERS] -I ok|K|K,none
  *
  * The hello is a valid write_bw request of version 3, 10 messages of 64
  * bytes, except for what the options change: -V its version, -m its
@@ -15,7 +16,7 @@
  * instead of 10 (any 64-bit number), -D duration mode (one second)
  * instead, -T duration mode of SEC seconds, -b the reverse direction
  * (KVERBS_PERF_F_REVERSE), -t the test (&enum kverbs_perf_test's
- * number).  Prints "rejected: reason R value V version S" and exits 0
+ * number), -f FLAGS more bits of &enum kverbs_perf_flags.  Prints "rejected: reason R value V version S" and exits 0
  * when the server rejected it with a kverbs perf reason, 1 when it
  * accepted it, 2 on any other outcome.  With -w an accepted connection
  * is held SEC seconds before perf_hello hangs up, saying nothing, as a
@@ -39,6 +40,18 @@
  * once the server has them (2 otherwise).  A server that keeps only one
  * control receive posted loses the connection here on iWARP, which has
  * no receiver-not-ready retry (nor does this peer ask for one).
+ *
+ * With -I it asks for write_bw (or -t 3, send_bw) with immediate data
+ * (KVERBS_PERF_F_IMM) and plays the requester: START, the server's ADV,
+ * ITERS messages of 64 bytes (default 10), each an RDMA WRITE with
+ * immediate data into the server's slots, or a SEND with immediate
+ * data, then DONE.  Message i carries i, as a kverbs requester's does,
+ * except with -I K: message K carries K + 1; with -I K,none it carries
+ * none (a plain WRITE or SEND).  -I ok sends them all right, the
+ * control.  It prints "done sent" and exits 0 once the server has DONE,
+ * 2 otherwise (a server that caught a wrong immediate ends the
+ * connection, so what perf_hello sees then depends on timing; the
+ * server's report is what tells).
  */
 #include <endian.h>
 #include <errno.h>
@@ -80,7 +93,11 @@ enum {
 
 #define KV_F_VALIDATE	(1 << 0)
 #define KV_F_REVERSE	(1 << 3)
+#define KV_F_IMM	(1 << 7)
+#define KV_WRITE_BW	1
 #define KV_READ_BW	2
+#define KV_SEND_BW	3
+#define KV_IMM_SIZE	64
 
 /* -B's messages: two sends in flight at once, and the receive. */
 enum { KV_SEND0, KV_SEND1, KV_RECV, KV_MSGS };
@@ -263,6 +280,80 @@ static int kv_fake_done(struct rdma_cm_id *id, struct kv_msg *msgs,
 	return kv_send(id, send, mr);
 }
 
+/*
+ * Post @wr signaled and wait for its completion: one at a time, so that
+ * the send queue of two never overflows.
+ */
+static int kv_post_wait(struct rdma_cm_id *id, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	wr->send_flags = IBV_SEND_SIGNALED;
+	if (ibv_post_send(id->qp, wr, &bad) || rdma_get_send_comp(id, &wc) != 1 ||
+	    wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "data message %llu failed\n", (unsigned long long)wr->wr_id);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -I: START, the server's ADV, @n messages with immediate data (message
+ * @bad wrong, or without any if @none), DONE.
+ */
+static int kv_imm(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+		  int test, uint64_t n, int64_t bad, int none)
+{
+	static char data[KV_IMM_SIZE];
+	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct ibv_sge sge = { .addr = (uintptr_t)data, .length = sizeof(data) };
+	struct ibv_send_wr wr;
+	struct ibv_mr *dmr;
+	uint64_t addr, i;
+	uint32_t rkey, slots, stride;
+
+	dmr = rdma_reg_msgs(id, data, sizeof(data));
+	if (!dmr)
+		return -1;
+	sge.lkey = dmr->lkey;
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+		return -1;
+	addr = le64toh(recv->addr);
+	rkey = le32toh(recv->rkey);
+	slots = le32toh(recv->slots);
+	stride = le32toh(recv->stride);
+	if (!slots || stride < sizeof(data) || (test == KV_WRITE_BW && !rkey)) {
+		fprintf(stderr, "the server's ADV is not one for this test\n");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		if (test == KV_WRITE_BW) {
+			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+			wr.wr.rdma.remote_addr = addr + (i % slots) * stride;
+			wr.wr.rdma.rkey = rkey;
+		} else {
+			wr.opcode = IBV_WR_SEND_WITH_IMM;
+		}
+		wr.imm_data = htobe32((uint32_t)i + ((int64_t)i == bad));
+		if ((int64_t)i == bad && none)
+			wr.opcode = test == KV_WRITE_BW ? IBV_WR_RDMA_WRITE : IBV_WR_SEND;
+		if (kv_post_wait(id, &wr))
+			return -1;
+	}
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_DONE);
+	send->a = htole64(n);
+	send->b = htole64(1000000);
+	return kv_send(id, send, mr);
+}
+
 int main(int argc, char **argv)
 {
 	struct kv_hello h = {
@@ -287,9 +378,11 @@ int main(int argc, char **argv)
 	double busy = 0, hold = 0;
 	struct ibv_mr *mr = NULL;
 	struct rdma_cm_id *id;
-	int opt, len = sizeof(h), done = 0, pair = 0, ret;
+	int opt, len = sizeof(h), done = 0, pair = 0, imm = 0, none = 0, ret;
+	long long bad = -1;
+	char word[8];
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -318,6 +411,9 @@ int main(int argc, char **argv)
 		case 't':
 			h.test = htole16(atoi(optarg));
 			break;
+		case 'f':
+			h.flags = htole16(le16toh(h.flags) | strtoul(optarg, NULL, 0));
+			break;
 		case 'w':
 			hold = atof(optarg);
 			break;
@@ -331,6 +427,16 @@ int main(int argc, char **argv)
 				return 2;
 			done = 1;
 			break;
+		case 'I':
+			imm = 1;
+			h.flags = htole16(le16toh(h.flags) | KV_F_IMM);
+			if (!strcmp(optarg, "ok"))
+				break;
+			ret = sscanf(optarg, "%lld,%7s", &bad, word);
+			if (ret < 1 || bad < 0 || (ret == 2 && strcmp(word, "none")))
+				return 2;
+			none = ret == 2;
+			break;
 		default: return 2;
 		}
 	}
@@ -339,7 +445,9 @@ int main(int argc, char **argv)
 	/* Only the requester's part is played: not the reverse direction's. */
 	if ((done || pair) && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
-	if (done && pair)
+	if (done + pair + imm > 1)
+		return 2;
+	if (imm && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
 	param.private_data_len = len;
 	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
@@ -351,7 +459,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rdma_freeaddrinfo(res);
-	if (done || pair) {
+	if (done || pair || imm) {
 		mr = rdma_reg_msgs(id, msgs, sizeof(msgs));
 		if (!mr || rdma_post_recv(id, NULL, &msgs[KV_RECV], sizeof(msgs[KV_RECV]), mr)) {
 			perror("rdma_reg_msgs");
@@ -362,6 +470,13 @@ int main(int argc, char **argv)
 	if (!rdma_connect(id, &param)) {
 		if (pair) {
 			if (kv_back_to_back(id, msgs, mr))
+				return 2;
+			printf("done sent\n");
+			return 0;
+		}
+		if (imm) {
+			if (kv_imm(id, msgs, mr, le16toh(h.test), le64toh(h.iterations),
+				   bad, none))
 				return 2;
 			printf("done sent\n");
 			return 0;
@@ -380,7 +495,7 @@ int main(int argc, char **argv)
 		rdma_disconnect(id);
 		return 1;
 	}
-	if (done || pair) {
+	if (done || pair || imm) {
 		perror("rdma_connect");
 		return 2;
 	}

@@ -1488,7 +1488,7 @@ TEST_F(kverbs, perf_unknown_flags)
 	struct kverbs_perf p;
 
 	kv_perf_base(&p);
-	p.flags = 1U << 7;	/* the first bit not in enum kverbs_perf_flags */
+	p.flags = 1U << 8;	/* the first bit not in enum kverbs_perf_flags */
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.flags = KVERBS_PERF_F_VALIDATE | 1U << 31;
 	KV_PERF_REJECTED(&p, EINVAL);
@@ -1583,6 +1583,56 @@ TEST_F(kverbs, perf_cmp_swap_not_atomic)
 	KV_PERF_REJECTED(&p, EINVAL);
 	kv_perf_server_base(&p);
 	p.flags = KVERBS_PERF_F_CMP_SWAP;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
+ * Immediate data is a client's request, for the tests that WRITE or
+ * SEND: a READ or an atomic operation carries none.  Refused before
+ * anything is resolved or posted.  The control: the four tests that take
+ * it get past the flag check to the message size's -EMSGSIZE.
+ */
+TEST_F(kverbs, perf_imm_write_send_only)
+{
+	static const uint32_t none[] = {
+		KVERBS_PERF_READ_BW, KVERBS_PERF_READ_LAT,
+		KVERBS_PERF_ATOMIC_LAT, KVERBS_PERF_ATOMIC_BW,
+	};
+	static const uint32_t some[] = {
+		KVERBS_PERF_WRITE_BW, KVERBS_PERF_SEND_BW,
+		KVERBS_PERF_WRITE_LAT, KVERBS_PERF_SEND_LAT,
+	};
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_perf p;
+	size_t i;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_IMM);
+	for (i = 0; i < ARRAY_SIZE(none); i++) {
+		kv_perf_base(&p);
+		p.test = none[i];
+		p.msg_size = none[i] == KVERBS_PERF_ATOMIC_LAT ||
+			     none[i] == KVERBS_PERF_ATOMIC_BW ? 8 : 64;
+		p.flags = KVERBS_PERF_F_IMM;
+		KV_PERF_REJECTED(&p, EINVAL);
+		ASSERT_EQ(0, p.imm_expected);
+		ASSERT_EQ(0, p.imm_got);
+	}
+	for (i = 0; i < ARRAY_SIZE(some); i++) {
+		kv_perf_base(&p);
+		p.test = some[i];
+		p.flags = KVERBS_PERF_F_IMM | KVERBS_PERF_F_VALIDATE;
+		p.msg_size = kv_max_msg_size() + 1;
+		/* (out) fields: whatever comes in, they go back as 0. */
+		p.imm_expected = 1;
+		p.imm_got = 2;
+		KV_PERF_REJECTED(&p, EMSGSIZE);
+		ASSERT_EQ(0, p.imm_expected);
+		ASSERT_EQ(0, p.imm_got);
+	}
+	/* The client asks; a server runs what it is asked. */
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_IMM;
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 

@@ -73,6 +73,9 @@ enum {
  *	&kverbs_device_info after @cap_flags (SRQ limits, masked atomics)
  *	and &kverbs_port_info.cap_flags, and sets KVERBS_DEVICE_CAP_LOCAL_INV
  *	and _SEND_INV; without it they read as 0 and mean "not known"
+ * @KVERBS_FEATURE_PERF_IMM: KVERBS_IOC_PERF takes KVERBS_PERF_F_IMM, and
+ *	its servers KVERBS_PERF_REJECT_IMM, and fills
+ *	&kverbs_perf.imm_expected and .imm_got
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -89,6 +92,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_LESSON = 1 << 11,
 	KVERBS_FEATURE_PERF_BUSY_POLL = 1 << 12,
 	KVERBS_FEATURE_DEVICE_CAPS = 1 << 13,
+	KVERBS_FEATURE_PERF_IMM = 1 << 14,
 };
 
 /**
@@ -470,12 +474,21 @@ enum kverbs_step {
  *	limit on tests running at once: @error is -ENFILE, -EMFILE or
  *	-EDQUOT (or -ENOMEM).  It tells a refused session from memory
  *	refused at the setup step with the same errno.
+ * @KVERBS_RESULT_IMM: perf, KVERBS_PERF_F_IMM: the completion of message
+ *	&kverbs_perf_result.mismatch_iter did not carry the immediate data
+ *	it should have (@error -EBADMSG, @failed_step KVERBS_STEP_VALIDATE):
+ *	&kverbs_perf.imm_expected is what it should have carried and, unless
+ *	KVERBS_RESULT_NO_IMM, &kverbs_perf.imm_got what it did
+ * @KVERBS_RESULT_NO_IMM: with KVERBS_RESULT_IMM: the completion carried
+ *	no immediate data at all (no IB_WC_WITH_IMM)
  */
 enum kverbs_result_flags {
 	KVERBS_RESULT_WC = 1 << 0,
 	KVERBS_RESULT_CM = 1 << 1,
 	KVERBS_RESULT_MISMATCH = 1 << 2,
 	KVERBS_RESULT_REFUSED = 1 << 3,
+	KVERBS_RESULT_IMM = 1 << 4,
+	KVERBS_RESULT_NO_IMM = 1 << 5,
 };
 
 /**
@@ -696,6 +709,22 @@ enum kverbs_perf_test {
  *	ceiling, &kverbs_perf.max_duration_ns), so it is the server's
  *	choice, never the hello's.  Excludes KVERBS_PERF_F_EVENTS.
  *	Feature bit: KVERBS_FEATURE_PERF_BUSY_POLL.
+ * @KVERBS_PERF_F_IMM: client only, WRITE_BW, SEND_BW, WRITE_LAT and
+ *	SEND_LAT: post the data as RDMA WRITE with immediate data
+ *	(IB_WR_RDMA_WRITE_WITH_IMM) or SEND with immediate data
+ *	(IB_WR_SEND_WITH_IMM).  The immediate data of message i is i's low
+ *	32 bits, big-endian on the wire as every immediate is; the side that
+ *	receives the data checks it on every completion, and fails the
+ *	test with -EBADMSG and KVERBS_RESULT_IMM when it is wrong or
+ *	missing.  A WRITE with immediate data consumes a receive at the
+ *	responder and completes there (IB_WC_RECV_RDMA_WITH_IMM), so the
+ *	responder of WRITE_BW takes every message, as in SEND_BW.  Part of
+ *	the hello and echoed in &kverbs_perf_result.flags.  Another test
+ *	fails with -EINVAL; a port without immediate data (iWARP: siw;
+ *	KVERBS_PORT_CAP_IMM unset) with -EOPNOTSUPP at KVERBS_STEP_SETUP, before anything is posted,
+ *	and a server on one rejects the hello with KVERBS_PERF_REJECT_IMM.
+ *	A server that predates the flag rejects it with
+ *	KVERBS_PERF_REJECT_RESERVED.  Feature bit: KVERBS_FEATURE_PERF_IMM.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
@@ -705,6 +734,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_EVENTS = 1 << 4,
 	KVERBS_PERF_F_NO_REVERSE = 1 << 5,
 	KVERBS_PERF_F_BUSY_POLL = 1 << 6,
+	KVERBS_PERF_F_IMM = 1 << 7,
 };
 
 /* perftest's defaults: its port, TX depth and iterations. */
@@ -747,10 +777,14 @@ enum kverbs_perf_flags {
  * @KVERBS_PERF_REJECT_BUSY_POLL: the test needs the server to busy-poll
  *	(KVERBS_PERF_WRITE_LAT), which it does only with
  *	KVERBS_PERF_F_BUSY_POLL; @reject_value is the test
+ * @KVERBS_PERF_REJECT_IMM: the client asked for immediate data
+ *	(KVERBS_PERF_F_IMM), which the server's device does not carry
+ *	(iWARP); @reject_value is the test
  *
  * KVERBS_PERF_REJECT_DURATION to _REVERSE came with
  * KVERBS_FEATURE_PERF_CEILINGS, KVERBS_PERF_REJECT_BUSY_POLL with
- * KVERBS_FEATURE_PERF_BUSY_POLL.
+ * KVERBS_FEATURE_PERF_BUSY_POLL, KVERBS_PERF_REJECT_IMM with
+ * KVERBS_FEATURE_PERF_IMM.
  */
 enum kverbs_perf_reject {
 	KVERBS_PERF_REJECT_NONE = 0,
@@ -766,6 +800,7 @@ enum kverbs_perf_reject {
 	KVERBS_PERF_REJECT_ITERATIONS,
 	KVERBS_PERF_REJECT_REVERSE,
 	KVERBS_PERF_REJECT_BUSY_POLL,
+	KVERBS_PERF_REJECT_IMM,
 };
 
 /**
@@ -890,6 +925,12 @@ struct kverbs_perf_result {
  * @max_iterations: server: the most iterations a client may ask for; 0
  *	for the module's perf_max_iterations, above it -EINVAL.  Client:
  *	must be 0.
+ * @imm_expected: (out) with KVERBS_RESULT_IMM in @result.valid: the
+ *	immediate data message @result.mismatch_iter should have carried,
+ *	in host byte order; else 0
+ * @imm_got: (out) ... and what its completion carried, in host byte
+ *	order; 0 with KVERBS_RESULT_NO_IMM.  Both exist since
+ *	KVERBS_FEATURE_PERF_IMM: an older module leaves them alone.
  *
  * A server serves one client and returns.  The client's request travels
  * in the connection request as a versioned hello; a server that cannot
@@ -924,6 +965,8 @@ struct kverbs_perf {
 	__u32 __reserved;
 	__aligned_u64 max_duration_ns;
 	__aligned_u64 max_iterations;
+	__u32 imm_expected;
+	__u32 imm_got;
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)

@@ -144,6 +144,7 @@ struct kv_perf_opts {
 	bool cmp_swap;		/* -A CMP_AND_SWAP */
 	bool gbits;
 	bool validate;
+	bool imm;		/* --imm: WRITE or SEND with immediate data */
 	bool json;
 	bool debug;
 	uint64_t timeout_ns;

@@ -52,6 +52,7 @@ enum {
 	KV_OPT_DEPTH = 1 << 2,		/* -t N, -q N; without it the depth is 1 */
 	KV_OPT_REVERSE = 1 << 3,	/* -b, and the server's --no-reverse */
 	KV_OPT_EVENTS = 1 << 4,		/* -e; without it, .polls says why */
+	KV_OPT_IMM = 1 << 5,		/* --imm: WRITE or SEND with immediate data */
 };
 
 /*
@@ -93,7 +94,7 @@ struct kv_perf_test {
 static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "write_bw", .test = KVERBS_PERF_WRITE_BW, .verb = "RDMA_Write",
-		.opts = KV_OPTS_BW | KV_OPT_SIZE,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -109,7 +110,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "send_bw", .test = KVERBS_PERF_SEND_BW, .verb = "Send",
-		.kind = KV_PERF_RECV, .opts = KV_OPTS_BW | KV_OPT_SIZE,
+		.kind = KV_PERF_RECV, .opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -139,7 +140,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "write_lat", .test = KVERBS_PERF_WRITE_LAT, .verb = "RDMA_Write",
-		.kind = KV_PERF_LAT, .opts = KV_OPT_SIZE,
+		.kind = KV_PERF_LAT, .opts = KV_OPT_SIZE | KV_OPT_IMM,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -148,7 +149,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "send_lat", .test = KVERBS_PERF_SEND_LAT, .verb = "Send",
 		.kind = KV_PERF_LAT | KV_PERF_RECV,
-		.opts = KV_OPTS_LAT | KV_OPT_SIZE,
+		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -192,6 +193,12 @@ static const char *kv_perf_atomic_type(const struct kverbs_perf *cmd)
 	       KV_CMP_AND_SWAP : KV_FETCH_AND_ADD;
 }
 
+/* Whether @t's data work requests are RDMA WRITEs (--write_with_imm). */
+static bool kv_perf_writes(const struct kv_perf_test *t)
+{
+	return !strcmp(t->verb, "RDMA_Write");
+}
+
 static void perf_usage(FILE *f, const struct kv_perf_test *t)
 {
 	bool lat = t->kind & KV_PERF_LAT;
@@ -200,7 +207,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
-		"       %*s [--report_gbits] [--validate] [--json] [--timeout SEC]\n"
+		"       %*s [--report_gbits] [--validate]%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
 		"       %*s [--busy-poll] [ADDR]\n"
 		"\n"
@@ -214,7 +221,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		t->opts & KV_OPT_DEPTH ? " [-t TXDEPTH] [-q QPS]" : "",
 		t->opts & KV_OPT_REVERSE ? " [-b]" : "",
 		t->opts & KV_OPT_EVENTS ? " [-e]" : "",
-		indent, "",
+		indent, "", t->opts & KV_OPT_IMM ? " [--imm]" : "",
 		indent, "", t->opts & KV_OPT_REVERSE ? " [--no-reverse]" : "",
 		indent, "",
 		t->cmd, KVERBS_PERF_DEFAULT_PORT);
@@ -263,6 +270,19 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			"                        are the sum of both directions.  Give it to the\n"
 			"                        server too.\n",
 			t->bidir);
+	if (t->opts & KV_OPT_IMM) {
+		bool write = kv_perf_writes(t);
+
+		fprintf(f,
+			"      --imm             %s with immediate data: message i carries i,\n"
+			"                        which the receiving side checks on every\n"
+			"                        completion; not on iWARP (siw), which has none.\n"
+			"                        The server runs what its client asks; given to\n"
+			"                        it, --imm only checks that the module supports it.\n",
+			write ? "RDMA WRITE" : "SEND");
+		if (write)
+			fprintf(f, "      --write_with_imm  the same: perftest's name for it\n");
+	}
 	if (!(t->opts & KV_OPT_EVENTS))
 		fprintf(f, "  (no -e: %s)\n", t->polls);
 	else
@@ -376,7 +396,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	enum {
 		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
-		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL,
+		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -397,6 +417,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
 		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
 		{ "busy-poll", no_argument, NULL, OPT_BUSY_POLL },
+		{ "imm", no_argument, NULL, OPT_IMM },
+		/* perftest's name for it, which its write tests take */
+		{ "write_with_imm", no_argument, NULL, OPT_WRITE_WITH_IMM },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* perftest's, for its command lines: no-ops, or refused saying why */
@@ -579,6 +602,23 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		case OPT_BUSY_POLL:
 			o->busy_poll = true;
 			break;
+		case OPT_WRITE_WITH_IMM:
+			if (!(t->opts & KV_OPT_IMM) || !kv_perf_writes(t)) {
+				kv_usage_error(cmd, "--write_with_imm is for write_bw and write_lat%s",
+					       t->opts & KV_OPT_IMM ?
+					       ": use --imm for SEND with immediate data" : "");
+				return -1;
+			}
+			o->imm = true;
+			break;
+		case OPT_IMM:
+			if (!(t->opts & KV_OPT_IMM)) {
+				kv_usage_error(cmd, "--imm is for write_bw, write_lat, send_bw and send_lat: %s carries no immediate data",
+					       cmd);
+				return -1;
+			}
+			o->imm = true;
+			break;
 		case 'd':
 			o->debug = true;
 			/* Before getopt_long() moves it: the word after a lone -d. */
@@ -702,7 +742,8 @@ static bool kv_perf_slept(const struct kv_perf_opts *o, const struct kv_perf_tes
 		return o->events;
 	if (!o->busy_poll)
 		return true;
-	return responder && !(t->kind & KV_PERF_RECV);
+	/* A WRITE with immediate data completes at the responder as a SEND does. */
+	return responder && !(t->kind & KV_PERF_RECV) && !(r->flags & KVERBS_PERF_F_IMM);
 }
 
 static void kv_perf_print_text(const struct kv_perf_opts *o,
@@ -732,6 +773,8 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf(" TX depth       : %u\n", r->tx_depth);
 	printf(" Completions    : %s\n", kv_perf_slept(o, t, r) ? "events" : "polling");
 	printf(" Validate       : %s\n", r->flags & KVERBS_PERF_F_VALIDATE ? "ON" : "OFF");
+	if (t->opts & KV_OPT_IMM)
+		printf(" Immediate data : %s\n", r->flags & KVERBS_PERF_F_IMM ? "ON" : "OFF");
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
@@ -774,6 +817,7 @@ const char *kv_perf_reject_str(uint32_t reason)
 		[KVERBS_PERF_REJECT_ITERATIONS] = "iterations above the server's ceiling",
 		[KVERBS_PERF_REJECT_REVERSE] = "reverse direction not served",
 		[KVERBS_PERF_REJECT_BUSY_POLL] = "test needs a busy-polling server",
+		[KVERBS_PERF_REJECT_IMM] = "no immediate data on the server's device",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";
@@ -828,7 +872,13 @@ int kv_perf_describe_reject(char *buf, size_t len,
 			return snprintf(buf, len, "%s: %s (%s RDMA device " KV_NO_ATOMICS ")",
 					who, why, server ? "this" : "its");
 		return snprintf(buf, len, "%s: %s (%s)", who, why, strerror(r->reject_value));
+	case KVERBS_PERF_REJECT_IMM:
+		return snprintf(buf, len, "%s: %s (%s is iWARP, which has none: run without --imm)",
+				who, why, server ? "this server's RDMA device" : "the server's RDMA device");
 	case KVERBS_PERF_REJECT_RESERVED:
+		if (r->flags & KVERBS_PERF_F_IMM)
+			return snprintf(buf, len, "%s: %s (the server's module does not take --imm)",
+					who, why);
 		if (r->flags & KVERBS_PERF_F_REVERSE)
 			return snprintf(buf, len, "%s: %s (the server's module does not take -b)",
 					who, why);
@@ -865,7 +915,7 @@ void kv_perf_hint(const struct kv_perf_opts *o, const struct kverbs_perf *cmd, i
 			kv_prog, o->cmd);
 		return;
 	}
-	if (r->reject_reason || r->iterations)
+	if (r->reject_reason || r->iterations || (r->valid & KVERBS_RESULT_IMM))
 		return;
 	if ((r->failed_step == KVERBS_STEP_CONNECT && err == ECONNREFUSED) ||
 	    err == EPROTO || err == EBADMSG)
@@ -886,9 +936,27 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 		kv_perf_describe_reject(buf, len, r, o->role == KVERBS_ROLE_SERVER, atomic);
 		return;
 	}
+	if (r->failed_step == KVERBS_STEP_VALIDATE && (r->valid & KVERBS_RESULT_IMM)) {
+		if (r->valid & KVERBS_RESULT_NO_IMM)
+			snprintf(buf, len, "immediate data mismatch in iteration %" PRIu64
+				 ": expected 0x%08x, got none",
+				 (uint64_t)r->mismatch_iter, cmd->imm_expected);
+		else
+			snprintf(buf, len, "immediate data mismatch in iteration %" PRIu64
+				 ": expected 0x%08x, got 0x%08x",
+				 (uint64_t)r->mismatch_iter, cmd->imm_expected, cmd->imm_got);
+		return;
+	}
 	if (r->failed_step == KVERBS_STEP_VALIDATE) {
 		snprintf(buf, len, "data mismatch in iteration %" PRIu64 " at byte %u",
 			 (uint64_t)r->mismatch_iter, r->mismatch_offset);
+		return;
+	}
+	/* Refused before anything was posted: the device's protocol has none. */
+	if ((r->flags & KVERBS_PERF_F_IMM) && err == EOPNOTSUPP &&
+	    r->failed_step == KVERBS_STEP_SETUP && r->transport == KVERBS_TRANSPORT_IWARP) {
+		snprintf(buf, len, "the RDMA device %.*s is iWARP, which has no immediate data: run without --imm",
+			 (int)sizeof(r->ibdev), r->ibdev);
 		return;
 	}
 	if (r->failed_step == KVERBS_STEP_SAMPLES) {
@@ -999,6 +1067,8 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_u64(&j, r->duration_ns);
 	kv_json_key(&j, "validate");
 	kv_json_bool(&j, r->flags & KVERBS_PERF_F_VALIDATE);
+	kv_json_key(&j, "imm");
+	kv_json_bool(&j, r->flags & KVERBS_PERF_F_IMM);
 	if (t->kind & KV_PERF_ATOMIC) {
 		kv_json_key(&j, "atomic_type");
 		if (atomic_type)
@@ -1030,9 +1100,18 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	if (t->kind & KV_PERF_LAT)
 		kv_perf_json_lat(&j, lat);
 	if (kv_json_failure(&j, &KV_FAILURE(r, err, message))) {
-		if (r->valid & KVERBS_RESULT_MISMATCH) {
+		if (r->valid & (KVERBS_RESULT_MISMATCH | KVERBS_RESULT_IMM)) {
 			kv_json_key(&j, "mismatch_iteration");
 			kv_json_u64(&j, r->mismatch_iter);
+		}
+		if (r->valid & KVERBS_RESULT_IMM) {
+			kv_json_key(&j, "imm_expected");
+			kv_json_u64(&j, cmd->imm_expected);
+			kv_json_key(&j, "imm_got");
+			if (r->valid & KVERBS_RESULT_NO_IMM)
+				kv_json_null(&j);
+			else
+				kv_json_u64(&j, cmd->imm_got);
 		}
 		if (r->reject_reason) {
 			kv_json_key(&j, "reject_reason");
@@ -1471,6 +1550,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 			cmd.flags |= KVERBS_PERF_F_VALIDATE;
 		if (o.cmp_swap)
 			cmd.flags |= KVERBS_PERF_F_CMP_SWAP;
+		if (o.imm)
+			cmd.flags |= KVERBS_PERF_F_IMM;
 	}
 	/* The server checks, or fills, what the client asked it to. */
 	if (kv_perf_where(&o, (struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr),
@@ -1502,6 +1583,13 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	fd = kv_open_for(features, o.cmd);
 	if (fd < 0)
 		return KV_EXIT_ENV;
+	/* Said in words of its own: the test runs, only not with --imm. */
+	if (o.imm && !(kv_features(fd) & KVERBS_FEATURE_PERF_IMM)) {
+		fprintf(stderr, "%s %s: the kverbs module loaded does not support --imm (immediate data): load the module built with this tool\n",
+			kv_prog, o.cmd);
+		close(fd);
+		return KV_EXIT_ENV;
+	}
 	if (many) {
 		code = kv_perf_listen(fd, &o, (struct sockaddr_storage *)&cmd.addr, addr, where);
 		if (code) {

@@ -272,6 +272,19 @@ kv_usage_error serve_busy_poll_with_events serve "--busy-poll and -e exclude eac
 	-- serve -e --busy-poll
 kv_usage_error busy_poll_value serve "unknown option '--busy-poll=1'" -- serve --busy-poll=1
 
+# ---- immediate data: the tests that WRITE or SEND only ----
+
+kv_case write_bw_help_imm 0 out=--imm "out=--write_with_imm  the same" -- write_bw --help
+kv_case send_lat_help_imm 0 "out=--imm             SEND with immediate data" -- send_lat --help
+for c in read_bw read_lat atomic_bw atomic_lat; do
+	kv_usage_error "${c}_imm" "$c" "--imm is for write_bw, write_lat, send_bw and send_lat: $c carries no immediate data" \
+		-- "$c" --imm 1.2.3.4
+done
+kv_usage_error read_bw_write_with_imm read_bw "--write_with_imm is for write_bw and write_lat" \
+	-- read_bw --write_with_imm 1.2.3.4
+kv_usage_error send_bw_write_with_imm send_bw "--write_with_imm is for write_bw and write_lat: use --imm" \
+	-- send_bw --write_with_imm 1.2.3.4
+
 # ---- perftest's habits ----
 
 # Same names, options and port as perftest, not the same protocol: say so.

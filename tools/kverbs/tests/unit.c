@@ -1106,7 +1106,9 @@ KV_TEST(perf_reject_names)
 			"reverse direction not served");
 	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_BUSY_POLL),
 			"test needs a busy-polling server");
-	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_BUSY_POLL + 1), "unknown");
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_IMM),
+			"no immediate data on the server's device");
+	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_IMM + 1), "unknown");
 }
 
 KV_TEST(perf_reject_ceilings_described)
