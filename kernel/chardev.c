@@ -102,7 +102,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_REVERSE |
 			KVERBS_FEATURE_PERF_EVENTS | KVERBS_FEATURE_PING_LISTENER |
 			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON |
-			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS;
+			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
+			KVERBS_FEATURE_PERF_POLL;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -172,11 +173,24 @@ static int kverbs_perf_run(void *cmd, int refused,
 	return kverbs_perf_cmd(cmd, refused, lsn);
 }
 
+/*
+ * The CQ's description is a second block of output, at the end of the
+ * struct: a caller whose struct predates it gets only the result.
+ */
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
-	return kverbs_test_exec(ucmd, kverbs_perf_run,
-				offsetof(struct kverbs_perf, result),
-				sizeof_field(struct kverbs_perf, result));
+	size_t cq_off = offsetof(struct kverbs_perf, cq);
+	int ret;
+
+	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
+			       offsetof(struct kverbs_perf, result),
+			       sizeof_field(struct kverbs_perf, result));
+	if (ret != -EFAULT &&
+	    ucmd->user_size >= offsetofend(struct kverbs_perf, cq) &&
+	    copy_to_user(ucmd->ubuffer + cq_off, ucmd->cmd + cq_off,
+			 sizeof_field(struct kverbs_perf, cq)))
+		return -EFAULT;
+	return ret;
 }
 
 static int kverbs_lesson_run(void *cmd, int refused,
