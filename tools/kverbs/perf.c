@@ -396,8 +396,13 @@ const char *kv_perf_poll_str(uint32_t poll)
 	return poll < KV_PERF_NPOLLS && kv_perf_polls[poll] ? kv_perf_polls[poll] : "unknown";
 }
 
-/* --poll's argument as &enum kverbs_perf_poll, 0 for none of its names. */
-static uint32_t kv_perf_poll_parse(const char *name)
+/**
+ * kv_perf_poll_parse - --poll's argument
+ * @name: the argument
+ *
+ * Returns it as &enum kverbs_perf_poll, 0 for none of its names.
+ */
+uint32_t kv_perf_poll_parse(const char *name)
 {
 	uint32_t i;
 
@@ -407,13 +412,16 @@ static uint32_t kv_perf_poll_parse(const char *name)
 	return 0;
 }
 
-/*
- * --poll, -e, --cq-pool, --dim and --busy-poll together, once all are
- * read: the policy in @o->poll, KVERBS_PERF_POLL_SOFTIRQ for -e and for
- * a pool or moderation without --poll.  Returns 0, or -1 after a usage
- * error was printed.
+/**
+ * kv_perf_parse_poll - --poll, -e, --cq-pool, --dim and --busy-poll together
+ * @o: the command line, all of it read
+ * @polls: why the test takes only --poll direct, or NULL when it takes any
+ *
+ * Sets @o->poll: KVERBS_PERF_POLL_SOFTIRQ for -e and for a pool or
+ * moderation without --poll.  Returns 0, or -1 after a usage error was
+ * printed.
  */
-static int kv_perf_parse_poll(struct kv_perf_opts *o, const struct kv_perf_test *t)
+int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls)
 {
 	const char *cq_opt = o->cq_pool ? "--cq-pool" : "--dim";
 
@@ -436,21 +444,46 @@ static int kv_perf_parse_poll(struct kv_perf_opts *o, const struct kv_perf_test 
 			       o->cq_pool || o->dim ? cq_opt : o->events ? "-e" : "--poll");
 		return -1;
 	}
-	if (t->polls && o->poll && o->poll != KVERBS_PERF_POLL_DIRECT) {
+	if (polls && o->poll && o->poll != KVERBS_PERF_POLL_DIRECT) {
 		kv_usage_error(o->cmd, "%s is not for %s: %s",
-			       o->cq_pool || o->dim ? cq_opt : "--poll", o->cmd, t->polls);
+			       o->cq_pool || o->dim ? cq_opt : "--poll", o->cmd, polls);
 		return -1;
 	}
 	return 0;
 }
 
-/*
- * Whether the command line needs &kverbs_perf.poll or .cq_flags: a policy
- * the flags of an older module (-e, --busy-poll) cannot say.
+/**
+ * kv_perf_set_poll - the completion policy into the ioctl's argument
+ * @o: the command line, as kv_perf_parse_poll() left it
+ * @cmd: the argument
+ * @features: the module features the command needs, added to
+ * @what: set to what needs them, for kv_open_for(): "write_bw --poll
+ *	workqueue"
+ * @len: room in @what
+ *
+ * -e, which is --poll softirq, goes as KVERBS_PERF_F_EVENTS, which every
+ * module since KVERBS_FEATURE_PERF_EVENTS takes; a policy the flags of an
+ * older module (-e, --busy-poll) cannot say needs KVERBS_FEATURE_PERF_POLL.
  */
-static bool kv_perf_needs_poll(const struct kv_perf_opts *o)
+void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		      uint64_t *features, char *what, size_t len)
 {
-	return (o->poll && o->poll != KVERBS_PERF_POLL_SOFTIRQ) || o->cq_pool || o->dim;
+	bool named = o->poll && o->poll != KVERBS_PERF_POLL_SOFTIRQ;
+
+	snprintf(what, len, "%s", o->cmd);
+	if (o->poll == KVERBS_PERF_POLL_SOFTIRQ) {
+		cmd->flags |= KVERBS_PERF_F_EVENTS;
+		*features |= KVERBS_FEATURE_PERF_EVENTS;
+	}
+	if (!named && !o->cq_pool && !o->dim)
+		return;
+	cmd->poll = o->poll;
+	cmd->cq_flags = (o->cq_pool ? KVERBS_PERF_CQ_POOL : 0) |
+			(o->dim ? KVERBS_PERF_CQ_DIM : 0);
+	*features |= KVERBS_FEATURE_PERF_POLL;
+	snprintf(what, len, "%s%s%s%s%s", o->cmd, named ? " --poll " : "",
+		 named ? kv_perf_poll_str(o->poll) : "", o->cq_pool ? " --cq-pool" : "",
+		 o->dim ? " --dim" : "");
 }
 
 /*
@@ -765,7 +798,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		kv_usage_error(cmd, "--busy-poll and -e exclude each other");
 		return -1;
 	}
-	if (kv_perf_parse_poll(o, t))
+	if (kv_perf_parse_poll(o, t->polls))
 		return -1;
 	/* The only way to serve it: starting a write_lat server is the choice. */
 	if (o->role == KVERBS_ROLE_SERVER && t->polls)
@@ -1607,22 +1640,13 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	ret = kv_perf_parse(test, argc, argv, &o);
 	if (ret)
 		return ret > 0 ? KV_EXIT_OK : KV_EXIT_USAGE;
-	snprintf(what, sizeof(what), "%s", o.cmd);
 
 	cmd.role = o.role;
 	cmd.test = test;
 	cmd.msg_size = o.size;
 	cmd.timeout_ns = o.timeout_ns;
-	/* -e is --poll softirq: the flag every module since -e takes. */
-	if (o.poll == KVERBS_PERF_POLL_SOFTIRQ)
-		cmd.flags |= KVERBS_PERF_F_EVENTS;
 	if (o.busy_poll)
 		cmd.flags |= KVERBS_PERF_F_BUSY_POLL;
-	if (kv_perf_needs_poll(&o)) {
-		cmd.poll = o.poll;
-		cmd.cq_flags = (o.cq_pool ? KVERBS_PERF_CQ_POOL : 0) |
-			       (o.dim ? KVERBS_PERF_CQ_DIM : 0);
-	}
 	if (o.role == KVERBS_ROLE_CLIENT) {
 		cmd.tx_depth = o.tx_depth;
 		cmd.iterations = o.duration_ns ? 0 : o.iters;
@@ -1649,16 +1673,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		features |= KVERBS_FEATURE_LISTEN;
 	if (o.bidir && o.role == KVERBS_ROLE_CLIENT)
 		features |= KVERBS_FEATURE_PERF_REVERSE;
-	if (o.poll == KVERBS_PERF_POLL_SOFTIRQ)
-		features |= KVERBS_FEATURE_PERF_EVENTS;
-	if (kv_perf_needs_poll(&o)) {
-		features |= KVERBS_FEATURE_PERF_POLL;
-		/* "write_bw --poll workqueue", what an older module cannot run. */
-		snprintf(what, sizeof(what), "%s%s%s%s%s", o.cmd,
-			 o.poll != KVERBS_PERF_POLL_SOFTIRQ && o.poll ? " --poll " : "",
-			 o.poll != KVERBS_PERF_POLL_SOFTIRQ ? kv_perf_poll_str(o.poll) : "",
-			 o.cq_pool ? " --cq-pool" : "", o.dim ? " --dim" : "");
-	}
+	kv_perf_set_poll(&o, &cmd, &features, what, sizeof(what));
 	/*
 	 * A server needs a module that sleeps unless told to poll: an older
 	 * one busy-polls for any client, which this command would not say.
