@@ -294,6 +294,12 @@ kv_usage_error write_lat_poll write_lat \
 kv_usage_error write_lat_cq_pool write_lat \
 	"--cq-pool is not for write_lat: each side sees the other's WRITE only by polling its memory" \
 	-- write_lat --cq-pool
+kv_usage_error serve_poll_unknown serve "invalid --poll 'irq' (direct, softirq, workqueue or unbound)" \
+	-- serve --poll irq
+kv_usage_error serve_cq_pool_direct serve \
+	"--cq-pool and --poll direct exclude each other: ib_core's CQ pool has softirq and workqueue CQs, none polled directly" \
+	-- serve --poll direct --cq-pool
+kv_case serve_help_poll 0 "out=--poll POLICY" out=--cq-pool out=--dim err-empty -- serve --help
 kv_case write_bw_help_poll 0 "out=--poll POLICY" out=--cq-pool out=--dim err-empty -- write_bw --help
 
 # ---- perftest's habits ----
