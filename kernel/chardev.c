@@ -103,7 +103,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_EVENTS | KVERBS_FEATURE_PING_LISTENER |
 			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON |
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
-			KVERBS_FEATURE_PERF_IMM;
+			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -173,19 +173,28 @@ static int kverbs_perf_run(void *cmd, int refused,
 	return kverbs_perf_cmd(cmd, refused, lsn);
 }
 
+/*
+ * The CQ's description is a second block of output, at the end of the
+ * struct: a caller whose struct predates it gets only the result.
+ */
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
-	const struct kverbs_perf *cmd = ucmd->cmd;
 	size_t imm_off = offsetof(struct kverbs_perf, imm_expected);
+	size_t cq_off = offsetof(struct kverbs_perf, cq);
 	int ret;
 
 	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
 			       offsetof(struct kverbs_perf, result),
 			       sizeof_field(struct kverbs_perf, result));
-	/* The immediate data's report, past @result: to a caller that has it. */
+	if (ret == -EFAULT)
+		return ret;
 	if (ucmd->user_size >= offsetofend(struct kverbs_perf, imm_got) &&
-	    copy_to_user(ucmd->ubuffer + imm_off, &cmd->imm_expected,
+	    copy_to_user(ucmd->ubuffer + imm_off, ucmd->cmd + imm_off,
 			 offsetofend(struct kverbs_perf, imm_got) - imm_off))
+		return -EFAULT;
+	if (ucmd->user_size >= offsetofend(struct kverbs_perf, cq) &&
+	    copy_to_user(ucmd->ubuffer + cq_off, ucmd->cmd + cq_off,
+			 sizeof_field(struct kverbs_perf, cq)))
 		return -EFAULT;
 	return ret;
 }

@@ -486,13 +486,69 @@ static void kverbs_qp_event(struct ib_event *event, void *context)
 	}
 }
 
+/* The next completion vector an endpoint's CQ takes: see kverbs_ep_create_cq(). */
+static atomic_t kverbs_ep_next_vector = ATOMIC_INIT(0);
+
+/*
+ * The completion vector of a new CQ: the endpoints take the device's
+ * vectors in turn, so that the sessions of a test (the tool's -q) have
+ * their interrupts, and their completions' softirqs and bound work, on
+ * different CPUs where the device has a vector per CPU.  As ib_core's
+ * own spreading (ib_alloc_cq_any(), ib_cq_pool_get()), no more vectors
+ * than CPUs online.
+ */
+static int kverbs_ep_comp_vector(struct ib_device *ibdev)
+{
+	unsigned int n = min_t(unsigned int, ibdev->num_comp_vectors,
+			       num_online_cpus());
+
+	return (unsigned int)atomic_inc_return(&kverbs_ep_next_vector) % max(n, 1U);
+}
+
+/*
+ * The endpoint's CQ, of @cqe entries at least: its own, or a share of a
+ * CQ of ib_core's pool.  A pool's CQ has no context of ours: handlers
+ * find their endpoint in their work request's context (kverbs_wc_ep()).
+ * ib_core gives a CQ adaptive moderation (cq->dim) when the device can
+ * moderate (ops.modify_cq) and has it on, and the CQ is not polled
+ * directly; it cannot be asked for one CQ, so @caps->cq_dim only checks.
+ */
+static int kverbs_ep_create_cq(struct kverbs_ep *ep,
+			       const struct kverbs_ep_caps *caps, u32 cqe)
+{
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	int vector = kverbs_ep_comp_vector(ibdev);
+	struct ib_cq *cq;
+
+	if (caps->cq_dim && !ibdev->ops.modify_cq) {
+		ibdev_dbg(ibdev, "no adaptive interrupt moderation: the device has no modify_cq\n");
+		return -EOPNOTSUPP;
+	}
+	if (caps->cq_pool)
+		cq = ib_cq_pool_get(ibdev, cqe, vector, caps->poll_ctx);
+	else
+		cq = ib_alloc_cq(ibdev, ep, cqe, vector, caps->poll_ctx);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	ep->cq = cq;
+	ep->cq_pool_cqe = caps->cq_pool ? cqe : 0;
+	if (caps->cq_dim && !cq->dim) {
+		ibdev_dbg(ibdev, "no adaptive interrupt moderation: it is off (rdma dev set %s adaptive-moderation on)\n",
+			  dev_name(&ibdev->dev));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /**
  * kverbs_ep_create_qp - create the PD, CQ and RC QP of an endpoint
  * @ep: an endpoint bound to a device
  * @caps: what the test needs
  *
- * Return: 0, -EINVAL when the device cannot provide @caps, or another
- * negative errno.  Whatever was created is released by kverbs_ep_destroy().
+ * Return: 0, -EINVAL when the device cannot provide @caps, -EOPNOTSUPP
+ * when it has no adaptive moderation that @caps->cq_dim needs, or
+ * another negative errno.  Whatever was created is released by
+ * kverbs_ep_destroy().
  */
 int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 {
@@ -526,15 +582,10 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	 * completes, signaled or not, so the CQ must hold them all,
 	 * including those rdma_rw adds for its contexts.
 	 */
-	ep->cq = ib_alloc_cq(ibdev, ep,
-			     send_wr + recv_wr +
-			     rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0),
-			     0, caps->direct_poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
-	if (IS_ERR(ep->cq)) {
-		ret = PTR_ERR(ep->cq);
-		ep->cq = NULL;
+	ret = kverbs_ep_create_cq(ep, caps, send_wr + recv_wr +
+				  rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0));
+	if (ret)
 		return ret;
-	}
 	/* For the CM events of the connection too, which run elsewhere. */
 	WRITE_ONCE(ep->cq_id, ep->cq->res.id);
 	trace_kverbs_cq_alloc(ep->trace_id, ep->cq);
@@ -759,15 +810,20 @@ void kverbs_ep_keep_private_data(struct kverbs_ep *ep,
 /*
  * The next completion id of @ep, kept in @cqe's context for the trace of
  * its completion if the work request @completes (see &struct
- * kverbs_cqe).  Posts come from the test's thread, one at a time.
+ * kverbs_cqe), with the endpoint, which every completion of it needs: a
+ * flushed unsignaled one too.  Posts come from the test's thread, one at
+ * a time.
  */
 static u32 kverbs_ep_give_cid(struct kverbs_ep *ep, struct ib_cqe *cqe,
 			      bool completes)
 {
+	struct kverbs_cqe *kc = cqe ? container_of(cqe, struct kverbs_cqe, cqe) : NULL;
 	u32 cid = ++ep->next_cid;
 
-	if (cqe && completes)
-		container_of(cqe, struct kverbs_cqe, cqe)->cid = cid;
+	if (kc)
+		kc->ep = ep;
+	if (kc && completes)
+		kc->cid = cid;
 	return cid;
 }
 
@@ -882,7 +938,7 @@ static void kverbs_drain_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kverbs_drain_marker *m = container_of(wc->wr_cqe,
 						     struct kverbs_drain_marker,
 						     cqe.cqe);
-	struct kverbs_ep *ep = cq->cq_context;
+	struct kverbs_ep *ep = kverbs_wc_ep(wc);
 
 	kverbs_set_done(&m->done);
 	wake_up(&ep->wait);
@@ -942,6 +998,8 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 
 	ep->drain_sq.cqe.cqe.done = kverbs_drain_marker_done;
 	ep->drain_rq.cqe.cqe.done = kverbs_drain_marker_done;
+	ep->drain_sq.cqe.ep = ep;
+	ep->drain_rq.cqe.ep = ep;
 	ep->drain_sq.done = false;
 	ep->drain_rq.done = false;
 	if (ib_modify_qp(qp, &attr, IB_QP_STATE))
@@ -1000,7 +1058,8 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 
 /*
  * ib_free_cq() of an IB_POLL_SOFTIRQ CQ, with a wait that ib_free_cq()
- * lacks.  The CQ's poll, ib_poll_handler(), marks itself done
+ * lacks, or the endpoint's share of a pool's CQ given back.  The CQ's
+ * poll, ib_poll_handler(), marks itself done
  * (irq_poll_complete()) and only then re-arms the CQ with
  * ib_req_notify_cq(); ib_free_cq()'s irq_poll_disable() waits for the
  * first and not the second, so the device may free the CQ under the
@@ -1013,12 +1072,26 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
  * (After a drain that timed out a late completion still could: the
  * device's fault, and the window is as narrow as upstream's.)  The
  * grace period is the whole wait: no device or peer can stretch it.
+ * The workqueue contexts need none: their work, ib_cq_poll_work(),
+ * re-arms the CQ before it returns, and ib_free_cq() cancels it with
+ * cancel_work_sync(), which waits for it to return.
+ *
+ * A pool's CQ outlives the endpoint: ib_core frees it with the device.
+ * Once the drain completed and the QP is destroyed, nothing of ours is
+ * left on it.  After a drain that timed out, a late completion of the
+ * destroyed QP can still reach one of our handlers through the shared
+ * CQ, which is not ours to free: the device's fault, as in any ULP on
+ * the pool, and what kverbs_ep_drain() warns of.
  */
 static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
 {
+	trace_kverbs_cq_free(ep->trace_id, ep->cq_id);
+	if (ep->cq_pool_cqe) {
+		ib_cq_pool_put(cq, ep->cq_pool_cqe);
+		return;
+	}
 	if (cq->poll_ctx == IB_POLL_SOFTIRQ)
 		synchronize_rcu();
-	trace_kverbs_cq_free(ep->trace_id, ep->cq_id);
 	ib_free_cq(cq);
 }
 

@@ -131,6 +131,9 @@ struct kverbs_listener;
  *	work request's context with container_of() on it
  * @cid: the work request's number on its endpoint's CQ, given when it is
  *	posted
+ * @ep: the endpoint it was posted on, set when it is posted: a handler's
+ *	way to its endpoint, where the CQ may be a pool's, shared by many
+ *	QPs and with no context of ours (kverbs_wc_ep())
  *
  * As xprtrdma's &struct rpc_rdma_cid: the trace of a post and the trace
  * of its completion show the same CQ id and @cid, so a reader pairs them
@@ -145,6 +148,7 @@ struct kverbs_listener;
 struct kverbs_cqe {
 	struct ib_cqe cqe;
 	u32 cid;
+	struct kverbs_ep *ep;
 };
 
 /* A work request that marks the end of a queue being drained. */
@@ -178,6 +182,9 @@ enum kverbs_ep_flags {
  * @id: the rdma_cm ID; its ->qp is the QP once created
  * @pd: protection domain
  * @cq: completion queue shared by send and receive queues
+ * @cq_pool_cqe: the entries taken for the QP from @cq when it is a CQ of
+ *	ib_core's pool (ib_cq_pool_get()), given back with it; 0 when @cq
+ *	is the endpoint's own
  * @cq_id: @cq's restrack id, kept for the trace (0 before @cq exists)
  * @qp_num: the QP's number, kept for the trace (0 before the QP exists)
  * @user: attachment to the device, for removal
@@ -214,6 +221,7 @@ struct kverbs_ep {
 	struct rdma_cm_id *id;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
+	u32 cq_pool_cqe;
 	u32 cq_id;
 	u32 qp_num;
 	struct kverbs_dev_user user;
@@ -246,16 +254,25 @@ struct kverbs_ep {
  *	the drain
  * @max_send_sge: scatter/gather entries per send work request
  * @max_rdma_ctxs: rdma_rw contexts in use at once, 0 if none
- * @direct_poll: the test polls the CQ itself with ib_process_cq_direct()
- *	(IB_POLL_DIRECT): no interrupts, and no completion is seen unless
- *	the test polls; otherwise handlers run in softirq context
+ * @poll_ctx: how completions are handled.  IB_POLL_DIRECT: the test
+ *	polls the CQ itself with ib_process_cq_direct(), no interrupts, and
+ *	no completion is seen unless it polls.  IB_POLL_SOFTIRQ (0, the
+ *	default): handlers run in softirq context.  IB_POLL_WORKQUEUE,
+ *	IB_POLL_UNBOUND_WORKQUEUE: in process context, on ib_core's
+ *	workqueues.  Handlers wake the endpoint's waiters either way.
+ * @cq_pool: take the CQ from ib_core's pool, shared with other QPs; not
+ *	with IB_POLL_DIRECT
+ * @cq_dim: the CQ must have adaptive interrupt moderation (cq->dim), else
+ *	-EOPNOTSUPP; not with IB_POLL_DIRECT
  */
 struct kverbs_ep_caps {
 	u32 max_send_wr;
 	u32 max_recv_wr;
 	u32 max_send_sge;
 	u32 max_rdma_ctxs;
-	bool direct_poll;
+	enum ib_poll_context poll_ctx;
+	bool cq_pool;
+	bool cq_dim;
 };
 
 struct kverbs_ep *kverbs_ep_create(void);
@@ -308,16 +325,23 @@ static inline int kverbs_ep_error(struct kverbs_ep *ep)
 }
 
 /*
- * The number of the QP a completion polled from @cq belongs to, from its
- * endpoint (every kverbs CQ's context, with one QP): not wc->qp, which a
- * completion polled after a drain that timed out (kverbs_ep_quiesce())
- * may still name once that QP is destroyed.
+ * The endpoint a completion belongs to, from its work request's context:
+ * a CQ of ib_core's pool carries many endpoints' QPs and no context of
+ * ours, so every handler finds its endpoint this way.
  */
-static inline u32 kverbs_cq_qp_num(const struct ib_cq *cq)
+static inline struct kverbs_ep *kverbs_wc_ep(const struct ib_wc *wc)
 {
-	const struct kverbs_ep *ep = cq->cq_context;
+	return container_of(wc->wr_cqe, struct kverbs_cqe, cqe)->ep;
+}
 
-	return READ_ONCE(ep->qp_num);
+/*
+ * The number of the QP a completion belongs to, from its endpoint: not
+ * wc->qp, which a completion polled after a drain that timed out
+ * (kverbs_ep_quiesce()) may still name once that QP is destroyed.
+ */
+static inline u32 kverbs_wc_qp_num(const struct ib_wc *wc)
+{
+	return READ_ONCE(kverbs_wc_ep(wc)->qp_num);
 }
 
 /*

@@ -33,7 +33,7 @@ static void kverbs_lesson_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_lesson_wr *w = container_of(wc->wr_cqe,
 						  struct kverbs_lesson_wr, cqe.cqe);
-	struct kverbs_ep *ep = cq->cq_context;
+	struct kverbs_ep *ep = kverbs_wc_ep(wc);
 
 	trace_kverbs_wc(cq, wc, w->step);
 	if (wc->status != IB_WC_SUCCESS) {

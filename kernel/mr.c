@@ -406,7 +406,7 @@ void kverbs_buf_sync_for_device(struct kverbs_buf *buf)
 static void kverbs_buf_local_done(struct ib_cq *cq, struct ib_wc *wc,
 				  bool *done, enum kverbs_step step)
 {
-	struct kverbs_ep *ep = cq->cq_context;
+	struct kverbs_ep *ep = kverbs_wc_ep(wc);
 
 	trace_kverbs_wc(cq, wc, step);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -489,7 +489,7 @@ void kverbs_buf_inv_wr(struct kverbs_buf *buf, struct ib_send_wr *wr,
 static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_msg *msg = container_of(wc->wr_cqe, struct kverbs_msg, cqe.cqe);
-	struct kverbs_ep *ep = cq->cq_context;
+	struct kverbs_ep *ep = kverbs_wc_ep(wc);
 	enum kverbs_step step = msg->dir == DMA_TO_DEVICE ? KVERBS_STEP_SEND :
 							    KVERBS_STEP_RECV;
 

@@ -298,7 +298,8 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
  * @timeout_ns: limit, from now
  *
  * With a polled CQ, busy-polls it (kverbs_perf_poll()); otherwise sleeps
- * until the handlers, run from the completion interrupt, wake the
+ * until the handlers, which the completion interrupt has run in softirq
+ * context or on a workqueue (the CQ's poll context), wake the
  * endpoint (kverbs_perf_wake()).  Returns at once if @cond holds already
  * (what completed meanwhile is reaped by the next wait that polls).
  *
@@ -307,7 +308,8 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
  * acknowledged and disconnects has put that message into our CQ before
  * its disconnect request left; but our rdma_cm handler may record the
  * disconnect before the CQ is polled again (IB_POLL_DIRECT: between two
- * polls of ours; with completion events: before the CQ's softirq ran).
+ * polls of ours; with completion events: before the CQ's softirq or
+ * work ran).
  * So a wait that the endpoint's failure ends drains the QP, which runs
  * the handler of every completion ahead of the flushes whatever the poll
  * context, and holds after all if what it waited for was among them.
@@ -588,6 +590,61 @@ void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep)
 		res->active_mtu = ib_mtu_enum_to_int(attr.active_mtu);
 }
 
+/* ib_core's poll contexts by &enum kverbs_perf_poll. */
+static const enum ib_poll_context kverbs_perf_poll_ctxs[] = {
+	[KVERBS_PERF_POLL_DIRECT] = IB_POLL_DIRECT,
+	[KVERBS_PERF_POLL_SOFTIRQ] = IB_POLL_SOFTIRQ,
+	[KVERBS_PERF_POLL_WORKQUEUE] = IB_POLL_WORKQUEUE,
+	[KVERBS_PERF_POLL_UNBOUND_WORKQUEUE] = IB_POLL_UNBOUND_WORKQUEUE,
+};
+
+#define KVERBS_PERF_CQ_FLAGS	(KVERBS_PERF_CQ_POOL | KVERBS_PERF_CQ_DIM)
+
+/**
+ * kverbs_perf_cq_caps - the completion policy of one end of a test
+ * @run: the test, with the side's policy
+ * @caps: the end's QP caps, whose CQ fields are set here
+ * @polls: whether the end busy-polls when the side left the choice to it
+ *	(KVERBS_PERF_POLL_DEFAULT)
+ *
+ * The one place where a side's --poll, --cq-pool and --dim become an
+ * end's CQ, for every test alike: kverbs_perf_parse() has refused what
+ * a test cannot run with.
+ */
+void kverbs_perf_cq_caps(const struct kverbs_perf_run *run,
+			 struct kverbs_ep_caps *caps, bool polls)
+{
+	if (run->poll)
+		caps->poll_ctx = kverbs_perf_poll_ctxs[run->poll];
+	else
+		caps->poll_ctx = polls ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ;
+	caps->cq_pool = run->cq_flags & KVERBS_PERF_CQ_POOL;
+	caps->cq_dim = run->cq_flags & KVERBS_PERF_CQ_DIM;
+}
+
+/**
+ * kverbs_perf_describe_cq - note in the result the CQ an end runs on
+ * @run: the test
+ * @ep: the end's endpoint; nothing is noted while it has no CQ
+ */
+void kverbs_perf_describe_cq(struct kverbs_perf_run *run, struct kverbs_ep *ep)
+{
+	struct kverbs_perf_cq *out = run->cq;
+	struct ib_cq *cq = ep->cq;
+	u32 poll;
+
+	if (!cq)
+		return;
+	for (poll = KVERBS_PERF_POLL_DIRECT; poll < ARRAY_SIZE(kverbs_perf_poll_ctxs); poll++)
+		if (kverbs_perf_poll_ctxs[poll] == cq->poll_ctx)
+			out->poll = poll;
+	out->flags = (ep->cq_pool_cqe ? KVERBS_PERF_CQ_POOL : 0) |
+		     (cq->dim ? KVERBS_PERF_CQ_DIM : 0);
+	out->id = cq->res.id;
+	out->comp_vector = cq->comp_vector;
+	out->cqe = cq->cqe;
+}
+
 /**
  * kverbs_perf_per_sec - @count per second over @ns nanoseconds
  * @count: bytes or operations
@@ -669,9 +726,24 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	const struct kverbs_perf_ops *t = kverbs_perf_ops_get(cmd->test);
 	int ret;
 
-	if (cmd->__reserved)
-		return -EINVAL;
+	u32 poll = cmd->poll;
+
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
+		return -EINVAL;
+	if (poll > KVERBS_PERF_POLL_UNBOUND_WORKQUEUE ||
+	    cmd->cq_flags & ~KVERBS_PERF_CQ_FLAGS)
+		return -EINVAL;
+	/*
+	 * -e is --poll softirq; so is the default where the CQ must have
+	 * interrupts: a pool's, or one with moderation.  A server's
+	 * KVERBS_PERF_F_BUSY_POLL goes with busy polling only.
+	 */
+	if (!poll && (cmd->flags & KVERBS_PERF_F_EVENTS || cmd->cq_flags))
+		poll = KVERBS_PERF_POLL_SOFTIRQ;
+	if ((poll == KVERBS_PERF_POLL_DIRECT && cmd->cq_flags) ||
+	    (cmd->flags & KVERBS_PERF_F_EVENTS && poll != KVERBS_PERF_POLL_SOFTIRQ) ||
+	    (cmd->flags & KVERBS_PERF_F_BUSY_POLL && poll &&
+	     poll != KVERBS_PERF_POLL_DIRECT))
 		return -EINVAL;
 	/* A server may leave the test to its client: KVERBS_PERF_ANY. */
 	if (!t && (cmd->test || !server))
@@ -683,10 +755,6 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
 		    cmd->samples_max)
-			return -EINVAL;
-		/* To sleep and to busy-poll: one or the other. */
-		if ((cmd->flags & KVERBS_PERF_F_EVENTS) &&
-		    (cmd->flags & KVERBS_PERF_F_BUSY_POLL))
 			return -EINVAL;
 		/*
 		 * The module's ceilings are the admin's: a server may lower
@@ -707,7 +775,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (cmd->max_duration_ns || cmd->max_iterations)
 			return -EINVAL;
 		/* The client sees each answer by polling its memory. */
-		if ((cmd->flags & KVERBS_PERF_F_EVENTS) && t->seen_in_memory)
+		if (poll && poll != KVERBS_PERF_POLL_DIRECT && t->seen_in_memory)
 			return -EINVAL;
 		if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
 			return -EINVAL;
@@ -755,10 +823,12 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	 * A side's own choice: not in the hello.  A server busy-polls only
 	 * when it says so, never because a client asked for a test.
 	 */
-	if (server)
-		run->events = !(cmd->flags & KVERBS_PERF_F_BUSY_POLL);
+	run->poll = poll;
+	run->cq_flags = cmd->cq_flags;
+	if (poll)
+		run->events = poll != KVERBS_PERF_POLL_DIRECT;
 	else
-		run->events = cmd->flags & KVERBS_PERF_F_EVENTS;
+		run->events = server && !(cmd->flags & KVERBS_PERF_F_BUSY_POLL);
 	run->flags = cmd->flags & ~(KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_BUSY_POLL);
 	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
@@ -794,6 +864,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	memset(res, 0, sizeof(*res));
 	cmd->imm_expected = 0;
 	cmd->imm_got = 0;
+	memset(&cmd->cq, 0, sizeof(cmd->cq));
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -802,6 +873,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 		return res->error;
 	}
 	run->result = res;
+	run->cq = &cmd->cq;
 
 	ret = kverbs_perf_parse(cmd, lsn, run);
 	/* Before the test holds a device: see ubuf.c. */

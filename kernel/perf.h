@@ -336,7 +336,12 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  *	for one of its own
  * @events: wait for completions by interrupt, not by busy polling: a
  *	client's KVERBS_PERF_F_EVENTS; a server without
- *	KVERBS_PERF_F_BUSY_POLL
+ *	KVERBS_PERF_F_BUSY_POLL; any side whose @poll is not
+ *	KVERBS_PERF_POLL_DIRECT
+ * @poll: the caller's &enum kverbs_perf_poll, KVERBS_PERF_POLL_DEFAULT
+ *	to let each end choose (kverbs_perf_cq_caps())
+ * @cq_flags: the caller's &enum kverbs_perf_cq_flags
+ * @cq: where the CQ's description goes back to userspace
  * @max_duration_ns: server: its ceiling on a session's duration, 0 for
  *	the module's perf_max_duration_s
  * @max_iterations: server: its ceiling on the iterations asked for, 0 for
@@ -360,6 +365,9 @@ struct kverbs_perf_run {
 	u32 samples_max;
 	struct kverbs_listener *lsn;
 	bool events;
+	u32 poll;
+	u32 cq_flags;
+	struct kverbs_perf_cq *cq;
 	u64 max_duration_ns;
 	u64 max_iterations;
 	bool no_reverse;
@@ -552,6 +560,9 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len);
 void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
+void kverbs_perf_cq_caps(const struct kverbs_perf_run *run,
+			 struct kverbs_ep_caps *caps, bool polls);
+void kverbs_perf_describe_cq(struct kverbs_perf_run *run, struct kverbs_ep *ep);
 u64 kverbs_perf_per_sec(u64 count, u64 ns);
 void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 			   u64 elapsed_ns, u64 peak_bps);
@@ -563,7 +574,7 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 /*
  * Whether the thread that waits polls the endpoint's CQ itself
  * (IB_POLL_DIRECT), or the device's interrupt has the completions
- * handled in softirq context (KVERBS_PERF_F_EVENTS).
+ * handled in softirq context or on a workqueue, while it sleeps.
  */
 static inline bool kverbs_perf_polled(const struct kverbs_ep *ep)
 {
@@ -572,7 +583,9 @@ static inline bool kverbs_perf_polled(const struct kverbs_ep *ep)
 
 /*
  * A completion handler changed what a waiting thread's condition reads:
- * wake it, unless it is the thread that runs the handler.
+ * wake it, unless it is the thread that runs the handler.  From softirq
+ * context or from a workqueue's process context alike: wake_up() takes
+ * the wait queue's lock with interrupts off either way.
  */
 static inline void kverbs_perf_wake(struct kverbs_ep *ep)
 {

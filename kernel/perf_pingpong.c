@@ -44,7 +44,7 @@ static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	trace_kverbs_wc(cq, wc, pp->step);
 	if (wc->status != IB_WC_SUCCESS) {
-		kverbs_ep_wc_failed(cq->cq_context, wc, pp->step);
+		kverbs_ep_wc_failed(kverbs_wc_ep(wc), wc, pp->step);
 		return;
 	}
 	/* Only every KVERBS_PERF_PP_SIGNAL-th completes, and in order. */

@@ -74,7 +74,7 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	trace_kverbs_wc(cq, wc, c->step);
 	if (wc->status != IB_WC_SUCCESS) {
-		kverbs_ep_wc_failed(cq->cq_context, wc, c->step);
+		kverbs_ep_wc_failed(kverbs_wc_ep(wc), wc, c->step);
 		return;
 	}
 	/* One in flight: this is it.  The burst makes room before each post. */
@@ -82,10 +82,13 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 		c->smp.chunk[c->smp.len++] = now - c->post_ns;
 	/*
 	 * The send queue completes in order: everything before it is done.
-	 * Published last: with KVERBS_PERF_F_EVENTS this runs in softirq
-	 * context beside the test's thread, which reads the sample, and what
-	 * atomics fetched, once it sees the count.  An atomic64_t: a u64
-	 * is not one access on 32-bit CPUs.
+	 * Published last: unless the CQ is polled directly this runs in
+	 * softirq context or on a workqueue beside the test's thread, which
+	 * reads the sample, and what atomics fetched, once it sees the
+	 * count.  An atomic64_t: a u64 is not one access on 32-bit CPUs.
+	 * The read and the set need no lock: ib_core runs one CQ's handlers
+	 * one at a time (one irq_poll, or one work item, which a workqueue
+	 * never runs twice at once).
 	 */
 	atomic64_set_release(&c->completed,
 			     max_t(u64, atomic64_read(&c->completed), w->seq + 1));
@@ -109,12 +112,12 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 		/* The responder answers one message at a time: perf.h. */
 		.max_recv_wr = 1,
 		.max_send_sge = 1,
-		.direct_poll = !run->events,
 	};
 	bool pingpong = kverbs_perf_is_pingpong(run->t);
 	u32 i;
 	int ret;
 
+	kverbs_perf_cq_caps(run, &caps, !run->events);
 	if (!max_reg) {
 		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
 		return -EOPNOTSUPP;
@@ -146,6 +149,7 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	/* The window, the registration of our buffer, one control message. */
 	caps.max_send_wr = (pingpong ? KVERBS_PERF_PP_SQ : c->window) + 2;
 	ret = kverbs_ep_create_qp(ep, &caps);
+	kverbs_perf_describe_cq(run, ep);
 	if (ret)
 		return ret;
 
@@ -668,7 +672,8 @@ int kverbs_perf_req_run(struct kverbs_perf_req *c)
 	ret = kverbs_perf_req_loop(c);
 	elapsed = ktime_get_ns() - c->start_ns;
 	/*
-	 * With the completions handled in softirq context, the one still
+	 * With the completions handled in softirq context or on a
+	 * workqueue, the one still
 	 * in flight after a failure or a signal could add a sample while
 	 * they are copied: flush the QP first.
 	 */

@@ -107,11 +107,11 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		/* The registration of the buffer, one control message. */
 		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
 		.max_send_sge = 1,
-		.direct_poll = kverbs_perf_resp_polls(t, s->flags, s->run->events),
 	};
 	u32 i;
 	int ret;
 
+	kverbs_perf_cq_caps(s->run, &caps, kverbs_perf_resp_polls(t, s->flags, s->run->events));
 	if (!max_reg) {
 		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
 		return -EOPNOTSUPP;
@@ -181,6 +181,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		s->ctrl_recvs = s->await_start;
 	caps.max_recv_wr = data_recvs + s->ctrl_recvs;
 	ret = kverbs_ep_create_qp(ep, &caps);
+	kverbs_perf_describe_cq(s->run, ep);
 	if (ret)
 		return ret;
 	ret = kverbs_perf_alloc(ep, &s->buf, bytes,

@@ -41,7 +41,7 @@ static void kverbs_ping_server_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct kverbs_ping_server *s = container_of(wc->wr_cqe,
 						    struct kverbs_ping_server,
 						    rw_cqe.cqe);
-	struct kverbs_ep *ep = cq->cq_context;
+	struct kverbs_ep *ep = kverbs_wc_ep(wc);
 
 	trace_kverbs_wc(cq, wc, s->rw_step);
 	if (wc->status != IB_WC_SUCCESS) {

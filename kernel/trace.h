@@ -482,7 +482,7 @@ TRACE_EVENT(kverbs_post_recv,
  * Every work request kverbs posts has its wr_cqe in a &struct
  * kverbs_cqe, which holds the completion id it was posted with.  The
  * length is the one a receive got; other completions do not define one.
- * The QP's number is its endpoint's (kverbs_cq_qp_num()), not wc->qp's.
+ * The QP's number is its endpoint's (kverbs_wc_qp_num()), not wc->qp's.
  * A receive that carried immediate data says so, and which: "imm=0x..."
  * in host order, after "RECV_RDMA_WITH_IMM" when an RDMA WRITE with
  * immediate data consumed it rather than a SEND.
@@ -509,7 +509,7 @@ TRACE_EVENT(kverbs_wc,
 
 		__entry->cq_id = cq->res.id;
 		__entry->cid = kc->cid;
-		__entry->qp_num = kverbs_cq_qp_num(cq);
+		__entry->qp_num = kverbs_wc_qp_num(wc);
 		__entry->step = step;
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->status ? wc->vendor_err : 0;

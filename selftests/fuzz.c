@@ -214,7 +214,8 @@ static const struct kv_field kv_perf_fields[] = {
 	KV_FIELD(struct kverbs_perf, result.samples_stored, 0),
 	KV_FIELD(struct kverbs_perf, samples, 1),
 	KV_FIELD(struct kverbs_perf, samples_max, 0),
-	KV_FIELD(struct kverbs_perf, __reserved, 0),
+	KV_FIELD(struct kverbs_perf, poll, 0),
+	KV_FIELD(struct kverbs_perf, cq_flags, 0),
 };
 
 static const struct kv_field kv_listen_fields[] = {

@@ -649,7 +649,9 @@ test_write_lat_serve_events_refused()	{ write_lat_serve_refused -e; }
 # from its own thread, before it connects, so they say whose QP it is.
 # A side that busy-polls runs its completions in its test's thread; one
 # that sleeps (-e, a server without --busy-poll) has them in softirq
-# context.
+# context; with --poll workqueue or unbound, in a kworker of ib_core's
+# bound workqueue ("kworker/1:1H") or of its unbound one
+# ("kworker/u5:0H").
 # events_context TEST SERVER_OPT STEP [-b] [-e]: runs TEST with a server
 # given SERVER_OPT (one word or none; -b goes to both sides) and prints
 # "client=CONTEXTS server=CONTEXTS" for the completions of STEP (as the
@@ -670,14 +672,17 @@ import re, sys
 trace, srv, step = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 owner, wcs = {}, []
 for line in open(trace):
-    m = re.search(r"\(\s*(\d+)\)\s+\[\d+\]\s+(\S+)\s+[\d.]+: (kverbs_\w+): cq\.id=\d+ cid=\d+ qp=(\d+) (\S+)", line)
+    m = re.search(r"^\s*(.+?)-\d+\s+\(\s*(\d+)\)\s+\[\d+\]\s+(\S+)\s+[\d.]+: (kverbs_\w+): cq\.id=\d+ cid=\d+ qp=(\d+) (\S+)", line)
     if not m:
         continue
-    tgid, flags, event, qp, what = m.groups()
+    comm, tgid, flags, event, qp, what = m.groups()
     if event == "kverbs_post_recv":
         owner.setdefault(qp, int(tgid))
     elif not step or what == step:
-        wcs.append(("softirq" if "s" in flags else "thread", qp))
+        ctx = ("softirq" if "s" in flags else
+               "unbound" if comm.startswith("kworker/u") else
+               "workqueue" if comm.startswith("kworker/") else "thread")
+        wcs.append((ctx, qp))
 side = {"client": set(), "server": set()}
 for ctx, qp in wcs:
     if qp not in owner:
@@ -733,6 +738,159 @@ test_bidir_server_context_traced() {
 	[ "$busy" = "client=thread server=thread" ] ||
 		fail "a --busy-poll server's WRITE completions ran in: $busy"
 }
+
+# --poll: every completion of either side runs where the policy says,
+# on every end: a server's --poll direct has its thread poll even as the
+# responder of a WRITE test, which --busy-poll leaves asleep.
+test_poll_context_traced() {
+	local direct wq unb
+	trace_need
+	direct=$(events_context write_bw "--poll direct" "" --poll direct) ||
+		fail "$direct" || return
+	wq=$(events_context write_bw "--poll workqueue" "" --poll workqueue) || fail "$wq" || return
+	unb=$(events_context send_bw "--poll unbound" "" --poll unbound) || fail "$unb" || return
+	[ "$direct" = "client=thread server=thread" ] ||
+		fail "with --poll direct, completions ran in: $direct" || return
+	[ "$wq" = "client=workqueue server=workqueue" ] ||
+		fail "with --poll workqueue, completions ran in: $wq" || return
+	[ "$unb" = "client=unbound server=unbound" ] ||
+		fail "with --poll unbound, completions ran in: $unb"
+}
+
+# Completion policies as ib_core itself shows them: rdma(8)'s `resource
+# show cq` lists every CQ with its poll context ("poll-ctx") and the
+# module that made it ("comm": kverbs, or ib_core for a CQ of its pool),
+# by the id that --json's "cq" gives.  The test runs for two seconds, so
+# that its CQs are there to be seen.
+# rdma_cq_watch PID FILE: `rdma -j resource show cq`, a line each, until
+# PID exits.
+rdma_cq_watch() {
+	while kv_alive "$1"; do
+		rdma -j resource show cq >>"$2" 2>/dev/null
+		echo >>"$2"
+	done
+}
+
+# poll_case "OPTS" POLL POOL TEST ARGS...: a server and a client, both
+# with OPTS, the client with ARGS too; both must end well, and both say,
+# and rdma shows, that their CQs are POLL (--poll's name), from the pool
+# or not (POOL: True or False).
+poll_case() {
+	local poll=$2 from_pool=$3 test=$4 rc cli
+	# One word or several: the split is intended.
+	# shellcheck disable=SC2206
+	local opts=($1)
+	shift 4
+	command -v rdma >/dev/null || skip "no rdma(8) from iproute2 in the guest"
+	port=$((port + 1))
+	perf_server srv "$test" "${opts[@]}" || return 1
+	: >"$KV_TMP/cq.watch"
+	perf_client cli "$test" "${opts[@]}" -D 2 --validate "$@" &
+	cli=$!
+	rdma_cq_watch "$cli" "$KV_TMP/cq.watch"
+	wait "$cli"
+	rc=$?
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["iterations"] > 0' 		'd["validate"] is True' -- "$KV_TMP/srv.json" 'd["status"] == "ok"' || return
+	kv_python "$KV_TMP/cq.watch" "$KV_TMP/cli.json" "$KV_TMP/srv.json" "$KV_DEV" \
+		"$poll" "$from_pool" <<'PY'
+import json, sys
+watch, cli, srv, dev, want, pool = sys.argv[1:]
+pool = pool == "True"
+# rdma(8) of iproute2 (6.1, and still upstream) names the poll contexts in
+# the order ib_core had before Linux 5.9 (its poll_ctx_to_str(): DIRECT,
+# SOFTIRQ, WORKQUEUE, UNBOUND_WORKQUEUE); ib_core has since put the
+# pool's first: IB_POLL_SOFTIRQ 0, _WORKQUEUE 1, _UNBOUND_WORKQUEUE 2,
+# _DIRECT 3 (6.1 and 6.12).  So a softirq CQ shows as "DIRECT": its name
+# is turned back into the number the kernel sent, and that is checked.
+iproute2 = ["DIRECT", "SOFTIRQ", "WORKQUEUE", "UNBOUND_WORKQUEUE"]
+kernel = {"softirq": 0, "workqueue": 1, "unbound": 2, "direct": 3}[want]
+ids = {}
+for side, path in (("client", cli), ("server", srv)):
+    cq = json.load(open(path)).get("cq")
+    if not cq or cq["poll"] != want or cq["pool"] is not pool:
+        sys.exit(f"{side} reports its CQ as {cq}, not {want}, pool {pool}")
+    ids[side] = cq["id"]
+seen, snaps = {}, 0
+for line in open(watch):
+    if not line.strip():
+        continue
+    snaps += 1
+    for e in json.loads(line):
+        for side, i in ids.items():
+            if e.get("ifname") == dev and e.get("cqn") == i:
+                seen[side] = e
+for side, i in ids.items():
+    e = seen.get(side)
+    if e is None:
+        sys.exit(f"rdma never showed the {side}'s CQ {i} on {dev} ({snaps} snapshots)")
+    if "poll-ctx" not in e:
+        print(f"# rdma shows no poll-ctx for CQs here: not checked ({e})")
+        continue
+    comm = e.get("comm", "").strip("[]")
+    got = iproute2.index(e["poll-ctx"]) if e["poll-ctx"] in iproute2 else None
+    if got != kernel or comm != ("ib_core" if pool else "kverbs"):
+        sys.exit(f"rdma shows the {side}'s CQ {i} as {e}: poll context {got}, not {kernel}"
+                 f" ({want}), of {'ib_core' if pool else 'kverbs'}")
+    if e.get("adaptive-moderation") not in (None, False, "off"):
+        sys.exit(f"rdma shows the {side}'s CQ {i} with adaptive moderation: {e}")
+    print(f"# rdma: the {side}'s CQ {i}: poll-ctx {e['poll-ctx']} (kernel's {got}, {want})"
+          f" [{comm}], adaptive-moderation {e.get('adaptive-moderation', 'not shown')}")
+PY
+}
+
+# One bandwidth and one ping-pong test under each of ib_core's poll
+# contexts, every byte checked.
+test_poll_direct_write_bw_validate()	{ poll_case "--poll direct" direct False write_bw -s 4096; }
+test_poll_softirq_write_bw_validate()	{ poll_case "--poll softirq" softirq False write_bw -s 4096; }
+test_poll_workqueue_write_bw_validate()	{ poll_case "--poll workqueue" workqueue False write_bw -s 4096; }
+test_poll_unbound_write_bw_validate()	{ poll_case "--poll unbound" unbound False write_bw -s 4096; }
+test_poll_direct_send_lat_validate()	{ poll_case "--poll direct" direct False send_lat -s 64; }
+test_poll_softirq_send_lat_validate()	{ poll_case "--poll softirq" softirq False send_lat -s 64; }
+test_poll_workqueue_send_lat_validate()	{ poll_case "--poll workqueue" workqueue False send_lat -s 64; }
+test_poll_unbound_send_lat_validate()	{ poll_case "--poll unbound" unbound False send_lat -s 64; }
+# -e is --poll softirq.
+test_poll_events_is_softirq()		{ poll_case -e softirq False read_bw -s 4096; }
+# A CQ of ib_core's pool: softirq by default, as nvme-rdma's; shared by
+# two connections and each side's reverse half with a workqueue, as
+# nvmet-rdma's.
+test_cq_pool_write_bw_validate()	{ poll_case --cq-pool softirq True write_bw -s 4096; }
+test_cq_pool_workqueue_send_bw_validate() {
+	poll_case "--cq-pool --poll workqueue -q 2 -b" workqueue True send_bw -s 1024
+}
+
+# --dim on rxe and siw, which cannot moderate their interrupts (no
+# modify_cq): the client fails at its setup, before it connects, and a
+# server refuses its client with that reason.  The control: the same
+# client without --dim runs (test_poll_softirq_*).
+test_dim_refused() {
+	local rc
+	port=$((port + 1))
+	perf_client cli write_bw -n 10 --dim
+	rc=$?
+	[ $rc = 1 ] || fail "client --dim exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' \
+		'd["error"]["name"] == "EOPNOTSUPP"' 'd["error"]["step"] == "setup"' \
+		'd["error"]["message"].startswith("the RDMA device '"$KV_DEV"' has no adaptive interrupt moderation for --dim: it lacks the modify_cq verb")' \
+		'd["cq"] is None' || return
+	port=$((port + 1))
+	perf_server srv write_bw --dim || return 1
+	perf_client cli write_bw -n 10
+	rc=$?
+	kv_wait srv 30
+	[ $? = 1 ] || fail "server --dim should fail: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" ||
+		return
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["error"]["reject_reason"] == "server could not set up"' \
+		-- "$KV_TMP/srv.json" 'd["error"]["name"] == "EOPNOTSUPP"'
+}
+
+# write_lat takes only --poll direct, on its server too.
+test_poll_direct_write_lat_validate()	{ poll_case "--poll direct" direct False write_lat -s 64; }
 
 # A send_bw server keeps four windows of receives posted: with only one,
 # a server a few messages behind met SENDs with no receive, and rxe
@@ -1269,6 +1427,13 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_lat_busy_poll_validate test_write_lat_serve_busy_poll \
 	test_write_lat_serve_refused test_write_lat_serve_events_refused \
 	test_send_bw_server_context_traced test_bidir_server_context_traced \
+	test_poll_context_traced test_poll_direct_write_bw_validate \
+	test_poll_softirq_write_bw_validate test_poll_workqueue_write_bw_validate \
+	test_poll_unbound_write_bw_validate test_poll_direct_send_lat_validate \
+	test_poll_softirq_send_lat_validate test_poll_workqueue_send_lat_validate \
+	test_poll_unbound_send_lat_validate test_poll_direct_write_lat_validate \
+	test_poll_events_is_softirq test_cq_pool_write_bw_validate \
+	test_cq_pool_workqueue_send_bw_validate test_dim_refused \
 	test_hello_write_lat_refused_without_busy_poll \
 	test_hello_write_lat_accepted_with_busy_poll test_hello_reverse_costs_no_cpu \
 	test_write_lat_events_refused \

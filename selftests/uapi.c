@@ -1678,8 +1678,8 @@ TEST_F(kverbs, perf_events_not_write_lat)
 
 /*
  * Busy polling for a client is the server's to allow: a client cannot
- * set it, a server cannot both sleep and poll, and the next bit is
- * still "must be 0".
+ * set it, a server cannot both sleep and poll, and a bit no flag has
+ * is still "must be 0".
  */
 TEST_F(kverbs, perf_busy_poll_server_only)
 {
@@ -1695,7 +1695,7 @@ TEST_F(kverbs, perf_busy_poll_server_only)
 	p.flags = KVERBS_PERF_F_BUSY_POLL | KVERBS_PERF_F_EVENTS;
 	KV_PERF_REJECTED(&p, EINVAL);
 	kv_perf_server_base(&p);
-	p.flags = KVERBS_PERF_F_BUSY_POLL << 1;
+	p.flags = KVERBS_PERF_F_BUSY_POLL | 1U << 8;	/* not in enum kverbs_perf_flags */
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
@@ -1733,14 +1733,94 @@ TEST_F(kverbs, perf_ceilings)
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
-TEST_F(kverbs, perf_reserved_nonzero)
+/*
+ * The completion policy (KVERBS_FEATURE_PERF_POLL): a value past
+ * KVERBS_PERF_POLL_UNBOUND_WORKQUEUE, or a CQ flag past
+ * KVERBS_PERF_CQ_DIM, is refused on either side.
+ */
+TEST_F(kverbs, perf_poll_unknown)
 {
+	static const __u16 polls[] = { KVERBS_PERF_POLL_UNBOUND_WORKQUEUE + 1, 0x8000, 0xffff };
+	static const __u16 cq_flags[] = { KVERBS_PERF_CQ_DIM << 1, 0x8000, 0xffff };
+	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
+	size_t i;
 
-	kv_perf_base(&p);
-	p.__reserved = 1;
-	KV_PERF_REJECTED(&p, EINVAL);
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_POLL);
+	for (i = 0; i < ARRAY_SIZE(polls); i++) {
+		kv_perf_base(&p);
+		p.poll = polls[i];
+		KV_PERF_REJECTED(&p, EINVAL);
+		kv_perf_server_base(&p);
+		p.poll = polls[i];
+		KV_PERF_REJECTED(&p, EINVAL);
+	}
+	for (i = 0; i < ARRAY_SIZE(cq_flags); i++) {
+		kv_perf_base(&p);
+		p.poll = KVERBS_PERF_POLL_SOFTIRQ;
+		p.cq_flags = cq_flags[i];
+		KV_PERF_REJECTED(&p, EINVAL);
+		kv_perf_server_base(&p);
+		p.cq_flags = cq_flags[i];
+		KV_PERF_REJECTED(&p, EINVAL);
+	}
 }
+
+/*
+ * Policies that contradict each other or the test: the pool and
+ * moderation need interrupts, -e is softirq, a server's --busy-poll is
+ * direct, and write_lat's client sees its answers only by polling.
+ */
+TEST_F(kverbs, perf_poll_contradictions)
+{
+	static const struct {
+		__u32 role, test, flags;
+		__u16 poll, cq_flags;
+	} cases[] = {
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_BW, 0,
+		  KVERBS_PERF_POLL_DIRECT, KVERBS_PERF_CQ_POOL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_BW, 0,
+		  KVERBS_PERF_POLL_DIRECT, KVERBS_PERF_CQ_DIM },
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_ANY, 0,
+		  KVERBS_PERF_POLL_DIRECT, KVERBS_PERF_CQ_POOL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_BW, KVERBS_PERF_F_EVENTS,
+		  KVERBS_PERF_POLL_WORKQUEUE, 0 },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_BW, KVERBS_PERF_F_EVENTS,
+		  KVERBS_PERF_POLL_DIRECT, 0 },
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_ANY, KVERBS_PERF_F_EVENTS,
+		  KVERBS_PERF_POLL_UNBOUND_WORKQUEUE, 0 },
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_ANY, KVERBS_PERF_F_BUSY_POLL,
+		  KVERBS_PERF_POLL_SOFTIRQ, 0 },
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_ANY, KVERBS_PERF_F_BUSY_POLL,
+		  KVERBS_PERF_POLL_WORKQUEUE, 0 },
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_ANY, KVERBS_PERF_F_BUSY_POLL,
+		  KVERBS_PERF_POLL_DEFAULT, KVERBS_PERF_CQ_POOL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_LAT, 0,
+		  KVERBS_PERF_POLL_SOFTIRQ, 0 },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_LAT, 0,
+		  KVERBS_PERF_POLL_WORKQUEUE, 0 },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_LAT, 0,
+		  KVERBS_PERF_POLL_DEFAULT, KVERBS_PERF_CQ_POOL },
+	};
+	struct kverbs_perf p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (cases[i].role == KVERBS_ROLE_SERVER)
+			kv_perf_server_base(&p);
+		else
+			kv_perf_base(&p);
+		p.test = cases[i].test;
+		p.flags = cases[i].flags;
+		p.poll = cases[i].poll;
+		p.cq_flags = cases[i].cq_flags;
+		KV_PERF_REJECTED(&p, EINVAL);
+		if (kv_failed())
+			TH_LOG("case %zu", i);
+	}
+}
+
 
 /*
  * Samples are what a latency test's client returns: both fields or
@@ -2339,6 +2419,105 @@ TEST_F_TIMEOUT(kverbs, perf_no_listener, KV_NET_TIMEOUT)
 	EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
 	EXPECT_EQ(KVERBS_PERF_REJECT_NONE, p.result.reject_reason);
 	EXPECT_EQ(0, p.result.iterations);
+}
+
+/*
+ * The control of perf_poll_unknown and perf_poll_contradictions: each policy, alone and with the pool,
+ * is taken, and the CQ the client made before it found nobody to
+ * connect to is the one asked for.  -e is --poll softirq, and so is
+ * the pool's default.
+ */
+TEST_F_TIMEOUT(kverbs, perf_poll_taken, KV_NET_TIMEOUT)
+{
+	static const struct {
+		__u32 flags;
+		__u16 poll, cq_flags, want;
+	} cases[] = {
+		{ 0, KVERBS_PERF_POLL_DEFAULT, 0, KVERBS_PERF_POLL_DIRECT },
+		{ 0, KVERBS_PERF_POLL_DIRECT, 0, KVERBS_PERF_POLL_DIRECT },
+		{ 0, KVERBS_PERF_POLL_SOFTIRQ, 0, KVERBS_PERF_POLL_SOFTIRQ },
+		{ KVERBS_PERF_F_EVENTS, 0, 0, KVERBS_PERF_POLL_SOFTIRQ },
+		{ 0, KVERBS_PERF_POLL_WORKQUEUE, 0, KVERBS_PERF_POLL_WORKQUEUE },
+		{ 0, KVERBS_PERF_POLL_UNBOUND_WORKQUEUE, 0,
+		  KVERBS_PERF_POLL_UNBOUND_WORKQUEUE },
+		{ 0, 0, KVERBS_PERF_CQ_POOL, KVERBS_PERF_POLL_SOFTIRQ },
+		{ 0, KVERBS_PERF_POLL_WORKQUEUE, KVERBS_PERF_CQ_POOL,
+		  KVERBS_PERF_POLL_WORKQUEUE },
+		{ 0, KVERBS_PERF_POLL_UNBOUND_WORKQUEUE, KVERBS_PERF_CQ_POOL,
+		  KVERBS_PERF_POLL_UNBOUND_WORKQUEUE },
+	};
+	long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+	bool spread = false;
+	struct kverbs_perf p;
+	__u32 last = 0;
+	size_t i;
+
+	kv_net_begin();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		kv_perf_base(&p);
+		kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+		p.flags = cases[i].flags;
+		p.poll = cases[i].poll;
+		p.cq_flags = cases[i].cq_flags;
+		memset(&p.cq, 0xff, sizeof(p.cq));
+		EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+		EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
+		EXPECT_EQ(cases[i].want, p.cq.poll);
+		EXPECT_EQ(cases[i].cq_flags, p.cq.flags);
+		EXPECT_NE(0, p.cq.id);
+		EXPECT_GT(nproc, p.cq.comp_vector);
+		EXPECT_LE(1, p.cq.cqe);
+		EXPECT_EQ(0, p.cq.__reserved);
+		if (kv_failed())
+			TH_LOG("case %zu", i);
+		if (i && p.cq.comp_vector != last)
+			spread = true;
+		last = p.cq.comp_vector;
+	}
+	/*
+	 * One endpoint after another takes the next vector: rxe and siw
+	 * have one per possible CPU, and kverbs uses no more than are online.
+	 */
+	if (nproc > 1)
+		EXPECT_TRUE(spread);
+}
+
+/*
+ * Adaptive moderation needs a device that can moderate (ops.modify_cq):
+ * rxe and siw cannot, and the test fails at its setup with -EOPNOTSUPP,
+ * before any CQ is made.
+ */
+TEST_F_TIMEOUT(kverbs, perf_dim_unsupported, KV_NET_TIMEOUT)
+{
+	struct kverbs_perf p;
+
+	kv_net_begin();
+	kv_perf_base(&p);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.cq_flags = KVERBS_PERF_CQ_DIM;
+	EXPECT_ERRNO(EOPNOTSUPP, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(-EOPNOTSUPP, p.result.error);
+	EXPECT_EQ(KVERBS_STEP_SETUP, p.result.failed_step);
+	EXPECT_EQ(0, p.cq.poll);
+}
+
+/*
+ * A caller whose struct ends before &kverbs_perf.cq, as one built before
+ * it, gets its result and nothing written past its struct.
+ */
+TEST_F_TIMEOUT(kverbs, perf_cq_not_written_past_struct, KV_NET_TIMEOUT)
+{
+	struct kverbs_perf p;
+	size_t old = offsetof(struct kverbs_perf, cq);
+
+	kv_net_begin();
+	kv_perf_base(&p);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.size = old;
+	memset(&p.cq, 0xa5, sizeof(p.cq));
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_TRUE(kv_all_bytes(&p.cq, sizeof(p.cq), 0xa5));
 }
 
 /* ------------------------------------------------------------------ */

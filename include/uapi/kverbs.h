@@ -76,6 +76,9 @@ enum {
  * @KVERBS_FEATURE_PERF_IMM: KVERBS_IOC_PERF takes KVERBS_PERF_F_IMM, and
  *	its servers KVERBS_PERF_REJECT_IMM, and fills
  *	&kverbs_perf.imm_expected and .imm_got
+ * @KVERBS_FEATURE_PERF_POLL: KVERBS_IOC_PERF takes a completion policy
+ *	(&kverbs_perf.poll, .cq_flags) and reports the CQ it ran on
+ *	(&kverbs_perf.cq)
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -93,6 +96,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_BUSY_POLL = 1 << 12,
 	KVERBS_FEATURE_DEVICE_CAPS = 1 << 13,
 	KVERBS_FEATURE_PERF_IMM = 1 << 14,
+	KVERBS_FEATURE_PERF_POLL = 1 << 15,
 };
 
 /**
@@ -737,6 +741,88 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_IMM = 1 << 7,
 };
 
+/**
+ * enum kverbs_perf_poll - &kverbs_perf.poll: how a side learns of its
+ *	completions, as ib_core's &enum ib_poll_context names it
+ * @KVERBS_PERF_POLL_DEFAULT: the side's default, as callers that predate
+ *	the field get it: a client busy-polls (IB_POLL_DIRECT) unless
+ *	KVERBS_PERF_F_EVENTS; a server busy-polls only where
+ *	KVERBS_PERF_F_BUSY_POLL says and sleeps (IB_POLL_SOFTIRQ) elsewhere;
+ *	with KVERBS_PERF_CQ_POOL or KVERBS_PERF_CQ_DIM, IB_POLL_SOFTIRQ
+ * @KVERBS_PERF_POLL_DIRECT: IB_POLL_DIRECT: no interrupts; the test's
+ *	thread polls the CQ with ib_process_cq_direct() and runs the
+ *	completion handlers itself.  On every end of this side's session,
+ *	the responder of a WRITE, READ or atomic test too.  A server's own
+ *	choice, as KVERBS_PERF_F_BUSY_POLL, which it may also set.  Not with
+ *	KVERBS_PERF_CQ_POOL or KVERBS_PERF_CQ_DIM, which need interrupts.
+ * @KVERBS_PERF_POLL_SOFTIRQ: IB_POLL_SOFTIRQ: the thread sleeps; the
+ *	interrupt schedules an irq_poll that runs the handlers in softirq
+ *	context.  A client's KVERBS_PERF_F_EVENTS is this.
+ * @KVERBS_PERF_POLL_WORKQUEUE: IB_POLL_WORKQUEUE: the thread sleeps; the
+ *	handlers run in process context on ib_core's ib-comp-wq, a
+ *	high-priority workqueue bound to the CPU the interrupt came on
+ * @KVERBS_PERF_POLL_UNBOUND_WORKQUEUE: IB_POLL_UNBOUND_WORKQUEUE: as
+ *	the workqueue, on ib-comp-unb-wq, on any CPU
+ *
+ * A policy other than KVERBS_PERF_POLL_DIRECT sleeps, and so is refused
+ * where -e is: by a KVERBS_PERF_WRITE_LAT client with -EINVAL, by a
+ * KVERBS_PERF_WRITE_LAT server with KVERBS_PERF_REJECT_BUSY_POLL.
+ * Feature bit: KVERBS_FEATURE_PERF_POLL.
+ */
+enum kverbs_perf_poll {
+	KVERBS_PERF_POLL_DEFAULT = 0,
+	KVERBS_PERF_POLL_DIRECT = 1,
+	KVERBS_PERF_POLL_SOFTIRQ = 2,
+	KVERBS_PERF_POLL_WORKQUEUE = 3,
+	KVERBS_PERF_POLL_UNBOUND_WORKQUEUE = 4,
+};
+
+/**
+ * enum kverbs_perf_cq_flags - &kverbs_perf.cq_flags and &kverbs_perf_cq.flags
+ * @KVERBS_PERF_CQ_POOL: take the CQ from ib_core's shared pool
+ *	(ib_cq_pool_get()), as nvme-rdma, nvmet-rdma and iser do, instead of
+ *	a CQ of the session's own; other ULPs' QPs on the device may share
+ *	it.  The pool's CQs are softirq and workqueue ones: with
+ *	KVERBS_PERF_POLL_DIRECT -EINVAL.
+ * @KVERBS_PERF_CQ_DIM: the CQ must have dynamic interrupt moderation
+ *	(ib_core's DIM, cq->dim), which ib_core gives a CQ that is not
+ *	IB_POLL_DIRECT on a device that has ops.modify_cq and adaptive
+ *	moderation on (``rdma dev set DEV adaptive-moderation on``).  A
+ *	device without ops.modify_cq (rxe, siw), or with moderation off,
+ *	fails the test with -EOPNOTSUPP, failed step KVERBS_STEP_SETUP (a
+ *	server rejects its client with KVERBS_PERF_REJECT_SETUP, value
+ *	EOPNOTSUPP).  With KVERBS_PERF_POLL_DIRECT -EINVAL.
+ *
+ * Feature bit: KVERBS_FEATURE_PERF_POLL.
+ */
+enum kverbs_perf_cq_flags {
+	KVERBS_PERF_CQ_POOL = 1 << 0,
+	KVERBS_PERF_CQ_DIM = 1 << 1,
+};
+
+/**
+ * struct kverbs_perf_cq - the CQ a perf test ran on; (out) as a whole
+ * @poll: &enum kverbs_perf_poll in effect, never KVERBS_PERF_POLL_DEFAULT;
+ *	0 when no CQ was made (or a module without KVERBS_FEATURE_PERF_POLL)
+ * @flags: &enum kverbs_perf_cq_flags in effect: KVERBS_PERF_CQ_POOL for a
+ *	pool's CQ, KVERBS_PERF_CQ_DIM when it has adaptive moderation,
+ *	whether asked for or not
+ * @id: the CQ's resource id, the "cqn" of ``rdma resource show cq``
+ * @comp_vector: the completion vector its interrupts arrive on
+ * @cqe: the entries it holds; a pool's CQ is shared, and larger
+ * @__reserved: 0
+ *
+ * A server's describes the CQ of the session it served.
+ */
+struct kverbs_perf_cq {
+	__u32 poll;
+	__u32 flags;
+	__u32 id;
+	__u32 comp_vector;
+	__u32 cqe;
+	__u32 __reserved;
+};
+
 /* perftest's defaults: its port, TX depth and iterations. */
 #define KVERBS_PERF_DEFAULT_PORT	18515
 #define KVERBS_PERF_DEFAULT_DEPTH	128
@@ -916,7 +1002,13 @@ struct kverbs_perf_result {
  *	the caller's writable memory with -EFAULT (at once, with @result
  *	zero, when it lies outside user space); in a shared mapping with
  *	-EOPNOTSUPP, as &kverbs_ping_log.
- * @__reserved: must be 0
+ * @poll: &enum kverbs_perf_poll: how this side learns of its completions;
+ *	larger than KVERBS_PERF_POLL_UNBOUND_WORKQUEUE -EINVAL.  A client's
+ *	KVERBS_PERF_F_EVENTS goes only with KVERBS_PERF_POLL_SOFTIRQ or
+ *	the default, a server's KVERBS_PERF_F_EVENTS the same way and its
+ *	KVERBS_PERF_F_BUSY_POLL only with KVERBS_PERF_POLL_DIRECT or the
+ *	default, else -EINVAL.  Each side's own choice: not in the hello.
+ * @cq_flags: &enum kverbs_perf_cq_flags; unknown bits -EINVAL
  * @max_duration_ns: server: the longest duration a client may ask for,
  *	and how long any of its sessions may run, in either mode: a session
  *	still running one step timeout past it is ended with -ETIME.  0 for
@@ -931,6 +1023,9 @@ struct kverbs_perf_result {
  * @imm_got: (out) ... and what its completion carried, in host byte
  *	order; 0 with KVERBS_RESULT_NO_IMM.  Both exist since
  *	KVERBS_FEATURE_PERF_IMM: an older module leaves them alone.
+ * @cq: (out) the CQ this side ran on, written back with @result when the
+ *	caller's struct is large enough to hold it.  Feature bit:
+ *	KVERBS_FEATURE_PERF_POLL.
  *
  * A server serves one client and returns.  The client's request travels
  * in the connection request as a versioned hello; a server that cannot
@@ -962,11 +1057,13 @@ struct kverbs_perf {
 	struct kverbs_perf_result result;
 	__aligned_u64 samples;
 	__u32 samples_max;
-	__u32 __reserved;
+	__u16 poll;
+	__u16 cq_flags;
 	__aligned_u64 max_duration_ns;
 	__aligned_u64 max_iterations;
 	__u32 imm_expected;
 	__u32 imm_got;
+	struct kverbs_perf_cq cq;
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)

@@ -152,6 +152,9 @@ struct kv_perf_opts {
 	uint32_t qps;		/* -q: connections at once, each its own QP */
 	bool bidir;		/* -b: as many again, the server sending */
 	bool events;		/* -e: sleep for completions, not busy-poll */
+	uint32_t poll;		/* --poll, -e: KVERBS_PERF_POLL_*, 0 for the default */
+	bool cq_pool;		/* --cq-pool: a CQ of ib_core's shared pool */
+	bool dim;		/* --dim: adaptive interrupt moderation required */
 	unsigned int seq;	/* -a: the size's place in the run, 0 first */
 	/* A server's ceilings; 0: the module's (perf_max_duration_s, ...) */
 	uint64_t max_duration_ns;	/* --max-duration */
@@ -177,6 +180,11 @@ int kv_perf_describe_reject(char *buf, size_t len,
 			    const struct kverbs_perf_result *r, bool server,
 			    bool atomic);
 const char *kv_perf_reject_str(uint32_t reason);
+const char *kv_perf_poll_str(uint32_t poll);
+uint32_t kv_perf_poll_parse(const char *name);
+int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls);
+void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		      uint64_t *features, char *what, size_t len);
 
 /* stats.c: a latency test's samples as perftest reports them, in usec */
 struct kv_lat_stats {

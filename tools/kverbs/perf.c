@@ -209,7 +209,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate]%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
-		"       %*s [--busy-poll] [ADDR]\n"
+		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim] [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
@@ -284,12 +284,25 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			fprintf(f, "      --write_with_imm  the same: perftest's name for it\n");
 	}
 	if (!(t->opts & KV_OPT_EVENTS))
-		fprintf(f, "  (no -e: %s)\n", t->polls);
+		fprintf(f, "  (no -e, and only --poll direct: %s)\n", t->polls);
 	else
 		fprintf(f,
 			"  -e, --events          client: sleep until the completion interrupt instead\n"
 			"                        of busy polling the CQ: less CPU, more latency.  A\n"
-			"                        server sleeps unless --busy-poll.\n");
+			"                        server sleeps unless --busy-poll.  --poll softirq.\n");
+	fprintf(f,
+		"      --poll POLICY     how this side learns of its completions, on every\n"
+		"                        connection and whichever way the data moves:\n"
+		"                        direct (busy-poll the CQ in the test's thread),\n"
+		"                        softirq, workqueue or unbound (sleep; the handlers\n"
+		"                        run in softirq context, on ib_core's bound or\n"
+		"                        unbound workqueue).  Default: a client busy-polls, a\n"
+		"                        server sleeps unless --busy-poll\n"
+		"      --cq-pool         take the CQ from ib_core's shared CQ pool, as\n"
+		"                        nvme-rdma does; softirq unless --poll says which\n"
+		"                        workqueue (not direct)\n"
+		"      --dim             require adaptive interrupt moderation on the CQ (not\n"
+		"                        with direct; rxe and siw have none)\n");
 	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
@@ -381,6 +394,145 @@ static int kv_perf_device_attached(const char *cmd, int argc, char **argv)
 	return 0;
 }
 
+/* --poll's names, by &enum kverbs_perf_poll. */
+static const char *const kv_perf_polls[] = {
+	[KVERBS_PERF_POLL_DIRECT] = "direct",
+	[KVERBS_PERF_POLL_SOFTIRQ] = "softirq",
+	[KVERBS_PERF_POLL_WORKQUEUE] = "workqueue",
+	[KVERBS_PERF_POLL_UNBOUND_WORKQUEUE] = "unbound",
+};
+
+#define KV_PERF_NPOLLS	(sizeof(kv_perf_polls) / sizeof(kv_perf_polls[0]))
+
+/**
+ * kv_perf_poll_str - the name of a completion policy
+ * @poll: &enum kverbs_perf_poll
+ *
+ * Returns what --poll and --json call it, "unknown" for a value this
+ * tool does not know.
+ */
+const char *kv_perf_poll_str(uint32_t poll)
+{
+	return poll < KV_PERF_NPOLLS && kv_perf_polls[poll] ? kv_perf_polls[poll] : "unknown";
+}
+
+/**
+ * kv_perf_poll_parse - --poll's argument
+ * @name: the argument
+ *
+ * Returns it as &enum kverbs_perf_poll, 0 for none of its names.
+ */
+uint32_t kv_perf_poll_parse(const char *name)
+{
+	uint32_t i;
+
+	for (i = KVERBS_PERF_POLL_DIRECT; i < KV_PERF_NPOLLS; i++)
+		if (!strcmp(name, kv_perf_polls[i]))
+			return i;
+	return 0;
+}
+
+/**
+ * kv_perf_parse_poll - --poll, -e, --cq-pool, --dim and --busy-poll together
+ * @o: the command line, all of it read
+ * @polls: why the test takes only --poll direct, or NULL when it takes any
+ *
+ * Sets @o->poll: KVERBS_PERF_POLL_SOFTIRQ for -e and for a pool or
+ * moderation without --poll.  Returns 0, or -1 after a usage error was
+ * printed.
+ */
+int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls)
+{
+	const char *cq_opt = o->cq_pool ? "--cq-pool" : "--dim";
+
+	if (o->events && o->poll && o->poll != KVERBS_PERF_POLL_SOFTIRQ) {
+		kv_usage_error(o->cmd, "-e is --poll softirq: it excludes --poll %s",
+			       kv_perf_poll_str(o->poll));
+		return -1;
+	}
+	if (o->events || (!o->poll && (o->cq_pool || o->dim)))
+		o->poll = KVERBS_PERF_POLL_SOFTIRQ;
+	if ((o->cq_pool || o->dim) && o->poll == KVERBS_PERF_POLL_DIRECT) {
+		kv_usage_error(o->cmd, "%s and --poll direct exclude each other: %s",
+			       cq_opt, o->cq_pool ?
+			       "ib_core's CQ pool has softirq and workqueue CQs, none polled directly" :
+			       "interrupt moderation needs completion interrupts, which a directly polled CQ has none of");
+		return -1;
+	}
+	if (o->busy_poll && o->poll && o->poll != KVERBS_PERF_POLL_DIRECT) {
+		kv_usage_error(o->cmd, "--busy-poll and %s exclude each other: the server polls directly",
+			       o->cq_pool || o->dim ? cq_opt : o->events ? "-e" : "--poll");
+		return -1;
+	}
+	if (polls && o->poll && o->poll != KVERBS_PERF_POLL_DIRECT) {
+		kv_usage_error(o->cmd, "%s is not for %s: %s",
+			       o->cq_pool || o->dim ? cq_opt : "--poll", o->cmd, polls);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * kv_perf_set_poll - the completion policy into the ioctl's argument
+ * @o: the command line, as kv_perf_parse_poll() left it
+ * @cmd: the argument
+ * @features: the module features the command needs, added to
+ * @what: set to what needs them, for kv_open_for(): "write_bw --poll
+ *	workqueue"
+ * @len: room in @what
+ *
+ * -e, which is --poll softirq, goes as KVERBS_PERF_F_EVENTS, which every
+ * module since KVERBS_FEATURE_PERF_EVENTS takes; a policy the flags of an
+ * older module (-e, --busy-poll) cannot say needs KVERBS_FEATURE_PERF_POLL.
+ */
+void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		      uint64_t *features, char *what, size_t len)
+{
+	bool named = o->poll && o->poll != KVERBS_PERF_POLL_SOFTIRQ;
+
+	snprintf(what, len, "%s", o->cmd);
+	if (o->poll == KVERBS_PERF_POLL_SOFTIRQ) {
+		cmd->flags |= KVERBS_PERF_F_EVENTS;
+		*features |= KVERBS_FEATURE_PERF_EVENTS;
+	}
+	if (!named && !o->cq_pool && !o->dim)
+		return;
+	cmd->poll = o->poll;
+	cmd->cq_flags = (o->cq_pool ? KVERBS_PERF_CQ_POOL : 0) |
+			(o->dim ? KVERBS_PERF_CQ_DIM : 0);
+	*features |= KVERBS_FEATURE_PERF_POLL;
+	snprintf(what, len, "%s%s%s%s%s", o->cmd, named ? " --poll " : "",
+		 named ? kv_perf_poll_str(o->poll) : "", o->cq_pool ? " --cq-pool" : "",
+		 o->dim ? " --dim" : "");
+}
+
+/*
+ * The CQ this side ran on, as the module says; null from a module
+ * that does not (without KVERBS_FEATURE_PERF_POLL) or when no CQ was made.
+ */
+static void kv_perf_json_cq(struct kv_json *j, const struct kverbs_perf_cq *cq)
+{
+	kv_json_key(j, "cq");
+	if (!cq->poll) {
+		kv_json_null(j);
+		return;
+	}
+	kv_json_begin_object(j);
+	kv_json_key(j, "poll");
+	kv_json_string(j, kv_perf_poll_str(cq->poll));
+	kv_json_key(j, "pool");
+	kv_json_bool(j, cq->flags & KVERBS_PERF_CQ_POOL);
+	kv_json_key(j, "dim");
+	kv_json_bool(j, cq->flags & KVERBS_PERF_CQ_DIM);
+	kv_json_key(j, "id");
+	kv_json_u64(j, cq->id);
+	kv_json_key(j, "comp_vector");
+	kv_json_u64(j, cq->comp_vector);
+	kv_json_key(j, "cqe");
+	kv_json_u64(j, cq->cqe);
+	kv_json_end_object(j);
+}
+
 /**
  * kv_perf_parse - the command line of a perf subcommand
  * @test: the subcommand's &enum kverbs_perf_test
@@ -397,6 +549,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
 		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
+		OPT_POLL, OPT_CQ_POOL, OPT_DIM,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -420,6 +573,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "imm", no_argument, NULL, OPT_IMM },
 		/* perftest's name for it, which its write tests take */
 		{ "write_with_imm", no_argument, NULL, OPT_WRITE_WITH_IMM },
+		{ "poll", required_argument, NULL, OPT_POLL },
+		{ "cq-pool", no_argument, NULL, OPT_CQ_POOL },
+		{ "dim", no_argument, NULL, OPT_DIM },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* perftest's, for its command lines: no-ops, or refused saying why */
@@ -619,6 +775,20 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			}
 			o->imm = true;
 			break;
+		case OPT_POLL:
+			o->poll = kv_perf_poll_parse(optarg);
+			if (!o->poll) {
+				kv_usage_error(cmd, "invalid --poll '%s' (direct, softirq, workqueue or unbound)",
+					       optarg);
+				return -1;
+			}
+			break;
+		case OPT_CQ_POOL:
+			o->cq_pool = true;
+			break;
+		case OPT_DIM:
+			o->dim = true;
+			break;
 		case 'd':
 			o->debug = true;
 			/* Before getopt_long() moves it: the word after a lone -d. */
@@ -669,6 +839,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		kv_usage_error(cmd, "--busy-poll and -e exclude each other");
 		return -1;
 	}
+	if (kv_perf_parse_poll(o, t->polls))
+		return -1;
 	/* The only way to serve it: starting a write_lat server is the choice. */
 	if (o->role == KVERBS_ROLE_SERVER && t->polls)
 		o->busy_poll = true;
@@ -738,6 +910,9 @@ static bool kv_perf_slept(const struct kv_perf_opts *o, const struct kv_perf_tes
 
 	if (t->polls)
 		return false;
+	/* A policy given is every connection's, whichever way it moves data. */
+	if (o->poll)
+		return o->poll != KVERBS_PERF_POLL_DIRECT;
 	if (o->role == KVERBS_ROLE_CLIENT)
 		return o->events;
 	if (!o->busy_poll)
@@ -772,6 +947,10 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf(" Number of qps  : %u\n", o->qps);
 	printf(" TX depth       : %u\n", r->tx_depth);
 	printf(" Completions    : %s\n", kv_perf_slept(o, t, r) ? "events" : "polling");
+	if (cmd->cq.poll)
+		printf(" CQ             : %s%s%s, vector %u\n", kv_perf_poll_str(cmd->cq.poll),
+		       cmd->cq.flags & KVERBS_PERF_CQ_POOL ? ", pool" : "",
+		       cmd->cq.flags & KVERBS_PERF_CQ_DIM ? ", dim" : "", cmd->cq.comp_vector);
 	printf(" Validate       : %s\n", r->flags & KVERBS_PERF_F_VALIDATE ? "ON" : "OFF");
 	if (t->opts & KV_OPT_IMM)
 		printf(" Immediate data : %s\n", r->flags & KVERBS_PERF_F_IMM ? "ON" : "OFF");
@@ -968,6 +1147,13 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 		snprintf(buf, len, "ended the session: it ran one step timeout past this server's maximum duration (--max-duration, or the module's perf_max_duration_s)");
 		return;
 	}
+	/* --dim on a device that cannot give it: refused before any CQ is made. */
+	if (o->dim && err == EOPNOTSUPP && r->failed_step == KVERBS_STEP_SETUP) {
+		snprintf(buf, len, "the RDMA device %.*s has no adaptive interrupt moderation for --dim: it lacks the modify_cq verb (rxe and siw have none), or its moderation is off (rdma dev set %.*s adaptive-moderation on)",
+			 (int)sizeof(r->ibdev), r->ibdev[0] ? r->ibdev : "here",
+			 (int)sizeof(r->ibdev), r->ibdev[0] ? r->ibdev : "DEV");
+		return;
+	}
 	/* Not fast registration, as a ping's words would have it: siw has no atomics. */
 	if (atomic && err == EOPNOTSUPP) {
 		if (r->ibdev[0])
@@ -1061,6 +1247,7 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 		kv_json_key(&j, "busy_poll");
 		kv_json_bool(&j, o->busy_poll);
 	}
+	kv_perf_json_cq(&j, &cmd->cq);
 	kv_json_key(&j, "count");
 	kv_json_u64(&j, r->count);
 	kv_json_key(&j, "duration_ns");
@@ -1525,7 +1712,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 {
 	struct kverbs_perf cmd = { .size = sizeof(cmd) };
 	struct kv_perf_opts o;
-	char addr[128], where[160];
+	char addr[128], where[160], what[96];
 	uint64_t features;
 	bool many;
 	int fd, ret, code;
@@ -1538,8 +1725,6 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	cmd.test = test;
 	cmd.msg_size = o.size;
 	cmd.timeout_ns = o.timeout_ns;
-	if (o.events)
-		cmd.flags |= KVERBS_PERF_F_EVENTS;
 	if (o.busy_poll)
 		cmd.flags |= KVERBS_PERF_F_BUSY_POLL;
 	if (o.role == KVERBS_ROLE_CLIENT) {
@@ -1570,8 +1755,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		features |= KVERBS_FEATURE_LISTEN;
 	if (o.bidir && o.role == KVERBS_ROLE_CLIENT)
 		features |= KVERBS_FEATURE_PERF_REVERSE;
-	if (o.events)
-		features |= KVERBS_FEATURE_PERF_EVENTS;
+	kv_perf_set_poll(&o, &cmd, &features, what, sizeof(what));
 	/*
 	 * A server needs a module that sleeps unless told to poll: an older
 	 * one busy-polls for any client, which this command would not say.
@@ -1580,7 +1764,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		features |= KVERBS_FEATURE_PERF_BUSY_POLL;
 	if (o.role == KVERBS_ROLE_SERVER && kv_perf_server_ceilings(&o, &cmd, &features))
 		return KV_EXIT_USAGE;
-	fd = kv_open_for(features, o.cmd);
+	fd = kv_open_for(features, what);
 	if (fd < 0)
 		return KV_EXIT_ENV;
 	/* Said in words of its own: the test runs, only not with --imm. */

@@ -41,6 +41,7 @@ static void serve_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [--busy-poll]\n"
+		"       %*s [--poll POLICY] [--cq-pool] [--dim]\n"
 		"       %*s [--timeout SEC] [--max-duration SEC] [--max-iters N] [--no-reverse]\n"
 		"       %*s [--report_gbits] [--json] [-d] [ADDR]\n"
 		"\n"
@@ -60,7 +61,18 @@ static void serve_usage(FILE *f)
 		"                        memory.  Without it the server sleeps until the\n"
 		"                        completion interrupt whatever a client asks, and\n"
 		"                        refuses write_lat: a client cannot make it spin a CPU.\n"
-		"  -e, --events          what the server does without --busy-poll\n"
+		"  -e, --events          what the server does without --busy-poll: --poll\n"
+		"                        softirq\n"
+		"      --poll POLICY     how the server learns of its completions, in every\n"
+		"                        session: direct (busy-poll, as --busy-poll but also\n"
+		"                        as the server of a WRITE, READ or atomic test),\n"
+		"                        softirq, workqueue or unbound (sleep; the handlers\n"
+		"                        run in softirq context, on ib_core's bound or\n"
+		"                        unbound workqueue); only direct serves write_lat\n"
+		"      --cq-pool         take each session's CQ from ib_core's shared CQ pool;\n"
+		"                        softirq unless --poll names a workqueue (not direct)\n"
+		"      --dim             require adaptive interrupt moderation on the CQs (not\n"
+		"                        with direct; rxe and siw have none)\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
 		"      --max-duration SEC\n"
 		"                        refuse a client that asks for longer, and end any\n"
@@ -83,7 +95,7 @@ static void serve_usage(FILE *f)
 		"test it served passed, 1 when one failed; so does the end of -C COUNT.  A\n"
 		"signal before the COUNT clients were served exits 130.\n",
 		kv_prog, (int)strlen(kv_prog), "", (int)strlen(kv_prog), "",
-		KVERBS_PERF_DEFAULT_PORT,
+		(int)strlen(kv_prog), "", KVERBS_PERF_DEFAULT_PORT,
 		KV_SERVE_JOBS, KV_SERVE_MAX_JOBS);
 }
 
@@ -93,7 +105,7 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 {
 	enum {
 		OPT_GBITS = 256, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION, OPT_MAX_ITERS,
-		OPT_NO_REVERSE, OPT_BUSY_POLL,
+		OPT_NO_REVERSE, OPT_BUSY_POLL, OPT_POLL, OPT_CQ_POOL, OPT_DIM,
 	};
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
@@ -106,6 +118,9 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
 		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
 		{ "busy-poll", no_argument, NULL, OPT_BUSY_POLL },
+		{ "poll", required_argument, NULL, OPT_POLL },
+		{ "cq-pool", no_argument, NULL, OPT_CQ_POOL },
+		{ "dim", no_argument, NULL, OPT_DIM },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "debug", no_argument, NULL, 'd' },
@@ -171,6 +186,20 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		case OPT_BUSY_POLL:
 			o->busy_poll = true;
 			break;
+		case OPT_POLL:
+			o->poll = kv_perf_poll_parse(optarg);
+			if (!o->poll) {
+				kv_usage_error(o->cmd, "invalid --poll '%s' (direct, softirq, workqueue or unbound)",
+					       optarg);
+				return -1;
+			}
+			break;
+		case OPT_CQ_POOL:
+			o->cq_pool = true;
+			break;
+		case OPT_DIM:
+			o->dim = true;
+			break;
 		case OPT_GBITS:
 			o->gbits = true;
 			break;
@@ -202,6 +231,8 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		kv_usage_error(o->cmd, "--busy-poll and -e exclude each other");
 		return -1;
 	}
+	if (kv_perf_parse_poll(o, NULL))
+		return -1;
 	/* With -C, no more threads than sessions. */
 	if (sv->count && *jobs > sv->count)
 		*jobs = sv->count;
@@ -256,6 +287,7 @@ int kv_cmd_serve(int argc, char **argv)
 	struct kverbs_perf *cmd = &sv.tmpl;
 	void *args[KV_THREADS_MAX];
 	uint64_t features;
+	char what[96];
 	uint32_t jobs, i;
 	int ret, code;
 
@@ -265,17 +297,17 @@ int kv_cmd_serve(int argc, char **argv)
 	cmd->size = sizeof(*cmd);
 	cmd->role = KVERBS_ROLE_SERVER;
 	cmd->test = KVERBS_PERF_ANY;
-	cmd->flags = KVERBS_PERF_F_LISTENER | (sv.o.events ? KVERBS_PERF_F_EVENTS : 0) |
+	cmd->flags = KVERBS_PERF_F_LISTENER |
 		     (sv.o.busy_poll ? KVERBS_PERF_F_BUSY_POLL : 0);
 	cmd->msg_size = sv.o.size;
 	cmd->timeout_ns = sv.o.timeout_ns;
 	/* An older module busy-polls for any client: see kv_perf_main(). */
 	features = KVERBS_FEATURE_LISTEN | KVERBS_FEATURE_PERF_PINGPONG |
-		   KVERBS_FEATURE_PERF_BUSY_POLL |
-		   (sv.o.events ? KVERBS_FEATURE_PERF_EVENTS : 0);
+		   KVERBS_FEATURE_PERF_BUSY_POLL;
+	kv_perf_set_poll(&sv.o, cmd, &features, what, sizeof(what));
 	if (kv_perf_server_ceilings(&sv.o, cmd, &features))
 		return KV_EXIT_USAGE;
-	sv.fd = kv_open_for(features, "serve");
+	sv.fd = kv_open_for(features, what);
 	if (sv.fd < 0)
 		return KV_EXIT_ENV;
 	code = kv_serve_listen(&sv);

@@ -271,6 +271,36 @@ kv_usage_error busy_poll_with_events send_lat "--busy-poll and -e exclude each o
 kv_usage_error serve_busy_poll_with_events serve "--busy-poll and -e exclude each other" \
 	-- serve -e --busy-poll
 kv_usage_error busy_poll_value serve "unknown option '--busy-poll=1'" -- serve --busy-poll=1
+kv_usage_error poll_unknown write_bw "invalid --poll 'fast' (direct, softirq, workqueue or unbound)" \
+	-- write_bw --poll fast 1.2.3.4
+kv_usage_error poll_missing write_bw "option '--poll' needs a value" -- write_bw --poll
+kv_usage_error cq_pool_direct write_bw \
+	"--cq-pool and --poll direct exclude each other: ib_core's CQ pool has softirq and workqueue CQs, none polled directly" \
+	-- write_bw --cq-pool --poll direct 1.2.3.4
+kv_usage_error dim_direct send_lat \
+	"--dim and --poll direct exclude each other: interrupt moderation needs completion interrupts, which a directly polled CQ has none of" \
+	-- send_lat --poll direct --dim
+kv_usage_error events_with_poll write_bw "-e is --poll softirq: it excludes --poll workqueue" \
+	-- write_bw -e --poll workqueue 1.2.3.4
+kv_usage_error busy_poll_with_poll send_bw \
+	"--busy-poll and --poll exclude each other: the server polls directly" \
+	-- send_bw --busy-poll --poll unbound
+kv_usage_error busy_poll_with_cq_pool send_bw \
+	"--busy-poll and --cq-pool exclude each other: the server polls directly" \
+	-- send_bw --busy-poll --cq-pool
+kv_usage_error write_lat_poll write_lat \
+	"--poll is not for write_lat: each side sees the other's WRITE only by polling its memory" \
+	-- write_lat --poll workqueue 1.2.3.4
+kv_usage_error write_lat_cq_pool write_lat \
+	"--cq-pool is not for write_lat: each side sees the other's WRITE only by polling its memory" \
+	-- write_lat --cq-pool
+kv_usage_error serve_poll_unknown serve "invalid --poll 'irq' (direct, softirq, workqueue or unbound)" \
+	-- serve --poll irq
+kv_usage_error serve_cq_pool_direct serve \
+	"--cq-pool and --poll direct exclude each other: ib_core's CQ pool has softirq and workqueue CQs, none polled directly" \
+	-- serve --poll direct --cq-pool
+kv_case serve_help_poll 0 "out=--poll POLICY" out=--cq-pool out=--dim err-empty -- serve --help
+kv_case write_bw_help_poll 0 "out=--poll POLICY" out=--cq-pool out=--dim err-empty -- write_bw --help
 
 # ---- immediate data: the tests that WRITE or SEND only ----
 
