@@ -595,6 +595,28 @@ static int kverbs_perf_req_loop(struct kverbs_perf_req *c)
 	}
 }
 
+/*
+ * On iWARP a SEND completes once the connection's TCP socket has taken
+ * its bytes, not once the peer has them, and a teardown of ours that
+ * comes before they left can lose them: over siw the responder then
+ * sees the connection reset where DONE should have been.  There the
+ * responder disconnects as soon as it has DONE (kverbs_perf_resp_linger()),
+ * and the requester waits for that before it tears its own side down.
+ * Bounded by the step's limit and ended by any signal; either way the
+ * test has already run in full here, so nothing of that wait fails it.
+ * On InfiniBand and RoCE the SEND's completion is the responder's
+ * acknowledgment, and the requester disconnects first.
+ */
+static void kverbs_perf_req_await_close(struct kverbs_perf_req *c)
+{
+	struct kverbs_ep *ep = c->ep;
+
+	if (!rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep)))
+		return;
+	kverbs_ep_wait_interruptible(ep, false,
+				     kverbs_ep_wait_timeout(c->run->common.timeout_ns));
+}
+
 /* The responder's report is ours: tell it, and wait until it has it. */
 static int kverbs_perf_req_done(struct kverbs_perf_req *c, u64 elapsed_ns)
 {
@@ -612,6 +634,7 @@ static int kverbs_perf_req_done(struct kverbs_perf_req *c, u64 elapsed_ns)
 		ret = kverbs_perf_wait_done(ep, &c->ctrl_send.done, c->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
+	kverbs_perf_req_await_close(c);
 	return 0;
 }
 

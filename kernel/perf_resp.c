@@ -542,11 +542,14 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 }
 
 /*
- * The requester has told us the end: let it disconnect first.  Ours
- * could overtake the acknowledgment of its DONE (the CM's messages take
- * another path) and end its test with ECONNRESET after all.  Whatever
- * ends the wait - the requester's disconnect, the time limit, a signal -
- * the test itself is over and done.
+ * The requester has told us the end: on InfiniBand and RoCE let it
+ * disconnect first.  Ours could overtake the acknowledgment of its DONE
+ * (the CM's messages take another path) and end its test with
+ * ECONNRESET after all.  Whatever ends the wait - the requester's
+ * disconnect, the time limit, a signal - the test itself is over and
+ * done.  On iWARP it is the other way round: the requester's DONE
+ * completed once TCP had it, and the requester waits for our disconnect
+ * to know we have it (kverbs_perf_req_await_close()), so we go at once.
  */
 static bool kverbs_perf_resp_never(void *arg)
 {
@@ -555,8 +558,11 @@ static bool kverbs_perf_resp_never(void *arg)
 
 static void kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
 {
+	struct kverbs_ep *ep = s->ep;
 	int ret;
 
+	if (rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep)))
+		return;
 	ret = kverbs_perf_wait(s->ep, kverbs_perf_resp_never, NULL, s->run->common.timeout_ns);
 	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the requester's disconnect ended with %d\n",
 		  ret);
