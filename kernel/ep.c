@@ -150,6 +150,28 @@ void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 	wake_up(&ep->wait);
 }
 
+/*
+ * Record that what arrived is not what was sent: -EBADMSG at the
+ * validation step, with @valid saying which report fields hold data,
+ * unless something failed before.  Returns the error that is kept.
+ */
+static int kverbs_ep_invalid(struct kverbs_ep *ep, u32 valid, u32 offset)
+{
+	unsigned long flags;
+	int kept;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	if (!ep->fail.error) {
+		WRITE_ONCE(ep->fail.error, -EBADMSG);
+		ep->fail.step = KVERBS_STEP_VALIDATE;
+		ep->fail.valid |= valid;
+		ep->fail.mismatch_offset = offset;
+	}
+	kept = ep->fail.error;
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return kept;
+}
+
 /**
  * kverbs_ep_mismatch - record that received data failed validation
  * @ep: the endpoint
@@ -159,19 +181,7 @@ void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
  */
 int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
 {
-	unsigned long flags;
-	int kept;
-
-	spin_lock_irqsave(&ep->lock, flags);
-	if (!ep->fail.error) {
-		WRITE_ONCE(ep->fail.error, -EBADMSG);
-		ep->fail.step = KVERBS_STEP_VALIDATE;
-		ep->fail.valid |= KVERBS_RESULT_MISMATCH;
-		ep->fail.mismatch_offset = offset;
-	}
-	kept = ep->fail.error;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	return kept;
+	return kverbs_ep_invalid(ep, KVERBS_RESULT_MISMATCH, offset);
 }
 
 /**
@@ -183,18 +193,7 @@ int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
  */
 int kverbs_ep_imm_mismatch(struct kverbs_ep *ep, bool present)
 {
-	unsigned long flags;
-	int kept;
-
-	spin_lock_irqsave(&ep->lock, flags);
-	if (!ep->fail.error) {
-		WRITE_ONCE(ep->fail.error, -EBADMSG);
-		ep->fail.step = KVERBS_STEP_VALIDATE;
-		ep->fail.valid |= KVERBS_RESULT_IMM | (present ? 0 : KVERBS_RESULT_NO_IMM);
-	}
-	kept = ep->fail.error;
-	spin_unlock_irqrestore(&ep->lock, flags);
-	return kept;
+	return kverbs_ep_invalid(ep, KVERBS_RESULT_IMM | (present ? 0 : KVERBS_RESULT_NO_IMM), 0);
 }
 
 static bool kverbs_ep_link_down(struct kverbs_ep *ep)

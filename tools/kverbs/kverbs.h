@@ -181,7 +181,7 @@ int kv_perf_describe_reject(char *buf, size_t len,
 			    bool atomic);
 const char *kv_perf_reject_str(uint32_t reason);
 const char *kv_perf_poll_str(uint32_t poll);
-uint32_t kv_perf_poll_parse(const char *name);
+uint32_t kv_perf_poll_parse(const char *cmd, const char *name);
 int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls);
 void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		      uint64_t *features, char *what, size_t len);

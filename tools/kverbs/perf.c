@@ -418,17 +418,20 @@ const char *kv_perf_poll_str(uint32_t poll)
 
 /**
  * kv_perf_poll_parse - --poll's argument
+ * @cmd: the subcommand, for the usage error
  * @name: the argument
  *
- * Returns it as &enum kverbs_perf_poll, 0 for none of its names.
+ * Returns it as &enum kverbs_perf_poll, or 0 after a usage error was
+ * printed when it is none of its names.
  */
-uint32_t kv_perf_poll_parse(const char *name)
+uint32_t kv_perf_poll_parse(const char *cmd, const char *name)
 {
 	uint32_t i;
 
 	for (i = KVERBS_PERF_POLL_DIRECT; i < KV_PERF_NPOLLS; i++)
 		if (!strcmp(name, kv_perf_polls[i]))
 			return i;
+	kv_usage_error(cmd, "invalid --poll '%s' (direct, softirq, workqueue or unbound)", name);
 	return 0;
 }
 
@@ -776,12 +779,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			o->imm = true;
 			break;
 		case OPT_POLL:
-			o->poll = kv_perf_poll_parse(optarg);
-			if (!o->poll) {
-				kv_usage_error(cmd, "invalid --poll '%s' (direct, softirq, workqueue or unbound)",
-					       optarg);
+			o->poll = kv_perf_poll_parse(cmd, optarg);
+			if (!o->poll)
 				return -1;
-			}
 			break;
 		case OPT_CQ_POOL:
 			o->cq_pool = true;

@@ -187,12 +187,9 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 			o->busy_poll = true;
 			break;
 		case OPT_POLL:
-			o->poll = kv_perf_poll_parse(optarg);
-			if (!o->poll) {
-				kv_usage_error(o->cmd, "invalid --poll '%s' (direct, softirq, workqueue or unbound)",
-					       optarg);
+			o->poll = kv_perf_poll_parse(o->cmd, optarg);
+			if (!o->poll)
 				return -1;
-			}
 			break;
 		case OPT_CQ_POOL:
 			o->cq_pool = true;
