@@ -724,9 +724,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 {
 	bool server = cmd->role == KVERBS_ROLE_SERVER;
 	const struct kverbs_perf_ops *t = kverbs_perf_ops_get(cmd->test);
-	int ret;
-
 	u32 poll = cmd->poll;
+	int ret;
 
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
