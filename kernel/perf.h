@@ -288,6 +288,18 @@ static inline enum ib_wr_opcode kverbs_perf_wr_opcode(const struct kverbs_perf_o
 	}
 }
 
+/*
+ * Which side of a connection goes first at the end: the requester on
+ * InfiniBand and RoCE, whose SEND completion is the responder's
+ * acknowledgment of DONE; the responder on iWARP, where a SEND completes
+ * once TCP has its bytes (kverbs_perf_req_await_close(),
+ * kverbs_perf_resp_linger()).
+ */
+static inline bool kverbs_perf_responder_closes_first(struct kverbs_ep *ep)
+{
+	return rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep));
+}
+
 static inline bool kverbs_perf_is_pingpong(const struct kverbs_perf_ops *t)
 {
 	return t->answer == KVERBS_PERF_ANSWER_PINGPONG;

@@ -611,7 +611,7 @@ static void kverbs_perf_req_await_close(struct kverbs_perf_req *c)
 {
 	struct kverbs_ep *ep = c->ep;
 
-	if (!rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep)))
+	if (!kverbs_perf_responder_closes_first(ep))
 		return;
 	kverbs_ep_wait_interruptible(ep, false,
 				     kverbs_ep_wait_timeout(c->run->common.timeout_ns));

@@ -561,7 +561,7 @@ static void kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
 	struct kverbs_ep *ep = s->ep;
 	int ret;
 
-	if (rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep)))
+	if (kverbs_perf_responder_closes_first(ep))
 		return;
 	ret = kverbs_perf_wait(s->ep, kverbs_perf_resp_never, NULL, s->run->common.timeout_ns);
 	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the requester's disconnect ended with %d\n",
