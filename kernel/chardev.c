@@ -174,13 +174,15 @@ static int kverbs_perf_run(void *cmd, int refused,
 }
 
 /*
- * The CQ's description is a second block of output, at the end of the
- * struct: a caller whose struct predates it gets only the result.
+ * The immediate data, the CQ's description and the QP's inline data are
+ * further blocks of output, after the result: a caller whose struct
+ * predates one does not get it.
  */
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
 	size_t imm_off = offsetof(struct kverbs_perf, imm_expected);
 	size_t cq_off = offsetof(struct kverbs_perf, cq);
+	size_t inline_off = offsetof(struct kverbs_perf, max_inline);
 	int ret;
 
 	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
@@ -195,6 +197,10 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 	if (ucmd->user_size >= offsetofend(struct kverbs_perf, cq) &&
 	    copy_to_user(ucmd->ubuffer + cq_off, ucmd->cmd + cq_off,
 			 sizeof_field(struct kverbs_perf, cq)))
+		return -EFAULT;
+	if (ucmd->user_size >= offsetofend(struct kverbs_perf, max_inline) &&
+	    copy_to_user(ucmd->ubuffer + inline_off, ucmd->cmd + inline_off,
+			 sizeof_field(struct kverbs_perf, max_inline)))
 		return -EFAULT;
 	return ret;
 }
