@@ -371,41 +371,38 @@ print(json.dumps(qps))
 PY
 }
 
+# post_traced CMD...: CMD (perf_pair or perf_validated and their
+# arguments), traced; what the trace says goes to $KV_TMP/pl.json
+# (post_list_trace).
+post_traced() {
+	local tr=/sys/kernel/tracing rc
+	trace_start kverbs_post_list kverbs_post_send || fail "cannot set up tracing" || return
+	"$@"
+	rc=$?
+	trace_stop kverbs_post_list kverbs_post_send
+	[ $rc = 0 ] || return
+	post_list_trace $tr/trace > "$KV_TMP/pl.json"
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "cannot read the trace"
+}
+
 # The trace shows what -l and -Q did: 100 WRITEs in lists of 8 (and the
 # 4 left over) handed to ib_post_send() at once, one in 8 signaled and
 # the last; with -Q 10 alone, one at a time and one in 10 signaled; with
 # -b, the server's requester chains as its client asked in the hello.
 test_post_list_traced() {
-	local tr=/sys/kernel/tracing rc
 	trace_need
-	trace_start kverbs_post_list kverbs_post_send || fail "cannot set up tracing" || return
-	perf_pair write_bw -s 64 -n 100 -t 32 -l 8
-	rc=$?
-	trace_stop kverbs_post_list kverbs_post_send
-	[ $rc = 0 ] || return
-	post_list_trace $tr/trace > "$KV_TMP/pl.json" || fail "cannot read the trace" || return
+	post_traced perf_pair write_bw -s 64 -n 100 -t 32 -l 8 || return
 	json_check "$KV_TMP/pl.json" 'len(d) == 1' \
 		'sorted(list(d.values())[0]["lists"]) == [4] + [8] * 12' \
 		'list(d.values())[0]["writes"] == 100' 'list(d.values())[0]["signaled"] == 13' ||
 		return
-	echo >$tr/trace
-	trace_start kverbs_post_list kverbs_post_send || fail "cannot set up tracing" || return
-	perf_pair write_bw -s 64 -n 100 -t 32 -Q 10
-	rc=$?
-	trace_stop kverbs_post_list kverbs_post_send
-	[ $rc = 0 ] || return
-	post_list_trace $tr/trace > "$KV_TMP/pl.json" || fail "cannot read the trace" || return
+	post_traced perf_pair write_bw -s 64 -n 100 -t 32 -Q 10 || return
 	json_check "$KV_TMP/pl.json" 'len(d) == 1' 'list(d.values())[0]["lists"] == []' \
 		'list(d.values())[0]["writes"] == 100' 'list(d.values())[0]["signaled"] == 10' \
 		-- "$KV_TMP/cli.json" 'd["post_list"] == 1' 'd["cq_mod"] == 10' || return
-	echo >$tr/trace
-	trace_start kverbs_post_list kverbs_post_send || fail "cannot set up tracing" || return
-	perf_pair write_bw -s 64 -n 100 -t 32 -l 8 -b
-	rc=$?
-	trace_stop kverbs_post_list kverbs_post_send
-	[ $rc = 0 ] || return
-	post_list_trace $tr/trace > "$KV_TMP/pl.json" || fail "cannot read the trace" || return
-	echo >$tr/trace
+	post_traced perf_pair write_bw -s 64 -n 100 -t 32 -l 8 -b || return
 	json_check "$KV_TMP/pl.json" 'len(d) == 2' \
 		'all(sorted(q["lists"]) == [4] + [8] * 12 for q in d.values())' \
 		'all(q["writes"] == 100 and q["signaled"] == 13 for q in d.values())'
@@ -414,26 +411,13 @@ test_post_list_traced() {
 # -I 64: every 64-byte WRITE goes inline, none of a size above it; the
 # data still checks out, and the QP holds what was asked.
 test_inline_write_bw_validate() {
-	local tr=/sys/kernel/tracing rc
 	trace_need
-	trace_start kverbs_post_send || fail "cannot set up tracing" || return
-	perf_validated write_bw 64 100 -I 64
-	rc=$?
-	trace_stop kverbs_post_send
-	[ $rc = 0 ] || return
-	post_list_trace $tr/trace > "$KV_TMP/il.json" || fail "cannot read the trace" || return
-	echo >$tr/trace
-	json_check "$KV_TMP/il.json" 'len(d) == 1' 'list(d.values())[0]["writes"] == 100' \
+	post_traced perf_validated write_bw 64 100 -I 64 || return
+	json_check "$KV_TMP/pl.json" 'len(d) == 1' 'list(d.values())[0]["writes"] == 100' \
 		'list(d.values())[0]["inline"] == 100' \
 		-- "$KV_TMP/cli.json" 'd["inline_size"] == 64' 'd["max_inline"] >= 64' || return
-	trace_start kverbs_post_send || fail "cannot set up tracing" || return
-	perf_validated write_bw 65 100 -I 64
-	rc=$?
-	trace_stop kverbs_post_send
-	[ $rc = 0 ] || return
-	post_list_trace $tr/trace > "$KV_TMP/il.json" || fail "cannot read the trace" || return
-	echo >$tr/trace
-	json_check "$KV_TMP/il.json" 'list(d.values())[0]["writes"] == 100' \
+	post_traced perf_validated write_bw 65 100 -I 64 || return
+	json_check "$KV_TMP/pl.json" 'list(d.values())[0]["writes"] == 100' \
 		'list(d.values())[0]["inline"] == 0'
 }
 
