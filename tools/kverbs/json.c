@@ -5,8 +5,11 @@
  */
 #include <math.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kverbs.h"
 
@@ -187,6 +190,63 @@ uint64_t kv_realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* CPU time of this thread, or with @process of the whole process, in ns. */
+static bool kv_cpu_own(bool process, uint64_t *ns)
+{
+	struct rusage ru;
+
+	if (getrusage(process ? RUSAGE_SELF : RUSAGE_THREAD, &ru))
+		return false;
+	*ns = ((uint64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+	      ((uint64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+	return true;
+}
+
+/* Time every CPU of the host spent not idle, from /proc/stat, in ns. */
+static bool kv_cpu_busy(uint64_t *ns)
+{
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return false;
+	/* user nice system idle iowait irq softirq steal */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8 || hz <= 0)
+		return false;
+	*ns = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * (1000000000ull / hz);
+	return true;
+}
+
+/**
+ * kv_cpu_begin - start counting what a test's calls cost
+ * @c: the count
+ * @process: count every thread of the process (-q, -b), not the caller's
+ */
+void kv_cpu_begin(struct kv_cpu *c, bool process)
+{
+	c->known = kv_cpu_own(process, &c->thread_ns) && kv_cpu_busy(&c->busy_ns);
+}
+
+/**
+ * kv_cpu_end - what they cost since kv_cpu_begin()
+ * @c: the count, turned into the differences
+ * @process: as given to kv_cpu_begin()
+ */
+void kv_cpu_end(struct kv_cpu *c, bool process)
+{
+	uint64_t own, busy;
+
+	c->known = c->known && kv_cpu_own(process, &own) && kv_cpu_busy(&busy) &&
+		   own >= c->thread_ns && busy >= c->busy_ns;
+	c->thread_ns = c->known ? own - c->thread_ns : 0;
+	c->busy_ns = c->known ? busy - c->busy_ns : 0;
 }
 
 /* A session's &struct kv_span, as "start_ns" and "end_ns". */

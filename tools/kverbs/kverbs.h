@@ -128,6 +128,22 @@ struct kv_span {
 uint64_t kv_realtime_ns(void);
 void kv_json_span(struct kv_json *j, const struct kv_span *span);
 
+/*
+ * The CPU a perf test cost while its calls into the module ran: the
+ * calling threads' (in the kernel: posting, busy polling, waiting), and
+ * every CPU's of this host that was not idle (softirq context, ib_core's
+ * and the device's work items, and a peer on the same host), from
+ * /proc/stat in clock ticks.  @known: both could be read.
+ */
+struct kv_cpu {
+	uint64_t thread_ns;
+	uint64_t busy_ns;
+	bool known;
+};
+
+void kv_cpu_begin(struct kv_cpu *c, bool process);
+void kv_cpu_end(struct kv_cpu *c, bool process);
+
 /* perf.c: the perftest-style tests; the parser is here for tests/unit.c */
 struct kv_perf_opts {
 	const char *cmd;
@@ -158,6 +174,7 @@ struct kv_perf_opts {
 	uint32_t post_list;	/* -l: WRs chained per post, 0 for one */
 	uint32_t cq_mod;	/* -Q: one WR in this many signaled, 0 for the default */
 	uint32_t inline_size;	/* -I: the largest message posted inline, 0 for none */
+	bool cpu_util;		/* --cpu_util: the CPU per operation, in text too */
 	unsigned int seq;	/* -a: the size's place in the run, 0 first */
 	/* A server's ceilings; 0: the module's (perf_max_duration_s, ...) */
 	uint64_t max_duration_ns;	/* --max-duration */

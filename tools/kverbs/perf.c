@@ -339,6 +339,10 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"                        (default: the module's perf_max_iterations; at most it)\n"
 		"%s"
 		"      --busy-poll       server: %s\n"
+		"      --cpu_util        after the table, the CPU time per operation: the\n"
+		"                        test's threads' (posting, polling) and the host's,\n"
+		"                        every CPU not idle (completion handlers, the device's\n"
+		"                        work, a peer on the same host); --json always has it\n"
 		"      --json            one JSON document instead of text\n"
 		"  -d, --debug           print everything the kernel reported (not perftest's\n"
 		"                        -d DEVICE: rdma_cm picks the device)\n"
@@ -674,7 +678,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
 		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
-		OPT_POLL, OPT_CQ_POOL, OPT_DIM,
+		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -704,6 +708,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "post_list", required_argument, NULL, 'l' },
 		{ "cq-mod", required_argument, NULL, 'Q' },
 		{ "inline_size", required_argument, NULL, 'I' },
+		{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* perftest's, for its command lines: no-ops, or refused saying why */
@@ -911,6 +916,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		case OPT_CQ_POOL:
 			o->cq_pool = true;
 			break;
+		case OPT_CPU_UTIL:
+			o->cpu_util = true;
+			break;
 		case 'l':
 		case 'Q':
 			if (kv_perf_parse_post(o, t, opt, optarg))
@@ -1069,7 +1077,7 @@ static bool kv_perf_slept(const struct kv_perf_opts *o, const struct kv_perf_tes
 }
 
 static void kv_perf_print_text(const struct kv_perf_opts *o,
-			       const struct kverbs_perf *cmd,
+			       const struct kverbs_perf *cmd, const struct kv_cpu *cpu,
 			       const struct kv_perf_lat *lat)
 {
 	const struct kverbs_perf_result *r = &cmd->result;
@@ -1122,6 +1130,10 @@ row:
 		       r->msg_size, (uint64_t)r->iterations, kv_perf_bw(o, r->peak_bps),
 		       kv_perf_bw(o, r->avg_bps), r->msg_rate / 1e6);
 	}
+	if (o->cpu_util && cpu->known && r->iterations)
+		printf(" CPU per op     : %.3f usec in the test's threads, %.3f usec host-wide (%.3f CPU-sec/GiB)\n",
+		       cpu->thread_ns / 1e3 / r->iterations, cpu->busy_ns / 1e3 / r->iterations,
+		       r->bytes ? cpu->busy_ns / 1e9 * 1073741824.0 / r->bytes : 0.0);
 	/* With -a, kv_perf_main() closes the table. */
 	if (!o->all)
 		printf("%s", line);
@@ -1377,10 +1389,46 @@ static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
 	kv_json_end_object(j);
 }
 
+/*
+ * What the test cost the CPUs (&struct kv_cpu), in all and per
+ * operation; null where it could not be read.
+ */
+static void kv_perf_json_cpu(struct kv_json *j, const struct kverbs_perf_result *r,
+			     const struct kv_cpu *cpu)
+{
+	kv_json_key(j, "cpu");
+	if (!cpu->known) {
+		kv_json_null(j);
+		return;
+	}
+	kv_json_begin_object(j);
+	kv_json_key(j, "thread_ns");
+	kv_json_u64(j, cpu->thread_ns);
+	kv_json_key(j, "host_busy_ns");
+	kv_json_u64(j, cpu->busy_ns);
+	kv_json_key(j, "thread_usec_per_op");
+	if (r->iterations)
+		kv_json_double(j, cpu->thread_ns / 1e3 / r->iterations);
+	else
+		kv_json_null(j);
+	kv_json_key(j, "host_busy_usec_per_op");
+	if (r->iterations)
+		kv_json_double(j, cpu->busy_ns / 1e3 / r->iterations);
+	else
+		kv_json_null(j);
+	kv_json_key(j, "host_busy_sec_per_gib");
+	if (r->bytes)
+		kv_json_double(j, cpu->busy_ns / 1e9 * 1073741824.0 / r->bytes);
+	else
+		kv_json_null(j);
+	kv_json_end_object(j);
+}
+
 static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 			       const struct kverbs_perf *cmd, const char *addr,
 			       int err, const char *status, const char *message,
-			       const struct kv_span *span, const struct kv_perf_lat *lat)
+			       const struct kv_span *span, const struct kv_cpu *cpu,
+			       const struct kv_perf_lat *lat)
 {
 	const struct kverbs_perf_result *r = &cmd->result;
 	const struct kv_perf_test *t = kv_perf_ran(o, cmd);
@@ -1457,6 +1505,7 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_string(&j, o->gbits ? "Gb/sec" : "MiB/sec");
 	kv_json_key(&j, "msg_rate_mpps");
 	kv_json_double(&j, r->msg_rate / 1e6);
+	kv_perf_json_cpu(&j, r, cpu);
 	if (t->kind & KV_PERF_LAT)
 		kv_perf_json_lat(&j, lat);
 	if (kv_json_failure(&j, &KV_FAILURE(r, err, message))) {
@@ -1559,7 +1608,8 @@ static pthread_mutex_t kv_perf_print_lock = PTHREAD_MUTEX_INITIALIZER;
  */
 static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf *cmd,
 			  int err, const char *addr, const char *where,
-			  const struct kv_span *span, const struct kv_perf_lat *lat)
+			  const struct kv_span *span, const struct kv_cpu *cpu,
+			  const struct kv_perf_lat *lat)
 {
 	const char *status, *message = NULL;
 	char msg[512];
@@ -1590,7 +1640,8 @@ static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf
 	if (o->json_out) {
 		if (o->all)
 			fprintf(o->json_out, "%s", o->seq ? ",\n" : "[\n");
-		kv_perf_print_json(o->json_out, o, cmd, addr, err, status, message, span, lat);
+		kv_perf_print_json(o->json_out, o, cmd, addr, err, status, message, span, cpu,
+				   lat);
 		fflush(o->json_out);
 	}
 	if (err && code != KV_EXIT_USAGE)
@@ -1599,7 +1650,7 @@ static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf
 		/* -a: one document, an array with an object per size. */
 		if (o->all)
 			printf("%s", o->seq ? ",\n" : "[\n");
-		kv_perf_print_json(stdout, o, cmd, addr, err, status, message, span, lat);
+		kv_perf_print_json(stdout, o, cmd, addr, err, status, message, span, cpu, lat);
 	} else {
 		if (message)
 			fprintf(stderr, "%s %s: %s\n", kv_prog, o->cmd, message);
@@ -1608,7 +1659,7 @@ static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf
 				kv_prog, o->cmd, cmd->result.elapsed_ns / 1e9,
 				o->duration_ns / 1e9, cmd->samples_max);
 		if (cmd->result.iterations || !err)
-			kv_perf_print_text(o, cmd, lat);
+			kv_perf_print_text(o, cmd, cpu, lat);
 	}
 	fflush(stdout);
 	pthread_mutex_unlock(&kv_perf_print_lock);
@@ -1632,6 +1683,7 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 	struct kv_perf_lat lat = { 0 };
 	uint64_t *samples = NULL;
 	struct kv_span span;
+	struct kv_cpu cpu;
 	int err, code;
 
 	if (o->role == KVERBS_ROLE_CLIENT && (kv_perf_test(o->test)->kind & KV_PERF_LAT)) {
@@ -1643,12 +1695,14 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		}
 		cmd->samples = (uintptr_t)samples;
 	}
+	kv_cpu_begin(&cpu, false);
 	span.start_ns = kv_realtime_ns();
 	err = -kv_ioctl(fd, KVERBS_IOC_PERF, cmd);
 	span.end_ns = kv_realtime_ns();
+	kv_cpu_end(&cpu, false);
 	if (samples)
 		kv_perf_lat_collect(o, cmd, samples, &lat);
-	code = kv_perf_report(o, cmd, err, addr, where, &span, &lat);
+	code = kv_perf_report(o, cmd, err, addr, where, &span, &cpu, &lat);
 	free(samples);
 	return code;
 }
@@ -1698,6 +1752,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	int stop = 0, err = 0, e, ret;
 	uint64_t elapsed = 0;
 	struct kv_span span;
+	struct kv_cpu cpu;
 
 	qps = calloc(n, sizeof(*qps));
 	if (!qps) {
@@ -1710,9 +1765,11 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 			qps[i].cmd.flags |= KVERBS_PERF_F_REVERSE;
 		args[i] = &qps[i];
 	}
+	kv_cpu_begin(&cpu, true);
 	span.start_ns = kv_realtime_ns();
 	ret = kv_threads_run(n, kv_perf_qp_main, args, &stop);
 	span.end_ns = kv_realtime_ns();
+	kv_cpu_end(&cpu, true);
 	if (ret < 0) {
 		fprintf(stderr, "%s %s: cannot start a thread: %s\n", kv_prog, o->cmd,
 			strerror(-ret));
@@ -1747,7 +1804,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	if (ret > 0)
 		err = EINTR;
 	free(qps);
-	return kv_perf_report(o, &agg, err, addr, where, &span, &no_lat);
+	return kv_perf_report(o, &agg, err, addr, where, &span, &cpu, &no_lat);
 }
 
 /* One test of the command line: on one connection, or with -q on several. */
