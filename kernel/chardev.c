@@ -103,7 +103,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_EVENTS | KVERBS_FEATURE_PING_LISTENER |
 			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON |
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
-			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL;
+			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
+			KVERBS_FEATURE_PERF_POST;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
