@@ -402,7 +402,7 @@ test_post_list_traced() {
 	json_check "$KV_TMP/pl.json" 'len(d) == 1' 'list(d.values())[0]["lists"] == []' \
 		'list(d.values())[0]["writes"] == 100' 'list(d.values())[0]["signaled"] == 10' \
 		-- "$KV_TMP/cli.json" 'd["post_list"] == 1' 'd["cq_mod"] == 10' || return
-	post_traced perf_pair write_bw -s 64 -n 100 -t 32 -l 8 -b || return
+	post_traced perf_qps write_bw 1 -b -s 64 -n 100 -t 32 -l 8 --validate || return
 	json_check "$KV_TMP/pl.json" 'len(d) == 2' \
 		'all(sorted(q["lists"]) == [4] + [8] * 12 for q in d.values())' \
 		'all(q["writes"] == 100 and q["signaled"] == 13 for q in d.values())'
