@@ -194,7 +194,7 @@ test_atomic_lat_ab()	{ need_atomics; perf_lat ab atomic_lat 8 50; }
 # the numbers are the sums of both directions.
 perf_bidir() {
 	srv_opts=(-b)
-	perf_run "$1" "$2" -b -s "$3" -n "$(perf_iters "$4")" --validate || return
+	perf_run "$1" "$2" -b -s "$3" -n "$(perf_iters "$4")" --validate "${@:5}" || return
 	perf_agree || return
 	json_check "$cli" "d['iterations'] == 2 * $(perf_iters "$4")" 'd["bidirectional"] is True' \
 		-- "$srv" 'd["bidirectional"] is True'
@@ -202,6 +202,21 @@ perf_bidir() {
 
 test_write_bw_bidir_ab()	{ perf_bidir ab write_bw 4096 100; }
 test_send_bw_bidir_ba()		{ perf_bidir ba send_bw 4096 100; }
+
+# Post lists, one in four signaled and inline data, each way: the
+# server's half posts as its client's hello says.
+test_write_bw_post_modes_bidir_ab() {
+	perf_bidir ab write_bw 64 400 -t 32 -l 8 -Q 4 -I 64 || return
+	json_check "$cli" 'd["post_list"] == 8' 'd["cq_mod"] == 4' 'd["inline_size"] == 64' \
+		'd["max_inline"] >= 64'
+}
+
+# Completions on ib_core's workqueue on both hosts' ends.
+test_send_bw_workqueue_ba() {
+	srv_opts=(--poll workqueue)
+	perf_validated ba send_bw 4096 200 --poll workqueue || return
+	json_check "$cli" 'd["cq"]["poll"] == "workqueue"' -- "$srv" 'd["cq"]["poll"] == "workqueue"'
+}
 
 # -q 4: four connections, four threads, every byte checked.
 test_write_bw_4_qps_ab() {
@@ -284,6 +299,7 @@ ktap_main test_wire_and_mtu \
 	test_kclient_a_rping_b_64 test_kclient_a_rping_b_65535 test_kclient_a_larger_than_rping_b \
 	test_send_bw_ab test_write_bw_ba test_read_bw_ab test_atomic_bw_ba test_atomic_bw_cmp_swap_ab \
 	test_send_lat_ba test_write_lat_ab test_read_lat_ba test_atomic_lat_ab \
-	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
+	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_post_modes_bidir_ab \
+	test_send_bw_workqueue_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
 	test_write_bw_all_sizes_ab test_serve_three_clients_from_b \
 	test_peer_kmemleak test_peer_clean
