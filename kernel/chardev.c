@@ -104,7 +104,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON |
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
 			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
-			KVERBS_FEATURE_PERF_POST;
+			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -175,15 +175,16 @@ static int kverbs_perf_run(void *cmd, int refused,
 }
 
 /*
- * The immediate data, the CQ's description and the QP's inline data are
- * further blocks of output, after the result: a caller whose struct
- * predates one does not get it.
+ * The immediate data, the CQ's description, the QP's inline data and
+ * rdma_rw's counts are further blocks of output, after the result: a
+ * caller whose struct predates one does not get it.
  */
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
 	size_t imm_off = offsetof(struct kverbs_perf, imm_expected);
 	size_t cq_off = offsetof(struct kverbs_perf, cq);
 	size_t inline_off = offsetof(struct kverbs_perf, max_inline);
+	size_t rw_off = offsetof(struct kverbs_perf, rw_ctxs);
 	int ret;
 
 	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
@@ -202,6 +203,10 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 	if (ucmd->user_size >= offsetofend(struct kverbs_perf, max_inline) &&
 	    copy_to_user(ucmd->ubuffer + inline_off, ucmd->cmd + inline_off,
 			 sizeof_field(struct kverbs_perf, max_inline)))
+		return -EFAULT;
+	if (ucmd->user_size >= offsetofend(struct kverbs_perf, rw_mr_ctxs) &&
+	    copy_to_user(ucmd->ubuffer + rw_off, ucmd->cmd + rw_off,
+			 offsetofend(struct kverbs_perf, rw_mr_ctxs) - rw_off))
 		return -EFAULT;
 	return ret;
 }

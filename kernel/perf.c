@@ -35,14 +35,17 @@ static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
  * some tests do and others not (a post mode, a completion policy a test
  * needs) is a new field of &struct kverbs_perf_ops, set here and read
  * where the engine does it.  A mode a test may run in is a flag in its
- * @flags: KVERBS_PERF_F_IMM in those of the tests that WRITE or SEND.
+ * @flags: KVERBS_PERF_F_IMM in those of the tests that WRITE or SEND,
+ * KVERBS_PERF_F_RW in those whose requester READs or WRITEs in bulk
+ * (not WRITE_LAT: see the uAPI).
  */
 static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 	[KVERBS_PERF_WRITE_BW] = {
 		.op = KVERBS_PERF_OP_WRITE,
 		.step = KVERBS_STEP_RDMA_WRITE,
 		.answer = KVERBS_PERF_ANSWER_NONE,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM |
+			 KVERBS_PERF_F_RW,
 		/* --validate: the responder checks each round the requester wrote. */
 		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
 		/* Remote write needs local write too, by the IB specification. */
@@ -52,7 +55,7 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.op = KVERBS_PERF_OP_READ,
 		.step = KVERBS_STEP_RDMA_READ,
 		.answer = KVERBS_PERF_ANSWER_NONE,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_RW,
 		/* --validate: the responder fills the next round once one is read. */
 		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
 		.resp_access = IB_ACCESS_REMOTE_READ,
@@ -75,7 +78,7 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.step = KVERBS_STEP_RDMA_READ,
 		.answer = KVERBS_PERF_ANSWER_NONE,
 		.lat = true,
-		.flags = KVERBS_PERF_F_VALIDATE,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_RW,
 		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
 		.resp_access = IB_ACCESS_REMOTE_READ,
 	},
@@ -489,13 +492,17 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
  * @ep: the side's endpoint, with its PD
  * @buf: the data buffer to allocate, map and register later
  * @bytes: its size
+ * @map: DMA-map it and give it an MR now; false for a requester with
+ *	KVERBS_PERF_F_RW, whose rdma_rw contexts map each message
+ *	themselves
  * @ctrl_send: the buffer control messages are sent from
  * @ctrl_len: its size
  *
  * Return: 0 or a negative errno; the caller frees whatever was allocated.
  */
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
-		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len)
+		      size_t bytes, bool map, struct kverbs_msg *ctrl_send,
+		      u32 ctrl_len)
 {
 	int ret;
 
@@ -503,7 +510,7 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
 	if (ret)
 		return ret;
 	/* Both ways: WRITE and READ each fill it on one side. */
-	ret = kverbs_buf_map(buf, ep, DMA_BIDIRECTIONAL);
+	ret = map ? kverbs_buf_map(buf, ep, DMA_BIDIRECTIONAL) : 0;
 	if (ret)
 		return ret;
 	ret = kverbs_msg_alloc(ctrl_send, ep->pd, ctrl_len, DMA_TO_DEVICE);
@@ -746,6 +753,7 @@ static u64 kverbs_perf_samples_bytes(u32 n)
 /**
  * kverbs_perf_post_check - whether a test takes these ways to post
  * @t: the test
+ * @flags: &enum kverbs_perf_flags it runs with, which @t takes
  * @tx_depth: its TX depth as asked for, before a latency test's 1
  * @post_list: data work requests chained per post, 0 or 1 for one
  * @cq_mod: one data work request in this many signaled, 0 for the default
@@ -754,15 +762,21 @@ static u64 kverbs_perf_samples_bytes(u32 n)
  * For a client's own arguments and for a hello alike.  A latency test
  * has one operation in flight: nothing to chain or leave unsignaled.
  * Inline data is what a SEND or WRITE carries; a READ or an atomic
- * operation carries none.
+ * operation carries none.  With KVERBS_PERF_F_RW, rdma_rw builds each
+ * message's work requests itself, in a chain of its own whose last one
+ * it signals: no immediate data, no list of ours, no signaling of ours
+ * and no inline data go with it.
  *
  * Return: 0, or -EINVAL.
  */
-int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 tx_depth,
+int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 flags, u32 tx_depth,
 			   u32 post_list, u32 cq_mod, u32 inline_size)
 {
 	u32 depth = t->lat ? 1 : tx_depth;
 
+	if ((flags & KVERBS_PERF_F_RW) &&
+	    ((flags & KVERBS_PERF_F_IMM) || post_list > 1 || cq_mod > 1 || inline_size))
+		return -EINVAL;
 	if (post_list > depth || cq_mod > depth)
 		return -EINVAL;
 	if (inline_size > KVERBS_PERF_MAX_INLINE ||
@@ -845,7 +859,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 			return -EINVAL;
 		if (t->msg_size && cmd->msg_size != t->msg_size)
 			return -EINVAL;
-		ret = kverbs_perf_post_check(t, cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH,
+		ret = kverbs_perf_post_check(t, cmd->flags,
+					     cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH,
 					     cmd->post_list, cmd->cq_mod, cmd->inline_size);
 		if (ret)
 			return ret;
@@ -927,6 +942,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->imm_got = 0;
 	memset(&cmd->cq, 0, sizeof(cmd->cq));
 	cmd->max_inline = 0;
+	cmd->rw_ctxs = 0;
+	cmd->rw_mr_ctxs = 0;
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -960,6 +977,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->imm_expected = run->imm_expected;
 	cmd->imm_got = run->imm_got;
 	cmd->max_inline = run->max_inline;
+	cmd->rw_ctxs = run->rw_ctxs;
+	cmd->rw_mr_ctxs = run->rw_mr_ctxs;
 	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;

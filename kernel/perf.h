@@ -154,7 +154,9 @@ enum kverbs_perf_msg_type {
  * sender's buffer, @slots messages @stride bytes apart.  ROUND: @a is the
  * round's first iteration, @b its length.  ROUND_OK: @a is the next
  * round's first iteration; for SEND_BW on iWARP, the messages taken so
- * far.  DONE: @a iterations, @b elapsed ns, @c peak bytes per second.
+ * far.  DONE: @a iterations, @b elapsed ns, @c peak bytes per second;
+ * with KVERBS_PERF_F_RW, @addr the rdma_rw contexts that registered
+ * memory (the requester posted one context per message).
  */
 struct kverbs_perf_msg {
 	__le32 type;
@@ -383,6 +385,8 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  *	data message posted inline, 0 for none (&kverbs_perf.inline_size)
  * @max_inline: the inline data this side's QP holds, for
  *	&kverbs_perf.max_inline
+ * @rw_ctxs: KVERBS_PERF_F_RW: what &kverbs_perf.rw_ctxs says
+ * @rw_mr_ctxs: ... and &kverbs_perf.rw_mr_ctxs
  */
 struct kverbs_perf_run {
 	struct kverbs_test common;
@@ -410,6 +414,8 @@ struct kverbs_perf_run {
 	u32 cq_mod;
 	u32 inline_size;
 	u32 max_inline;
+	u64 rw_ctxs;
+	u64 rw_mr_ctxs;
 };
 
 /* A server's ceilings, perf_session.c. */
@@ -418,7 +424,8 @@ u64 kverbs_perf_max_iterations(void);
 
 /* The flags a client may set, and a server accept in a hello. */
 #define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP | \
-				 KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM)
+				 KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM | \
+				 KVERBS_PERF_F_RW)
 /* The size of an atomic operation's operand, and so of its message. */
 #define KVERBS_PERF_ATOMIC_SIZE	sizeof(u64)
 
@@ -596,12 +603,13 @@ bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset);
 int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 		     unsigned int round);
 int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
-		      size_t bytes, struct kverbs_msg *ctrl_send, u32 ctrl_len);
+		      size_t bytes, bool map, struct kverbs_msg *ctrl_send,
+		      u32 ctrl_len);
 void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
 void kverbs_perf_cq_caps(const struct kverbs_perf_run *run,
 			 struct kverbs_ep_caps *caps, bool polls);
 void kverbs_perf_describe_cq(struct kverbs_perf_run *run, struct kverbs_ep *ep);
-int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 tx_depth,
+int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 flags, u32 tx_depth,
 			   u32 post_list, u32 cq_mod, u32 inline_size);
 int kverbs_perf_create_qp(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 			  struct kverbs_ep_caps *caps, bool posts_data);

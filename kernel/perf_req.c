@@ -9,15 +9,45 @@
  * operation timed from its post to its completion; but the ping-pong
  * ones, WRITE_LAT and SEND_LAT, run in perf_pingpong.c once the
  * connection is set up.  perf_session.c sets up the connection.
+ *
+ * With KVERBS_PERF_F_RW the READs and WRITEs go through ib_core's
+ * rdma_rw API (drivers/infiniband/core/rw.c), as nvmet-rdma, isert and
+ * svcrdma move their data, one context per message.  The life of a
+ * context, in the entry of the window it occupies:
+ *
+ *   kverbs_perf_req_post_rw()   rdma_rw_ctx_init(): DMA-maps the slot's
+ *                               pages (DMA_TO_DEVICE for a WRITE's source,
+ *                               DMA_FROM_DEVICE for a READ's sink) and
+ *                               picks the local DMA key or an MR from the
+ *                               QP's pool; then posts rdma_rw_ctx_wrs(),
+ *                               its last work request signaled
+ *   kverbs_perf_req_reap()      once the send queue has completed it,
+ *                               before its entry is used again:
+ *                               rdma_rw_ctx_destroy(), which gives the MR
+ *                               back and unmaps, the DMA sync that lets
+ *                               the CPU check what a READ brought
+ *   kverbs_perf_req_destroy()   after a failure or a signal: the QP is
+ *                               drained first, so every work request of
+ *                               every context has completed or was
+ *                               flushed; then each context still held is
+ *                               destroyed, while the QP and its MR pool
+ *                               exist; only then the QP.
+ *
+ * The buffer itself is never mapped or registered by kverbs then: each
+ * context maps what it moves, and a READ over iWARP, which must land in
+ * memory registered for remote write, gets its MR from rdma_rw.
  */
 #include "perf.h"
 #include "trace.h"
 
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <rdma/rw.h>
 
 /* The bandwidth loop reads the clock once per this many posts. */
 #define KVERBS_PERF_CLOCK_POSTS	16
@@ -26,11 +56,22 @@
 
 struct kverbs_perf_req;
 
-/* One data work request in flight; WR n uses entry n % window. */
+/* --rw: scatter/gather entries per work request at most; as the ping server. */
+#define KVERBS_PERF_RW_MAX_SGE	32
+
+/*
+ * One data work request in flight; WR n uses entry n % window.  With
+ * --rw, one rdma_rw context: its work requests all complete here, the
+ * last one signaled.
+ */
 struct kverbs_perf_wr {
 	struct kverbs_cqe cqe;
 	struct kverbs_perf_req *c;
 	u64 seq;
+	struct rdma_rw_ctx rw;
+	struct scatterlist *sgl;	/* --rw: the pages of the message, c->rw_pages */
+	u32 sg_cnt;			/* ... of them in use */
+	bool rw_active;			/* @rw holds a mapping of @sgl */
 };
 
 /*
@@ -62,6 +103,11 @@ struct kverbs_perf_req {
 	struct kverbs_perf_wr *wrs;
 	struct kverbs_perf_post *list;	/* the post list being built */
 	u32 listed;			/* ... work requests in it */
+	bool rw;			/* KVERBS_PERF_F_RW: through rdma_rw contexts */
+	enum dma_data_direction rw_dir;	/* ... mapped for a WRITE or a READ */
+	u32 rw_pages;			/* ... pages a message may span */
+	struct scatterlist *rw_sgls;	/* ... every entry's, in one array */
+	u64 rw_reaped;			/* ... contexts destroyed once complete */
 	struct kverbs_msg ctrl_send;
 	struct kverbs_msg ctrl_recv;
 	u64 remote_addr;
@@ -122,6 +168,45 @@ static u64 kverbs_perf_req_completed(const struct kverbs_perf_req *c)
 	return atomic64_read_acquire(&c->completed);
 }
 
+/*
+ * --rw: the send queue holds a window of contexts, each as many work
+ * requests as rdma_rw may build for one message: in plain SGEs, one per
+ * max_send_sge pages (a READ's sink: max_sge_rd); with MRs, per MR an
+ * invalidation, a registration and the READ or WRITE.  Which of the two
+ * a device gets is rdma_rw's choice, and its force_mr parameter is not
+ * visible from here, so there is room for the larger.  rdma_rw_init_qp()
+ * adds its own count for max_rdma_ctxs on top, and the CQ is sized for
+ * that too (kverbs_ep_create_qp()): counted twice, a few entries spent
+ * so that neither the send queue nor a flush into the CQ can overflow,
+ * whichever way rdma_rw goes.
+ */
+static int kverbs_perf_req_rw_caps(struct kverbs_perf_req *c,
+				   struct kverbs_ep_caps *caps)
+{
+	struct ib_device *ibdev = kverbs_ep_device(c->ep);
+	u32 sge = min_t(u32, ibdev->attrs.max_send_sge, KVERBS_PERF_RW_MAX_SGE);
+	u32 data_sge = sge, mrs, wrs, send_wr;
+
+	c->rw_dir = c->run->t->op == KVERBS_PERF_OP_READ ? DMA_FROM_DEVICE :
+							    DMA_TO_DEVICE;
+	if (c->rw_dir == DMA_FROM_DEVICE)
+		data_sge = min_t(u32, sge, ibdev->attrs.max_sge_rd);
+	/* A message that starts inside a page spans one page more than its size. */
+	c->rw_pages = DIV_ROUND_UP(c->run->msg_size, PAGE_SIZE) + 1;
+	mrs = rdma_rw_mr_factor(ibdev, kverbs_ep_port(c->ep), c->rw_pages);
+	wrs = max(DIV_ROUND_UP(c->rw_pages, max(data_sge, 1U)), 3 * mrs);
+	/* The window, and the two that kverbs_perf_req_setup() adds to it. */
+	if (check_mul_overflow(c->window, wrs, &send_wr) ||
+	    check_add_overflow(send_wr, 2U, &send_wr) ||
+	    check_mul_overflow(c->window, mrs, &caps->max_rdma_ctxs))
+		return -EINVAL;
+	caps->max_send_wr = send_wr;
+	caps->max_send_sge = max(sge, 1U);
+	/* rdma_rw signals every context that ends a chain: see the uAPI. */
+	c->signal_every = 1;
+	return 0;
+}
+
 static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 {
 	struct kverbs_perf_run *run = c->run;
@@ -171,6 +256,11 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	c->inline_data = run->inline_size && run->msg_size <= run->inline_size;
 	/* The window, the registration of our buffer, one control message. */
 	caps.max_send_wr = (pingpong ? KVERBS_PERF_PP_SQ : c->window) + 2;
+	if (c->rw) {
+		ret = kverbs_perf_req_rw_caps(c, &caps);
+		if (ret)
+			return ret;
+	}
 	ret = kverbs_perf_create_qp(run, ep, &caps, true);
 	if (ret)
 		return ret;
@@ -179,13 +269,21 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	c->list = kvcalloc(run->post_list, sizeof(*c->list), GFP_KERNEL_ACCOUNT);
 	if (!c->wrs || !c->list)
 		return -ENOMEM;
+	if (c->rw) {
+		c->rw_sgls = kvcalloc(array_size(c->window, c->rw_pages),
+				      sizeof(*c->rw_sgls), GFP_KERNEL_ACCOUNT);
+		if (!c->rw_sgls)
+			return -ENOMEM;
+	}
 	for (i = 0; i < c->window; i++) {
 		c->wrs[i].cqe.cqe.done = kverbs_perf_req_wr_done;
 		c->wrs[i].c = c;
+		if (c->rw)
+			c->wrs[i].sgl = c->rw_sgls + (size_t)i * c->rw_pages;
 	}
 	/* A ping-pong's answers land in a slot of their own, before ours. */
 	ret = kverbs_perf_alloc(ep, &c->buf, (size_t)(c->slots + pingpong) * run->msg_size,
-				&c->ctrl_send,
+				!c->rw, &c->ctrl_send,
 				kverbs_perf_ctrl_len(run->t, run->flags, run->msg_size));
 	if (ret)
 		return ret;
@@ -237,6 +335,9 @@ static int kverbs_perf_req_ctrl(struct kverbs_perf_req *c,
 	m->a = cpu_to_le64(a);
 	m->b = cpu_to_le64(b);
 	m->c = cpu_to_le64(peak);
+	/* DONE: how rdma_rw went, for the responder's report (perf.h). */
+	if (type == KVERBS_PERF_MSG_DONE)
+		m->addr = cpu_to_le64(c->run->rw_mr_ctxs);
 	kverbs_perf_ctrl_wr(&c->ctrl_send, &wr, type);
 	c->ctrl_ns = ktime_get_ns();
 	return kverbs_post_send(ep, &wr, KVERBS_STEP_SEND);
@@ -276,6 +377,9 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	    kverbs_perf_uses(t, KVERBS_PERF_MSG_ROUND) && c->remote_slots != c->slots)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
 
+	/* Each rdma_rw context maps, and where it must registers, its message. */
+	if (c->rw)
+		return 0;
 	/*
 	 * An iWARP READ response is placed like a WRITE, with the sink's
 	 * rkey from the request, so the sink needs remote write; nothing
@@ -391,6 +495,127 @@ static void kverbs_perf_req_list_add(struct kverbs_perf_req *c, bool signaled)
 }
 
 /*
+ * --rw: post message c->posted through the rdma_rw context of its window
+ * entry, in place of kverbs_perf_req_list_add() and _flush(): the
+ * context's scatterlist names the slot's pages, rdma_rw_ctx_init() maps
+ * them and builds the work requests, a registration among them where
+ * rdma_rw wants one, and they are posted at once, the last one
+ * signaled.  The context is the entry's until kverbs_perf_req_rw_put().
+ */
+static int kverbs_perf_req_post_rw(struct kverbs_perf_req *c)
+{
+	struct kverbs_ep *ep = c->ep;
+	struct ib_qp *qp = ep->id->qp;
+	u64 seq = c->posted, n64 = seq, rseq = seq, remote_addr;
+	u32 slot = do_div(n64, c->slots), rslot = do_div(rseq, c->remote_slots);
+	u32 port = kverbs_ep_port(ep), len = c->run->msg_size, n, piece, i;
+	size_t off = (size_t)slot * len;
+	struct page **pages = c->buf.pages + (off >> PAGE_SHIFT);
+	u32 in_page = offset_in_page(off);
+	struct ib_send_wr *first, *wr;
+	struct kverbs_perf_wr *w;
+	struct scatterlist *sg;
+	bool mr = false;
+	int nr_wrs, ret;
+
+	n64 = seq;
+	w = &c->wrs[do_div(n64, c->window)];
+	w->seq = seq;
+	remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
+	kverbs_buf_check_device(&c->buf, off, len);
+	/* A latency sample includes what rdma_rw costs a ULP. */
+	if (c->smp.chunk)
+		c->post_ns = ktime_get_ns();
+	n = DIV_ROUND_UP(in_page + len, PAGE_SIZE);
+	sg_init_table(w->sgl, n);
+	for_each_sg(w->sgl, sg, n, i) {
+		piece = min_t(u32, len, PAGE_SIZE - in_page);
+		sg_set_page(sg, pages[i], piece, in_page);
+		len -= piece;
+		in_page = 0;
+	}
+	nr_wrs = rdma_rw_ctx_init(&w->rw, qp, port, w->sgl, n, 0, remote_addr,
+				  c->rkey, c->rw_dir);
+	if (nr_wrs < 0)
+		return kverbs_ep_failed(ep, nr_wrs, c->step);
+	w->sg_cnt = n;
+	w->rw_active = true;
+
+	first = rdma_rw_ctx_wrs(&w->rw, qp, port, &w->cqe.cqe, NULL);
+	/*
+	 * rdma_rw leaves the work requests before the last without a
+	 * completion handler; a flush of one of them would reach ib_core
+	 * with none.  Ours reports any of them that fails.  An MR is
+	 * rdma_rw's choice, seen in the registration it puts in the chain.
+	 */
+	for (wr = first; wr; wr = wr->next) {
+		if (!wr->wr_cqe)
+			wr->wr_cqe = &w->cqe.cqe;
+		mr |= wr->opcode == IB_WR_REG_MR;
+	}
+	trace_kverbs_rw_post(ep->cq_id, kverbs_ep_next_cid(ep), qp, c->rw_dir,
+			     c->run->msg_size, nr_wrs);
+	ret = kverbs_post_send(ep, first, c->step);
+	if (ret)
+		return ret;
+	c->run->rw_ctxs++;
+	c->run->rw_mr_ctxs += mr;
+	return 0;
+}
+
+/*
+ * --rw: release the context of entry @w, once every work request of it
+ * has completed or was flushed: its MRs go back to the QP's pool and
+ * the unmap syncs the slot for the CPU.  While the QP exists.
+ */
+static void kverbs_perf_req_rw_put(struct kverbs_perf_req *c,
+				   struct kverbs_perf_wr *w)
+{
+	struct kverbs_ep *ep = c->ep;
+
+	if (!w->rw_active)
+		return;
+	rdma_rw_ctx_destroy(&w->rw, ep->id->qp, kverbs_ep_port(ep), w->sgl,
+			    w->sg_cnt, c->rw_dir);
+	w->rw_active = false;
+}
+
+/*
+ * --rw: destroy the contexts the send queue has completed, in order: a
+ * signaled completion says that everything before it is done too.
+ */
+static void kverbs_perf_req_rw_reap(struct kverbs_perf_req *c)
+{
+	u64 completed = kverbs_perf_req_completed(c), n;
+
+	for (; c->rw_reaped < completed; c->rw_reaped++) {
+		n = c->rw_reaped;
+		kverbs_perf_req_rw_put(c, &c->wrs[do_div(n, c->window)]);
+	}
+}
+
+/*
+ * --rw, at the end: contexts still held after a failure or a signal.
+ * Their work requests may still be in flight, so the QP is drained
+ * first; then each is destroyed, before the QP that owns their MRs.
+ */
+static void kverbs_perf_req_rw_release(struct kverbs_perf_req *c)
+{
+	bool held = false;
+	u32 i;
+
+	if (!c->rw_sgls)
+		return;
+	for (i = 0; i < c->window; i++)
+		held |= c->wrs[i].rw_active;
+	if (!held)
+		return;
+	kverbs_ep_drain(c->ep);
+	for (i = 0; i < c->window; i++)
+		kverbs_perf_req_rw_put(c, &c->wrs[i]);
+}
+
+/*
  * Hand the post list to the device, in one ib_post_send().  The work
  * requests are counted in c->posted as they are built, so that the
  * window has room for them.
@@ -467,6 +692,8 @@ static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 /* What to do once completions moved the window on, before posting again. */
 static int kverbs_perf_req_reap(struct kverbs_perf_req *c)
 {
+	if (c->rw)
+		kverbs_perf_req_rw_reap(c);
 	if (c->smp.len == KVERBS_PERF_CHUNK)
 		kverbs_perf_samples_flush(&c->smp, c->run);
 	if (c->run->t->op == KVERBS_PERF_OP_ATOMIC)
@@ -546,14 +773,23 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 			if (ret)
 				return ret;
 		}
-		k = c->posted - first;
-		kverbs_perf_req_list_add(c, last ||
-					 do_div(k, c->signal_every) == c->signal_every - 1);
-		c->posted++;
-		if (last || c->listed == run->post_list) {
-			ret = kverbs_perf_req_flush(c);
+		if (c->rw) {
+			/* rdma_rw builds each message's chain; posted at once. */
+			ret = kverbs_perf_req_post_rw(c);
 			if (ret)
 				return ret;
+			c->posted++;
+		} else {
+			k = c->posted - first;
+			kverbs_perf_req_list_add(c, last ||
+						 do_div(k, c->signal_every) ==
+						 c->signal_every - 1);
+			c->posted++;
+			if (last || c->listed == run->post_list) {
+				ret = kverbs_perf_req_flush(c);
+				if (ret)
+					return ret;
+			}
 		}
 		/*
 		 * The responder sees nothing of RDMA READs and WRITEs; so that
@@ -736,6 +972,7 @@ struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
 	c->run = run;
 	c->ep = ep;
 	c->step = run->t->step;
+	c->rw = run->flags & KVERBS_PERF_F_RW;
 	ret = kverbs_perf_req_setup(c);
 	if (ret)
 		ret = kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
@@ -793,11 +1030,13 @@ out:
  */
 void kverbs_perf_req_destroy(struct kverbs_perf_req *c)
 {
+	kverbs_perf_req_rw_release(c);
 	/* The device must be done with the buffers before they go. */
 	kverbs_ep_quiesce(c->ep);
 	kverbs_msg_free(&c->ctrl_recv);
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);
+	kvfree(c->rw_sgls);
 	kvfree(c->wrs);
 	kvfree(c->list);
 	kfree(c->smp.chunk);

@@ -184,7 +184,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	ret = kverbs_perf_create_qp(s->run, ep, &caps, pingpong);
 	if (ret)
 		return ret;
-	ret = kverbs_perf_alloc(ep, &s->buf, bytes,
+	ret = kverbs_perf_alloc(ep, &s->buf, bytes, true,
 				&s->ctrl_send, sizeof(struct kverbs_perf_msg));
 	if (ret)
 		return ret;
@@ -430,6 +430,13 @@ static int kverbs_perf_resp_msg(struct kverbs_perf_resp *s,
 			return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
 		if (!kverbs_perf_done_valid(s->run, s->msg_size, *ops, *elapsed))
 			return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+		if (s->flags & KVERBS_PERF_F_RW) {
+			/* One context per message, no more registering than that. */
+			s->run->rw_ctxs = *ops;
+			s->run->rw_mr_ctxs = le64_to_cpu(m->addr);
+			if (s->run->rw_mr_ctxs > *ops)
+				return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+		}
 		ret = kverbs_perf_resp_check_atomics(s, *ops);
 		return ret ?: 1;
 	default:

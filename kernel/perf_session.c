@@ -338,7 +338,7 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	if (((post_list || cq_mod) && kverbs_perf_client_requests(flags)) ||
 	    (inline_size && kverbs_perf_client_requests(flags) &&
 	     !kverbs_perf_is_pingpong(t)) ||
-	    kverbs_perf_post_check(t, tx_depth, post_list, cq_mod, inline_size))
+	    kverbs_perf_post_check(t, flags, tx_depth, post_list, cq_mod, inline_size))
 		return KVERBS_PERF_REJECT_RESERVED;
 
 	/*

@@ -484,6 +484,158 @@ test_hello_post_modes_refused() {
 	perf_bad_hello il "-P 0,0,64" "rejected: reason 3 value 0 version 3" EPROTO
 }
 
+# ---- rdma_rw (--rw): READ and WRITE through rdma_rw contexts ----
+
+# rw_mr_all TEST: whether rdma_rw registers an MR for every context of
+# TEST here: for a READ over iWARP (siw), whose sink must be registered
+# for remote write; with ib_core's force_mr, everywhere (KV_RW_FORCE_MR,
+# set by test_rw_force_mr_validate).  Else for none: rxe needs no MR.
+rw_mr_all() {
+	[ -n "${KV_RW_FORCE_MR:-}" ] && return 0
+	[ "$KV_TYPE" = siw ] && [ "$1" != write_bw ]
+}
+
+# perf_rw KIND TEST SIZE ITERS [OPTS...]: TEST with --rw, validated as
+# without it (KIND bw: perf_validated; lat: perf_lat); both reports say
+# rdma_rw ran, one context per message, and how many registered an MR:
+# every one or none, as rw_mr_all says.
+perf_rw() {
+	local kind=$1 test=$2 size=$3 iters=$4 mr=0
+	shift 4
+	case $kind in
+	bw) perf_validated "$test" "$size" "$iters" --rw "$@" || return 1 ;;
+	lat) perf_lat "$test" "$iters" -s "$size" --validate --rw "$@" || return 1 ;;
+	esac
+	rw_mr_all "$test" && mr=1
+	json_check "$KV_TMP/cli.json" 'd["rw"] is True' 'd["rw_ctxs"] == d["iterations"]' \
+		"d['rw_mr_ctxs'] == $mr * d['rw_ctxs']" \
+		-- "$KV_TMP/srv.json" 'd["rw"] is True' 'd["rw_ctxs"] == d["iterations"]' \
+		"d['rw_mr_ctxs'] == $mr * d['rw_ctxs']"
+}
+
+test_write_bw_rw_64_validate()		{ perf_rw bw write_bw 64 2000; }
+# Many pages per message: several SGEs, or work requests, per context.
+test_write_bw_rw_1M_validate()		{ perf_rw bw write_bw 1048576 100; }
+# Messages that straddle pages and words: a context's first and last
+# scatterlist entries are parts of pages.
+test_write_bw_rw_4097_validate()	{ perf_rw bw write_bw 4097 500; }
+test_read_bw_rw_64_validate()		{ perf_rw bw read_bw 64 2000; }
+test_read_bw_rw_1M_validate()		{ perf_rw bw read_bw 1048576 100; }
+test_read_lat_rw_2_validate()		{ perf_rw lat read_lat 2 1000; }
+test_read_lat_rw_64K_validate()		{ perf_rw lat read_lat 65536 100; }
+
+# -b: the server's requester runs rdma_rw too, and each end reports both
+# directions' contexts.
+test_read_bw_rw_bidir_validate() {
+	local mr=0
+	perf_bidir read_bw 65536 200 --rw || return
+	rw_mr_all read_bw && mr=1
+	json_check "$KV_TMP/cli.json" 'd["rw"] is True' 'd["rw_ctxs"] == d["iterations"]' \
+		"d['rw_mr_ctxs'] == $mr * d['rw_ctxs']" \
+		-- "$KV_TMP/srv.json" 'd["rw"] is True' 'd["rw_ctxs"] == d["iterations"]'
+}
+
+# rw_refused TEST MESSAGE OPTS...: a client of TEST with OPTS is refused
+# by the module with EINVAL, before it connects, and says MESSAGE; the
+# tool exits 2, as for any arguments the module refuses.
+rw_refused() {
+	local test=$1 msg=$2
+	shift 2
+	perf_client cli "$test" -n 10 "$@"
+	[ $? = 2 ] || fail "$test $* should fail: $(cat "$KV_TMP/cli.json" "$KV_TMP/cli.err")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' 'd["error"]["name"] == "EINVAL"' \
+		"d['error']['message'] == '''$msg'''" 'd["rw_ctxs"] == 0'
+}
+
+# --rw where rdma_rw has nothing to move, or with immediate data, a post
+# list, CQ moderation or inline data, which rdma_rw's own work requests
+# cannot have: EINVAL from the module.  The control first: the same
+# client on a test that takes it is served.
+test_rw_refused() {
+	local t
+	perf_pair write_bw -s 64 -n 10 --rw || return 1
+	json_check "$KV_TMP/cli.json" 'd["rw"] is True' 'd["rw_ctxs"] == 10' || return
+	for t in send_bw atomic_bw atomic_lat send_lat; do
+		rw_refused "$t" "--rw is for write_bw, read_bw and read_lat: rdma_rw moves RDMA READs and WRITEs only" --rw ||
+			return
+	done
+	rw_refused write_lat "--rw is for write_bw, read_bw and read_lat: write_lat's ping-pong WRITEs from and into memory its peer polls, which rdma_rw has no part in" --rw ||
+		return
+	rw_refused write_bw "--rw and --imm exclude each other: rdma_rw posts no immediate data" --rw --imm ||
+		return
+	for t in "-l 4" "-Q 4" "-I 64"; do
+		# shellcheck disable=SC2086
+		rw_refused write_bw "--rw excludes ${t% *}: rdma_rw builds, chains and signals each message's work requests itself" --rw $t ||
+			return
+	done
+}
+
+# A hello that asks send_bw for rdma_rw, or write_bw for it with
+# immediate data, is refused as a server that predates the flag refuses
+# any (KVERBS_PERF_REJECT_RESERVED).  The control: write_bw's is accepted.
+test_rw_hello_refused() {
+	local out
+	perf_bad_hello rws "-t 3 -f 256" "rejected: reason 3 value 0 version 3" EPROTO || return
+	perf_bad_hello rwi "-f 384" "rejected: reason 3 value 0 version 3" EPROTO || return
+	port=$((port + 1))
+	perf_server rwa write_bw || return 1
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -f 256)
+	[ $? = 1 ] && [ "$out" = accepted ] || fail "perf_hello: '$out', expected 'accepted'" || return
+	kv_wait rwa 30
+	json_check "$KV_TMP/rwa.json" 'd["error"] is None or d["error"]["step"] != "hello"'
+}
+
+# rw_unload MODULE: unload MODULE and, first, every module that uses it;
+# prints each module unloaded, users first.  One that several use goes
+# with the first of them.
+rw_unload() {
+	local h
+	[ -d "/sys/module/$1" ] || return 0
+	for h in /sys/module/"$1"/holders/*; do
+		[ -e "$h" ] || continue
+		rw_unload "${h##*/}" || return 1
+	done
+	rmmod "$1" || return 1
+	echo "$1"
+}
+
+# rw_reload_rdma [PARAM...]: the RDMA stack unloaded and loaded again
+# with ib_core's PARAMs, $KV_DEV on it, and kverbs: as the guest was set
+# up (tools/vm/rdma-setup), with every module that used ib_core back.
+rw_reload_rdma() {
+	local mods m
+	rdma link delete "$KV_DEV" || return 1
+	rmmod kverbs || return 1
+	mods=$(rw_unload ib_core) || { echo "cannot unload the RDMA stack"; return 1; }
+	modprobe ib_core "$@" || return 1
+	for m in $mods; do
+		[ "$m" = ib_core ] || modprobe "$m" || return 1
+	done
+	kv_rxe_readd || return 1
+	insmod "$KV_MODULE"
+}
+
+# ib_core's force_mr: rdma_rw registers an MR for every context, on any
+# device, rxe too.  A debugging parameter that only a fresh ib_core takes
+# (it cannot be written once loaded), so the test reloads the RDMA stack
+# with it, runs the validated READ and WRITE, and reloads it without; a
+# short run after that, the control, finds the direct path again where
+# it was (rxe: no MR for any context).
+test_rw_force_mr_validate() {
+	local ret=0 mr=0
+	[ -d /sys/module/ib_core/holders ] && [ -e /sys/module/ib_core/initstate ] ||
+		skip "ib_core is built in: force_mr only as a boot parameter"
+	rw_reload_rdma force_mr=1 || fail "cannot load ib_core with force_mr=1" || return
+	KV_RW_FORCE_MR=1
+	perf_rw bw write_bw 4096 500 && perf_rw bw read_bw 65536 100 || ret=1
+	unset KV_RW_FORCE_MR
+	rw_reload_rdma || fail "cannot load ib_core again without force_mr" || return
+	[ $ret = 0 ] || return 1
+	perf_pair write_bw -s 4096 -n 10 --rw || return 1
+	rw_mr_all write_bw && mr=1
+	json_check "$KV_TMP/cli.json" 'd["rw_ctxs"] == 10' "d['rw_mr_ctxs'] == $mr * 10"
+}
+
 # atomic_check TEST OPTS...: every fetched value and every word's final
 # count is checked.  siw has no atomic operations: there the test skips,
 # and atomic_refused_on_siw checks that kverbs says so.
@@ -1579,7 +1731,9 @@ perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	poll_softirq_send_lat_validate poll_workqueue_send_lat_validate
 	cq_pool_workqueue_send_bw_validate send_bw_imm_validate write_bw_imm_48_validate
 	write_lat_imm_validate write_bw_imm_bidir_validate post_list_validate
-	inline_write_bw_validate inline_send_validate "
+	inline_write_bw_validate inline_send_validate write_bw_rw_1M_validate
+	write_bw_rw_4097_validate read_bw_rw_1M_validate read_lat_rw_64K_validate
+	read_bw_rw_bidir_validate "
 perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
@@ -1632,7 +1786,12 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_imm_hello_read_refused test_imm_hello_iwarp_refused \
 	test_post_list_validate test_post_modes_write_bw_validate test_post_list_traced \
 	test_inline_write_bw_validate \
-	test_inline_send_validate test_inline_too_large_refused test_hello_post_modes_refused)
+	test_inline_send_validate test_inline_too_large_refused test_hello_post_modes_refused \
+	test_write_bw_rw_64_validate test_write_bw_rw_1M_validate \
+	test_write_bw_rw_4097_validate test_read_bw_rw_64_validate \
+	test_read_bw_rw_1M_validate test_read_lat_rw_2_validate \
+	test_read_lat_rw_64K_validate test_read_bw_rw_bidir_validate \
+	test_rw_refused test_rw_hello_refused test_rw_force_mr_validate)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&

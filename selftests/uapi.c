@@ -1488,7 +1488,7 @@ TEST_F(kverbs, perf_unknown_flags)
 	struct kverbs_perf p;
 
 	kv_perf_base(&p);
-	p.flags = 1U << 8;	/* the first bit not in enum kverbs_perf_flags */
+	p.flags = 1U << 30;	/* not in enum kverbs_perf_flags */
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.flags = KVERBS_PERF_F_VALIDATE | 1U << 31;
 	KV_PERF_REJECTED(&p, EINVAL);
@@ -1637,6 +1637,73 @@ TEST_F(kverbs, perf_imm_write_send_only)
 }
 
 /*
+ * rdma_rw moves RDMA READs and WRITEs: --rw for WRITE_BW, READ_BW and
+ * READ_LAT, not for SEND, the atomics or WRITE_LAT's ping-pong, and never
+ * with immediate data, a post list, CQ moderation or inline data, which
+ * rdma_rw's own work requests cannot have.  A test that takes it gets
+ * past the flag checks to the size check.
+ */
+TEST_F(kverbs, perf_rw_read_write_only)
+{
+	static const uint32_t none[] = {
+		KVERBS_PERF_SEND_BW, KVERBS_PERF_SEND_LAT, KVERBS_PERF_WRITE_LAT,
+		KVERBS_PERF_ATOMIC_LAT, KVERBS_PERF_ATOMIC_BW,
+	};
+	static const uint32_t some[] = {
+		KVERBS_PERF_WRITE_BW, KVERBS_PERF_READ_BW, KVERBS_PERF_READ_LAT,
+	};
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_perf p;
+	size_t i;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_RW);
+	for (i = 0; i < ARRAY_SIZE(none); i++) {
+		kv_perf_base(&p);
+		p.test = none[i];
+		p.msg_size = none[i] == KVERBS_PERF_ATOMIC_LAT ||
+			     none[i] == KVERBS_PERF_ATOMIC_BW ? 8 : 64;
+		p.flags = KVERBS_PERF_F_RW;
+		KV_PERF_REJECTED(&p, EINVAL);
+	}
+	for (i = 0; i < ARRAY_SIZE(some); i++) {
+		kv_perf_base(&p);
+		p.test = some[i];
+		p.flags = KVERBS_PERF_F_RW | KVERBS_PERF_F_VALIDATE;
+		p.msg_size = kv_max_msg_size() + 1;
+		/* (out) fields: whatever comes in, they go back as 0. */
+		p.rw_ctxs = 1;
+		p.rw_mr_ctxs = 2;
+		KV_PERF_REJECTED(&p, EMSGSIZE);
+		ASSERT_EQ(0, p.rw_ctxs);
+		ASSERT_EQ(0, p.rw_mr_ctxs);
+	}
+	kv_perf_base(&p);
+	p.test = KVERBS_PERF_WRITE_BW;
+	p.flags = KVERBS_PERF_F_RW | KVERBS_PERF_F_IMM;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* rdma_rw chains and signals its work requests itself, none inline. */
+	kv_perf_base(&p);
+	p.flags = KVERBS_PERF_F_RW;
+	p.post_list = 2;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.post_list = 1;
+	p.cq_mod = 2;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.cq_mod = 1;
+	p.inline_size = 64;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* The control: one work request per post and each signaled pass. */
+	p.inline_size = 0;
+	p.msg_size = kv_max_msg_size() + 1;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	/* The client asks; a server runs what it is asked. */
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_RW;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
  * The reverse direction is a client's request, and only for the
  * bandwidth tests: a latency test times the client's own operations.
  */
@@ -1695,7 +1762,7 @@ TEST_F(kverbs, perf_busy_poll_server_only)
 	p.flags = KVERBS_PERF_F_BUSY_POLL | KVERBS_PERF_F_EVENTS;
 	KV_PERF_REJECTED(&p, EINVAL);
 	kv_perf_server_base(&p);
-	p.flags = KVERBS_PERF_F_BUSY_POLL | 1U << 8;	/* not in enum kverbs_perf_flags */
+	p.flags = KVERBS_PERF_F_BUSY_POLL | 1U << 30;	/* not in enum kverbs_perf_flags */
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 

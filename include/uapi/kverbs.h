@@ -82,6 +82,8 @@ enum {
  * @KVERBS_FEATURE_PERF_POST: KVERBS_IOC_PERF takes post lists, CQ
  *	moderation and inline data (&kverbs_perf.post_list, .cq_mod,
  *	.inline_size), and reports the QP's inline limit (.max_inline)
+ * @KVERBS_FEATURE_PERF_RW: KVERBS_IOC_PERF takes KVERBS_PERF_F_RW, and
+ *	fills &kverbs_perf.rw_ctxs and .rw_mr_ctxs
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -101,6 +103,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_IMM = 1 << 14,
 	KVERBS_FEATURE_PERF_POLL = 1 << 15,
 	KVERBS_FEATURE_PERF_POST = 1 << 16,
+	KVERBS_FEATURE_PERF_RW = 1 << 17,
 };
 
 /**
@@ -733,6 +736,28 @@ enum kverbs_perf_test {
  *	and a server on one rejects the hello with KVERBS_PERF_REJECT_IMM.
  *	A server that predates the flag rejects it with
  *	KVERBS_PERF_REJECT_RESERVED.  Feature bit: KVERBS_FEATURE_PERF_IMM.
+ * @KVERBS_PERF_F_RW: client only, WRITE_BW, READ_BW and READ_LAT: the
+ *	requester moves its data through ib_core's rdma_rw API, as the NVMe,
+ *	SCSI and NFS RDMA targets do, instead of posting each RDMA WRITE or
+ *	READ itself: one rdma_rw context per message, set up with
+ *	rdma_rw_ctx_init() (which DMA-maps the message's pages), posted
+ *	with the work requests rdma_rw_ctx_wrs() builds, each context
+ *	signaled, and destroyed (unmapped) once it completed.  rdma_rw
+ *	decides per context whether the local DMA key will do or a memory
+ *	registration is needed: always for an RDMA READ over iWARP, for
+ *	every READ and WRITE when ib_core's force_mr module parameter is
+ *	set, and where a device asks for it (max_sgl_rd); the counts in
+ *	&kverbs_perf.rw_ctxs and .rw_mr_ctxs say which it chose.  With
+ *	KVERBS_PERF_F_REVERSE the server's requester does it.  The latency
+ *	samples of READ_LAT include rdma_rw_ctx_init().  Part of the hello
+ *	and echoed in &kverbs_perf_result.flags.  Another test fails with
+ *	-EINVAL: SEND and the atomics are not RDMA READ or WRITE, and
+ *	WRITE_LAT's ping-pong WRITEs from and into one buffer that the peer
+ *	polls, which kverbs registers for the peer; rdma_rw would map it a
+ *	second time, for nothing a ULP does.  So does KVERBS_PERF_F_IMM,
+ *	which rdma_rw cannot post.  A server that predates the flag rejects
+ *	it with KVERBS_PERF_REJECT_RESERVED.
+ *	Feature bit: KVERBS_FEATURE_PERF_RW.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
@@ -743,6 +768,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_NO_REVERSE = 1 << 5,
 	KVERBS_PERF_F_BUSY_POLL = 1 << 6,
 	KVERBS_PERF_F_IMM = 1 << 7,
+	KVERBS_PERF_F_RW = 1 << 8,
 };
 
 /**
@@ -1052,6 +1078,15 @@ struct kverbs_perf_result {
  * @max_inline: (out) the inline data the QP of this side holds, as the
  *	device made it; 0 when no inline data was asked for
  * @__reserved: must be 0
+ * @rw_ctxs: (out) with KVERBS_PERF_F_RW: the rdma_rw contexts the
+ *	requester posted, one per message; a responder's are its
+ *	requester's, as its DONE said (then the messages completed).  0
+ *	without the flag.
+ * @rw_mr_ctxs: (out) ... and of them, those for which rdma_rw registered
+ *	memory (an IB_WR_REG_MR in the context's work requests) rather than
+ *	using the PD's local DMA key.  Both are written back with @result
+ *	when the caller's struct holds them.  Feature bit:
+ *	KVERBS_FEATURE_PERF_RW.
  *
  * @post_list, @cq_mod and @inline_size are the requester's, and travel in
  * the hello when the server posts data work requests too: @post_list
@@ -1101,6 +1136,9 @@ struct kverbs_perf {
 	__u32 inline_size;
 	__u32 max_inline;
 	__u32 __reserved;
+	/* KVERBS_FEATURE_PERF_RW */
+	__aligned_u64 rw_ctxs;
+	__aligned_u64 rw_mr_ctxs;
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)

@@ -161,6 +161,7 @@ struct kv_perf_opts {
 	bool gbits;
 	bool validate;
 	bool imm;		/* --imm: WRITE or SEND with immediate data */
+	bool rw;		/* --rw: READs and WRITEs through rdma_rw contexts */
 	bool json;
 	bool debug;
 	uint64_t timeout_ns;

@@ -54,6 +54,7 @@ enum {
 	KV_OPT_EVENTS = 1 << 4,		/* -e; without it, .polls says why */
 	KV_OPT_IMM = 1 << 5,		/* --imm: WRITE or SEND with immediate data */
 	KV_OPT_INLINE = 1 << 6,		/* -I: the messages a WRITE or SEND carries */
+	KV_OPT_RW = 1 << 7,		/* --rw: READ or WRITE through rdma_rw contexts */
 };
 
 /*
@@ -95,7 +96,7 @@ struct kv_perf_test {
 static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "write_bw", .test = KVERBS_PERF_WRITE_BW, .verb = "RDMA_Write",
-		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_RW,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -103,7 +104,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "read_bw", .test = KVERBS_PERF_READ_BW, .verb = "RDMA_Read",
-		.opts = KV_OPTS_BW | KV_OPT_SIZE,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_RW,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -120,7 +121,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "read_lat", .test = KVERBS_PERF_READ_LAT, .verb = "RDMA_Read",
-		.kind = KV_PERF_LAT, .opts = KV_OPTS_LAT | KV_OPT_SIZE,
+		.kind = KV_PERF_LAT, .opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_RW,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_LAT,
 		.counts = "operations to time", .validate = KV_VALIDATE_DATA,
@@ -209,7 +210,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
-		"       %*s [--report_gbits] [--validate]%s [--json] [--timeout SEC]\n"
+		"       %*s [--report_gbits] [--validate]%s%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
 		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s [ADDR]\n"
 		"\n"
@@ -224,6 +225,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		t->opts & KV_OPT_REVERSE ? " [-b]" : "",
 		t->opts & KV_OPT_EVENTS ? " [-e]" : "",
 		indent, "", t->opts & KV_OPT_IMM ? " [--imm]" : "",
+		t->opts & KV_OPT_RW ? " [--rw]" : "",
 		indent, "", t->opts & KV_OPT_REVERSE ? " [--no-reverse]" : "",
 		indent, "", t->opts & KV_OPT_DEPTH ? " [-l N] [-Q N]" : "",
 		t->opts & KV_OPT_INLINE ? " [-I SIZE]" : "",
@@ -306,6 +308,23 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			KVERBS_PERF_MAX_INLINE,
 			t->kind & KV_PERF_LAT ? "The server's answers too." :
 			"With -b, the server's half too.");
+	if (t->opts & KV_OPT_RW)
+		fprintf(f,
+			"      --rw              %s through ib_core's rdma_rw API, as the NVMe,\n"
+			"                        SCSI and NFS RDMA targets do: one rdma_rw context\n"
+			"                        per message, which maps it and registers an MR\n"
+			"                        where rdma_rw must (iWARP READs, ib_core's\n"
+			"                        force_mr); the report says how many did.\n"
+			"%s"
+			"                        The server runs what its client asks; given to\n"
+			"                        it, --rw only checks that the module supports it.\n",
+			kv_perf_writes(t) ? "RDMA WRITE" : "RDMA READ",
+			t->opts & KV_OPT_IMM ?
+			"                        Not with --imm, -l, -Q or -I: rdma_rw builds,\n"
+			"                        chains and signals the work requests itself.\n" :
+			t->opts & KV_OPT_DEPTH ?
+			"                        Not with -l or -Q: rdma_rw builds, chains and\n"
+			"                        signals the work requests itself.\n" : "");
 	if (!(t->opts & KV_OPT_EVENTS))
 		fprintf(f, "  (no -e, and only --poll direct: %s)\n", t->polls);
 	else
@@ -678,7 +697,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
 		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
-		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL,
+		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL, OPT_RW,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -709,6 +728,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "cq-mod", required_argument, NULL, 'Q' },
 		{ "inline_size", required_argument, NULL, 'I' },
 		{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
+		{ "rw", no_argument, NULL, OPT_RW },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* perftest's, for its command lines: no-ops, or refused saying why */
@@ -908,6 +928,10 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			}
 			o->imm = true;
 			break;
+		case OPT_RW:
+			/* Where it makes no sense the module says so: kv_perf_describe(). */
+			o->rw = true;
+			break;
 		case OPT_POLL:
 			o->poll = kv_perf_poll_parse(cmd, optarg);
 			if (!o->poll)
@@ -992,6 +1016,13 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		kv_usage_error(cmd, "--busy-poll and -e exclude each other");
 		return -1;
 	}
+	/*
+	 * --rw on a test that does not READ or WRITE in bulk, or with
+	 * --imm, -l, -Q or -I, goes to the module, which refuses it with
+	 * EINVAL, so that the refusal is the module's and a report says
+	 * so: rdma_rw builds, chains and signals each message's work
+	 * requests itself, with no immediate or inline data.
+	 */
 	if (kv_perf_parse_poll(o, t->polls))
 		return -1;
 	if (kv_perf_check_post(o))
@@ -1116,6 +1147,11 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	if (o->inline_size)
 		printf(" Inline data    : up to %u[B] (the QP holds %u)\n", o->inline_size,
 		       cmd->max_inline);
+	if ((t->opts & KV_OPT_RW) && (r->flags & KVERBS_PERF_F_RW))
+		printf(" rdma_rw        : ON, %" PRIu64 " of %" PRIu64 " contexts with an MR\n",
+		       (uint64_t)cmd->rw_mr_ctxs, (uint64_t)cmd->rw_ctxs);
+	else if (t->opts & KV_OPT_RW)
+		printf(" rdma_rw        : OFF\n");
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
@@ -1224,6 +1260,9 @@ int kv_perf_describe_reject(char *buf, size_t len,
 		if (r->flags & KVERBS_PERF_F_IMM)
 			return snprintf(buf, len, "%s: %s (the server's module does not take --imm)",
 					who, why);
+		if (r->flags & KVERBS_PERF_F_RW)
+			return snprintf(buf, len, "%s: %s (the server's module does not take --rw)",
+					who, why);
 		if (r->flags & KVERBS_PERF_F_REVERSE)
 			return snprintf(buf, len, "%s: %s (the server's module does not take -b)",
 					who, why);
@@ -1266,6 +1305,34 @@ void kv_perf_hint(const struct kv_perf_opts *o, const struct kverbs_perf *cmd, i
 	    err == EPROTO || err == EBADMSG)
 		fprintf(stderr, "%s %s: hint: if perftest serves %s, it cannot answer kverbs: kverbs' perf tests are not wire-compatible with perftest (they share only the port, %u); run 'kverbs serve' or 'kverbs %s' there\n",
 			kv_prog, o->cmd, where, KVERBS_PERF_DEFAULT_PORT, o->cmd);
+}
+
+/*
+ * The module's refusal of --rw (see the uAPI's KVERBS_PERF_F_RW), which
+ * is a refusal of the arguments: says why and returns true, or returns
+ * false when @err is not it.
+ */
+static bool kv_perf_describe_rw(char *buf, size_t len, int err,
+				const struct kv_perf_opts *o,
+				const struct kverbs_perf *cmd)
+{
+	const struct kv_perf_test *t = kv_perf_ran(o, cmd);
+
+	if (!(cmd->flags & KVERBS_PERF_F_RW) || err != EINVAL)
+		return false;
+	if (!(t->opts & KV_OPT_RW))
+		snprintf(buf, len, "--rw is for write_bw, read_bw and read_lat: %s",
+			 kv_perf_writes(t) ?
+			 "write_lat's ping-pong WRITEs from and into memory its peer polls, which rdma_rw has no part in" :
+			 "rdma_rw moves RDMA READs and WRITEs only");
+	else if (cmd->flags & KVERBS_PERF_F_IMM)
+		snprintf(buf, len, "--rw and --imm exclude each other: rdma_rw posts no immediate data");
+	else if (cmd->post_list > 1 || cmd->cq_mod > 1 || cmd->inline_size)
+		snprintf(buf, len, "--rw excludes %s: rdma_rw builds, chains and signals each message's work requests itself",
+			 cmd->post_list > 1 ? "-l" : cmd->cq_mod > 1 ? "-Q" : "-I");
+	else
+		return false;
+	return true;
 }
 
 static void kv_perf_describe(char *buf, size_t len, int err,
@@ -1477,6 +1544,12 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_bool(&j, r->flags & KVERBS_PERF_F_VALIDATE);
 	kv_json_key(&j, "imm");
 	kv_json_bool(&j, r->flags & KVERBS_PERF_F_IMM);
+	kv_json_key(&j, "rw");
+	kv_json_bool(&j, r->flags & KVERBS_PERF_F_RW);
+	kv_json_key(&j, "rw_ctxs");
+	kv_json_u64(&j, cmd->rw_ctxs);
+	kv_json_key(&j, "rw_mr_ctxs");
+	kv_json_u64(&j, cmd->rw_mr_ctxs);
 	if (t->kind & KV_PERF_ATOMIC) {
 		kv_json_key(&j, "atomic_type");
 		if (atomic_type)
@@ -1546,7 +1619,7 @@ static void kv_perf_print_debug(const struct kverbs_perf *cmd, int err)
 		" peak_bps %" PRIu64 " avg_bps %" PRIu64 " msg_rate %" PRIu64 "\n"
 		"valid 0x%x failed_step %u (%s) wc_status %u (%s) vendor_err 0x%x\n"
 		"cm_event %u (%s) cm_status %d mismatch %" PRIu64 "/%u reject %u/%u/%u\n"
-		"test %u flags 0x%x samples %u/%u\n",
+		"test %u flags 0x%x samples %u/%u rw %" PRIu64 "/%" PRIu64 "\n",
 		-err, kv_errno_name(err), (uint64_t)r->iterations, (uint64_t)r->bytes,
 		(uint64_t)r->elapsed_ns, (uint64_t)r->peak_bps, (uint64_t)r->avg_bps,
 		(uint64_t)r->msg_rate, r->valid, r->failed_step,
@@ -1554,7 +1627,8 @@ static void kv_perf_print_debug(const struct kverbs_perf *cmd, int err)
 		r->vendor_err, r->cm_event, kv_cm_event_str(r->cm_event), r->cm_status,
 		(uint64_t)r->mismatch_iter, r->mismatch_offset, r->reject_reason,
 		r->reject_value, r->reject_version, r->test, r->flags,
-		r->samples_stored, cmd->samples_max);
+		r->samples_stored, cmd->samples_max, (uint64_t)cmd->rw_mr_ctxs,
+		(uint64_t)cmd->rw_ctxs);
 }
 
 /*
@@ -1627,9 +1701,10 @@ static int kv_perf_report(const struct kv_perf_opts *o, const struct kverbs_perf
 		       KV_EXIT_USAGE : KV_EXIT_FAILED;
 	}
 	if (err) {
-		if (code == KV_EXIT_USAGE)
-			kv_describe_refused(msg, sizeof(msg), err);
-		else
+		if (code == KV_EXIT_USAGE) {
+			if (!kv_perf_describe_rw(msg, sizeof(msg), err, o, cmd))
+				kv_describe_refused(msg, sizeof(msg), err);
+		} else
 			kv_perf_describe(msg, sizeof(msg), err, o, cmd, where);
 		message = msg;
 	}
@@ -1787,9 +1862,12 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 		}
 	}
 	r->iterations = r->bytes = r->peak_bps = 0;
+	agg.rw_ctxs = agg.rw_mr_ctxs = 0;
 	for (i = 0; i < n; i++) {
 		const struct kverbs_perf_result *q = &qps[i].cmd.result;
 
+		agg.rw_ctxs += qps[i].cmd.rw_ctxs;
+		agg.rw_mr_ctxs += qps[i].cmd.rw_mr_ctxs;
 		r->iterations += q->iterations;
 		r->bytes += q->bytes;
 		r->peak_bps += q->peak_bps;
@@ -1967,6 +2045,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 			cmd.flags |= KVERBS_PERF_F_CMP_SWAP;
 		if (o.imm)
 			cmd.flags |= KVERBS_PERF_F_IMM;
+		if (o.rw)
+			cmd.flags |= KVERBS_PERF_F_RW;
 	}
 	/* The server checks, or fills, what the client asked it to. */
 	if (kv_perf_where(&o, (struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr),
@@ -2001,6 +2081,12 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	/* Said in words of its own: the test runs, only not with --imm. */
 	if (o.imm && !(kv_features(fd) & KVERBS_FEATURE_PERF_IMM)) {
 		fprintf(stderr, "%s %s: the kverbs module loaded does not support --imm (immediate data): load the module built with this tool\n",
+			kv_prog, o.cmd);
+		close(fd);
+		return KV_EXIT_ENV;
+	}
+	if (o.rw && !(kv_features(fd) & KVERBS_FEATURE_PERF_RW)) {
+		fprintf(stderr, "%s %s: the kverbs module loaded does not support --rw (rdma_rw contexts): load the module built with this tool\n",
 			kv_prog, o.cmd);
 		close(fd);
 		return KV_EXIT_ENV;

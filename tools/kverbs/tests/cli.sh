@@ -361,6 +361,15 @@ kv_usage_error post_list_server write_bw \
 kv_usage_error inline_server send_lat \
 	"-I is for the client: its request brings it to the server where the server posts too" \
 	-- send_lat -I 64
+# ---- rdma_rw: the tests that READ or WRITE in bulk ----
+
+kv_case write_bw_help_rw 0 "out=--rw              RDMA WRITE through ib_core's rdma_rw API" \
+	"out=Not with --imm, -l, -Q or -I: rdma_rw builds," -- write_bw --help
+kv_case read_lat_help_rw 0 "out=--rw              RDMA READ through ib_core's rdma_rw API" \
+	-- read_lat --help
+for c in send_bw send_lat atomic_bw atomic_lat write_lat; do
+	kv_case "${c}_help_no_rw" 0 out-lacks=--rw err-empty -- "$c" --help
+done
 
 # ---- perftest's habits ----
 

@@ -1111,6 +1111,35 @@ KV_TEST(perf_reject_names)
 	KV_EXPECT_STREQ(kv_perf_reject_str(KVERBS_PERF_REJECT_IMM + 1), "unknown");
 }
 
+/*
+ * --rw goes to the module for every test, which refuses it where rdma_rw
+ * has nothing to move; a server that predates it refuses the flag as
+ * reserved, and the client says which flag.
+ */
+KV_TEST(perf_rw_parsed_and_refusal_described)
+{
+	static const char *const tests[] = { "write_bw", "send_bw", "write_lat" };
+	static const uint32_t nums[] = {
+		KVERBS_PERF_WRITE_BW, KVERBS_PERF_SEND_BW, KVERBS_PERF_WRITE_LAT,
+	};
+	struct kverbs_perf_result r = {
+		.reject_reason = KVERBS_PERF_REJECT_RESERVED,
+		.flags = KVERBS_PERF_F_RW | KVERBS_PERF_F_VALIDATE,
+	};
+	struct kv_perf_opts o;
+	char err[512], buf[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		KV_ASSERT_OK(kv_perf_parse_args(nums[i], tests[i],
+						(const char *const[]){ "--rw", "10.0.0.1", NULL },
+						&o, err, sizeof(err)));
+		KV_EXPECT_TRUE(o.rw);
+	}
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: reserved fields set (the server's module does not take --rw)");
+}
+
 KV_TEST(perf_reject_ceilings_described)
 {
 	struct kverbs_perf_result r = {
