@@ -103,7 +103,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_EVENTS | KVERBS_FEATURE_PING_LISTENER |
 			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON |
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
-			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL;
+			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
+			KVERBS_FEATURE_PERF_INV;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -175,12 +176,14 @@ static int kverbs_perf_run(void *cmd, int refused,
 
 /*
  * The CQ's description is a second block of output, at the end of the
- * struct: a caller whose struct predates it gets only the result.
+ * struct, and the invalidation counts a third: a caller whose struct
+ * predates them gets only what it has room for.
  */
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
 	size_t imm_off = offsetof(struct kverbs_perf, imm_expected);
 	size_t cq_off = offsetof(struct kverbs_perf, cq);
+	size_t inv_off = offsetof(struct kverbs_perf, inv_remote);
 	int ret;
 
 	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
@@ -195,6 +198,10 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 	if (ucmd->user_size >= offsetofend(struct kverbs_perf, cq) &&
 	    copy_to_user(ucmd->ubuffer + cq_off, ucmd->cmd + cq_off,
 			 sizeof_field(struct kverbs_perf, cq)))
+		return -EFAULT;
+	if (ucmd->user_size >= offsetofend(struct kverbs_perf, inv_got) &&
+	    copy_to_user(ucmd->ubuffer + inv_off, ucmd->cmd + inv_off,
+			 offsetofend(struct kverbs_perf, inv_got) - inv_off))
 		return -EFAULT;
 	return ret;
 }
