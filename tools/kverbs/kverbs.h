@@ -145,6 +145,7 @@ struct kv_perf_opts {
 	bool gbits;
 	bool validate;
 	bool imm;		/* --imm: WRITE or SEND with immediate data */
+	bool inv;		/* --inv: each round's key invalidated by the peer */
 	bool json;
 	bool debug;
 	uint64_t timeout_ns;
