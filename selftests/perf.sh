@@ -352,12 +352,22 @@ test_read_bw_inv_validate() {
 	perf_validated read_bw 64 2000 --inv || return
 	inv_counts "$(inv_rounds "$n" 128)" read
 }
-# 1 MiB messages: 16 slots in the 16 MiB a side's buffer takes at most.
+# 1 MiB messages: as many slots as one MR maps, 16 at most (rxe 2, siw
+# 1): the two sides count the same rounds, at least one per 16 messages.
 test_read_bw_1M_inv_validate() {
-	local n
+	local n min
 	n=$(perf_iters 100)
+	min=$(inv_rounds "$n" 16)
 	perf_validated read_bw 1048576 100 --inv || return
-	inv_counts "$(inv_rounds "$n" 16)" read
+	json_check "$KV_TMP/cli.json" "d['inv_sent'] >= $min" 'd["inv_remote"] == 0' || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" "$KV_TYPE" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:3])
+if s["inv_remote"] != c["inv_sent"] or s["inv_sent"] or s["read_inv"]:
+    sys.exit(f"client sent {c['inv_sent']} invalidations, server saw {s['inv_remote']}")
+if c["read_inv"] != (c["inv_sent"] if sys.argv[3] == "siw" else 0):
+    sys.exit(f"{c['read_inv']} READs with invalidate in {c['inv_sent']} rounds")
+PY
 }
 # One operation in flight: a round, and a fresh key, per READ.
 test_read_lat_inv_validate() {
@@ -394,9 +404,9 @@ test_read_bw_inv_traced() {
 	[ $rc = 0 ] || return
 	# "... kverbs_post_send: cq.id=1 cid=9 qp=17 SEND_WITH_INV len=48 key=0x00000304 raddr=0x0 signaled"
 	# "... kverbs_wc: cq.id=2 cid=5 qp=18 RECV SUCCESS len=48 vendor_err=0x0 invalidated=0x00000304"
-	KV_SIW=$([ "$KV_TYPE" = siw ] && echo 1) kv_python $tr/trace <<'PY'
-import os, re, sys
-siw = bool(os.environ.get("KV_SIW"))
+	kv_python $tr/trace "$KV_TYPE" <<'PY'
+import re, sys
+siw = sys.argv[2] == "siw"
 read_keys, inv_sent, inv_seen, regs = [], [], [], []
 read_inv = 0
 for line in open(sys.argv[1]):
