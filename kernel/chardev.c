@@ -175,14 +175,15 @@ static int kverbs_perf_run(void *cmd, int refused,
 }
 
 /*
- * The CQ's description is a second block of output, at the end of the
- * struct, and the invalidation counts a third: a caller whose struct
- * predates them gets only what it has room for.
+ * The immediate data, the CQ's description, the QP's inline data and the
+ * invalidation counts are further blocks of output, after the result: a
+ * caller whose struct predates one does not get it.
  */
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
 	size_t imm_off = offsetof(struct kverbs_perf, imm_expected);
 	size_t cq_off = offsetof(struct kverbs_perf, cq);
+	size_t inline_off = offsetof(struct kverbs_perf, max_inline);
 	size_t inv_off = offsetof(struct kverbs_perf, inv_remote);
 	int ret;
 
@@ -198,6 +199,10 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 	if (ucmd->user_size >= offsetofend(struct kverbs_perf, cq) &&
 	    copy_to_user(ucmd->ubuffer + cq_off, ucmd->cmd + cq_off,
 			 sizeof_field(struct kverbs_perf, cq)))
+		return -EFAULT;
+	if (ucmd->user_size >= offsetofend(struct kverbs_perf, max_inline) &&
+	    copy_to_user(ucmd->ubuffer + inline_off, ucmd->cmd + inline_off,
+			 sizeof_field(struct kverbs_perf, max_inline)))
 		return -EFAULT;
 	if (ucmd->user_size >= offsetofend(struct kverbs_perf, inv_got) &&
 	    copy_to_user(ucmd->ubuffer + inv_off, ucmd->cmd + inv_off,

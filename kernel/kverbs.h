@@ -187,6 +187,8 @@ enum kverbs_ep_flags {
  *	is the endpoint's own
  * @cq_id: @cq's restrack id, kept for the trace (0 before @cq exists)
  * @qp_num: the QP's number, kept for the trace (0 before the QP exists)
+ * @max_inline: the inline data the QP holds, as the device made it; 0
+ *	when none was asked for
  * @user: attachment to the device, for removal
  * @wait: woken on every CM event, completion and failure
  * @lock: protects @state, @fail and @listener
@@ -224,6 +226,7 @@ struct kverbs_ep {
 	u32 cq_pool_cqe;
 	u32 cq_id;
 	u32 qp_num;
+	u32 max_inline;
 	struct kverbs_dev_user user;
 	wait_queue_head_t wait;
 	spinlock_t lock;		/* protects state, fail, listener */
@@ -253,6 +256,8 @@ struct kverbs_ep {
  * @max_recv_wr: receive work requests outstanding at once, not counting
  *	the drain
  * @max_send_sge: scatter/gather entries per send work request
+ * @max_inline_data: bytes of data a send work request may carry inline
+ *	(IB_SEND_INLINE), 0 if none
  * @max_rdma_ctxs: rdma_rw contexts in use at once, 0 if none
  * @poll_ctx: how completions are handled.  IB_POLL_DIRECT: the test
  *	polls the CQ itself with ib_process_cq_direct(), no interrupts, and
@@ -269,6 +274,7 @@ struct kverbs_ep_caps {
 	u32 max_send_wr;
 	u32 max_recv_wr;
 	u32 max_send_sge;
+	u32 max_inline_data;
 	u32 max_rdma_ctxs;
 	enum ib_poll_context poll_ctx;
 	bool cq_pool;

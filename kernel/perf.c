@@ -28,7 +28,7 @@ static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
  * of these ways takes an entry here, its number in the uAPI's
  * &enum kverbs_perf_test, and the tool's entry (kv_perf_tests[] in
  * tools/kverbs/perf.c).  A new kind of data work request is a new
- * &enum kverbs_perf_op, posted in kverbs_perf_req_post() (and in
+ * &enum kverbs_perf_op, built in kverbs_perf_req_list_add() (and in
  * kverbs_perf_pp_post() if a ping-pong sends it); a new way to
  * answer, a new &enum kverbs_perf_answer, set up in
  * kverbs_perf_resp_setup() and taken in kverbs_perf_resp_next().  What
@@ -695,6 +695,30 @@ void kverbs_perf_describe_cq(struct kverbs_perf_run *run, struct kverbs_ep *ep)
 }
 
 /**
+ * kverbs_perf_create_qp - create an end's QP, and note what it got
+ * @run: the test
+ * @ep: the end's endpoint, bound to a device
+ * @caps: what the end needs, its CQ's as kverbs_perf_cq_caps() set them
+ * @posts_data: whether the end posts data work requests (the requester,
+ *	both ends of a ping-pong), and so holds the test's inline data
+ *
+ * Return: what kverbs_ep_create_qp() returns.  The CQ and the QP's inline
+ * data are noted in the result either way, as far as they were made.
+ */
+int kverbs_perf_create_qp(struct kverbs_perf_run *run, struct kverbs_ep *ep,
+			  struct kverbs_ep_caps *caps, bool posts_data)
+{
+	int ret;
+
+	if (posts_data)
+		caps->max_inline_data = run->inline_size;
+	ret = kverbs_ep_create_qp(ep, caps);
+	kverbs_perf_describe_cq(run, ep);
+	run->max_inline = ep->max_inline;
+	return ret;
+}
+
+/**
  * kverbs_perf_per_sec - @count per second over @ns nanoseconds
  * @count: bytes or operations
  * @ns: the time they took, not 0
@@ -768,6 +792,34 @@ static u64 kverbs_perf_samples_bytes(u32 n)
 	return (u64)n * sizeof(u64);
 }
 
+/**
+ * kverbs_perf_post_check - whether a test takes these ways to post
+ * @t: the test
+ * @tx_depth: its TX depth as asked for, before a latency test's 1
+ * @post_list: data work requests chained per post, 0 or 1 for one
+ * @cq_mod: one data work request in this many signaled, 0 for the default
+ * @inline_size: the largest data message posted inline, 0 for none
+ *
+ * For a client's own arguments and for a hello alike.  A latency test
+ * has one operation in flight: nothing to chain or leave unsignaled.
+ * Inline data is what a SEND or WRITE carries; a READ or an atomic
+ * operation carries none.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 tx_depth,
+			   u32 post_list, u32 cq_mod, u32 inline_size)
+{
+	u32 depth = t->lat ? 1 : tx_depth;
+
+	if (post_list > depth || cq_mod > depth)
+		return -EINVAL;
+	if (inline_size > KVERBS_PERF_MAX_INLINE ||
+	    (inline_size && t->op != KVERBS_PERF_OP_WRITE && t->op != KVERBS_PERF_OP_SEND))
+		return -EINVAL;
+	return 0;
+}
+
 static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,
 			     struct kverbs_perf_run *run)
 {
@@ -777,6 +829,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	int ret;
 
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
+		return -EINVAL;
+	if (cmd->__reserved)
 		return -EINVAL;
 	if (poll > KVERBS_PERF_POLL_UNBOUND_WORKQUEUE ||
 	    cmd->cq_flags & ~KVERBS_PERF_CQ_FLAGS)
@@ -802,7 +856,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 				   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL) ||
 		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
-		    cmd->samples_max)
+		    cmd->samples_max || cmd->post_list || cmd->cq_mod ||
+		    cmd->inline_size)
 			return -EINVAL;
 		/*
 		 * The module's ceilings are the admin's: a server may lower
@@ -840,6 +895,10 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 			return -EINVAL;
 		if (t->msg_size && cmd->msg_size != t->msg_size)
 			return -EINVAL;
+		ret = kverbs_perf_post_check(t, cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH,
+					     cmd->post_list, cmd->cq_mod, cmd->inline_size);
+		if (ret)
+			return ret;
 		/* Samples are the latency tests' output, and need both fields. */
 		if (!cmd->samples != !cmd->samples_max ||
 		    (cmd->samples && !t->lat))
@@ -889,6 +948,9 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	run->samples_max = cmd->samples_max;
 	run->max_duration_ns = cmd->max_duration_ns;
 	run->max_iterations = cmd->max_iterations;
+	run->post_list = max_t(u32, cmd->post_list, 1);
+	run->cq_mod = cmd->cq_mod;
+	run->inline_size = cmd->inline_size;
 	run->no_reverse = cmd->flags & KVERBS_PERF_F_NO_REVERSE;
 	run->flags &= ~KVERBS_PERF_F_NO_REVERSE;
 	return 0;
@@ -919,6 +981,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->inv_expected = 0;
 	cmd->inv_got = 0;
 	memset(&cmd->cq, 0, sizeof(cmd->cq));
+	cmd->max_inline = 0;
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -951,6 +1014,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	kverbs_test_report(res, &run->common, ret);
 	cmd->imm_expected = run->imm_expected;
 	cmd->imm_got = run->imm_got;
+	cmd->max_inline = run->max_inline;
 	cmd->inv_remote = run->inv_remote;
 	cmd->inv_sent = run->inv_sent;
 	cmd->read_inv = run->read_inv;

@@ -108,9 +108,18 @@
  * @tx_depth: work requests the client keeps outstanding
  * @iterations: messages, 0 in duration mode
  * @duration_ns: duration, 0 in iterations mode
+ * @post_list: with KVERBS_PERF_F_REVERSE, the data work requests the
+ *	server chains per post (&kverbs_perf.post_list); else 0
+ * @cq_mod: with KVERBS_PERF_F_REVERSE, one of how many the server signals
+ *	(&kverbs_perf.cq_mod); else 0
+ * @inline_size: with KVERBS_PERF_F_REVERSE or in a ping-pong, the largest
+ *	message the server posts inline (&kverbs_perf.inline_size); else 0
  * @reserved: zero; a server rejects a hello where it is not
  *
  * 56 bytes: all that an InfiniBand connection request carries for us.
+ * A client sets @post_list, @cq_mod and @inline_size only where the
+ * server posts data work requests too, so that a server that predates
+ * them serves every other client as before.
  */
 struct kverbs_perf_hello {
 	__le16 magic;
@@ -121,7 +130,10 @@ struct kverbs_perf_hello {
 	__le32 tx_depth;
 	__le64 iterations;
 	__le64 duration_ns;
-	u8 reserved[24];
+	__le16 post_list;
+	__le16 cq_mod;
+	__le16 inline_size;
+	u8 reserved[18];
 };
 
 /**
@@ -378,6 +390,14 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  * @result: the results that go back to userspace
  * @imm_expected: KVERBS_RESULT_IMM: what &kverbs_perf.imm_expected says
  * @imm_got: ... and &kverbs_perf.imm_got
+ * @post_list: the requester: data work requests chained per post, at
+ *	least 1 (&kverbs_perf.post_list)
+ * @cq_mod: the requester of a bandwidth test: one data work request in
+ *	this many is signaled, 0 for the default (&kverbs_perf.cq_mod)
+ * @inline_size: the requester, and both ends of a ping-pong: the largest
+ *	data message posted inline, 0 for none (&kverbs_perf.inline_size)
+ * @max_inline: the inline data this side's QP holds, for
+ *	&kverbs_perf.max_inline
  * @inv_remote: KVERBS_PERF_F_INV: &kverbs_perf.inv_remote
  * @inv_sent: ... .inv_sent
  * @read_inv: ... .read_inv
@@ -406,6 +426,10 @@ struct kverbs_perf_run {
 	struct kverbs_perf_result *result;
 	u32 imm_expected;
 	u32 imm_got;
+	u32 post_list;
+	u32 cq_mod;
+	u32 inline_size;
+	u32 max_inline;
 	u64 inv_remote;
 	u64 inv_sent;
 	u64 read_inv;
@@ -559,6 +583,7 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
  * @recv_len: SEND_LAT: bytes of each receive, room for control messages
  * @src_off: where in @buf our messages are built
  * @step: what our data work requests do
+ * @inline_data: our messages are posted inline (&kverbs_perf.inline_size)
  * @recv_data: the peer's messages arrive in @recv (kverbs_perf_recv_data())
  * @in_memory: each side sees the other's message by polling the last
  *	byte of its buffer: WRITE_LAT without immediate data
@@ -581,6 +606,7 @@ struct kverbs_perf_pp {
 	u32 recv_len;
 	u32 src_off;
 	enum kverbs_step step;
+	bool inline_data;
 	bool recv_data;
 	bool in_memory;
 	u64 remote_addr;
@@ -631,6 +657,10 @@ void kverbs_perf_describe_ep(struct kverbs_perf_run *run, struct kverbs_ep *ep);
 void kverbs_perf_cq_caps(const struct kverbs_perf_run *run,
 			 struct kverbs_ep_caps *caps, bool polls);
 void kverbs_perf_describe_cq(struct kverbs_perf_run *run, struct kverbs_ep *ep);
+int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 tx_depth,
+			   u32 post_list, u32 cq_mod, u32 inline_size);
+int kverbs_perf_create_qp(struct kverbs_perf_run *run, struct kverbs_ep *ep,
+			  struct kverbs_ep_caps *caps, bool posts_data);
 u64 kverbs_perf_per_sec(u64 count, u64 ns);
 void kverbs_perf_set_rates(struct kverbs_perf_result *res, u64 iterations,
 			   u64 elapsed_ns, u64 peak_bps);

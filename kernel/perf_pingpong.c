@@ -78,6 +78,7 @@ void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
 	pp->recv_len = recv_len;
 	pp->src_off = recv_len;
 	pp->step = t->step;
+	pp->inline_data = run->inline_size && msg_size <= run->inline_size;
 	pp->recv_data = kverbs_perf_recv_data(t, flags);
 	pp->in_memory = t->seen_in_memory && !(flags & KVERBS_PERF_F_IMM);
 	pp->send_cqe.cqe.done = kverbs_perf_pp_send_done;
@@ -127,14 +128,21 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 	 */
 	kverbs_buf_sync_for_device(pp->buf);
 
-	sge.addr = pp->buf->mr->iova + pp->src_off;
 	sge.length = pp->msg_size;
-	sge.lkey = pp->buf->mr->lkey;
+	if (pp->inline_data) {
+		/* The CPU copies it at the post: see kverbs_perf_req_list_add(). */
+		sge.addr = (uintptr_t)src;
+		sge.lkey = 0;
+		wr.wr.send_flags = IB_SEND_INLINE;
+	} else {
+		sge.addr = pp->buf->mr->iova + pp->src_off;
+		sge.lkey = pp->buf->mr->lkey;
+	}
 	wr.wr.wr_cqe = &pp->send_cqe.cqe;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
 	if (pp->posted % KVERBS_PERF_PP_SIGNAL == KVERBS_PERF_PP_SIGNAL - 1)
-		wr.wr.send_flags = IB_SEND_SIGNALED;
+		wr.wr.send_flags |= IB_SEND_SIGNALED;
 	ret = kverbs_post_send(pp->ep, &wr.wr, pp->step);
 	if (!ret)
 		pp->posted++;

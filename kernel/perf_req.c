@@ -33,6 +33,23 @@ struct kverbs_perf_wr {
 	u64 seq;
 };
 
+/*
+ * A data work request being built, one of a post list: the work
+ * requests of a list are chained through their ->next and handed to
+ * the device in one ib_post_send() call.
+ */
+struct kverbs_perf_post {
+	union {
+		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
+	} u;
+	struct ib_sge sge;
+};
+
+/* A list is chained through ->wr, the first member of either kind. */
+static_assert(offsetof(struct ib_rdma_wr, wr) == 0 &&
+	      offsetof(struct ib_atomic_wr, wr) == 0);
+
 struct kverbs_perf_req {
 	struct kverbs_perf_run *run;
 	struct kverbs_ep *ep;
@@ -44,7 +61,10 @@ struct kverbs_perf_req {
 	u32 window;			/* data work requests in flight at most */
 	u32 signal_every;		/* one data work request in this many is signaled */
 	enum kverbs_step step;		/* what the data work requests do */
+	bool inline_data;		/* the data messages are posted inline */
 	struct kverbs_perf_wr *wrs;
+	struct kverbs_perf_post *list;	/* the post list being built */
+	u32 listed;			/* ... work requests in it */
 	struct kverbs_msg ctrl_send;
 	struct kverbs_msg ctrl_recv;
 	u64 remote_addr;
@@ -142,22 +162,25 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	c->window = run->flags & KVERBS_PERF_F_VALIDATE ?
 		    min(c->slots, run->tx_depth) : run->tx_depth;
 	/*
-	 * Signal a quarter of the window: the unsignaled work requests
-	 * before a signaled one leave the send queue with its completion,
-	 * so at least one of any window's worth is signaled and the queue
-	 * never overflows, and the window is refilled well before it runs
-	 * dry.  The last one of a burst is always signaled.
+	 * Signal a quarter of the window, or one in -Q's: the unsignaled
+	 * work requests before a signaled one leave the send queue with
+	 * its completion, so at least one of any window's worth must be
+	 * signaled for the queue never to overflow, and with a quarter the
+	 * window is refilled well before it runs dry.  The last one of a
+	 * burst is always signaled.
 	 */
-	c->signal_every = DIV_ROUND_UP(c->window, 4);
+	c->signal_every = run->cq_mod ? min(run->cq_mod, c->window) :
+			  DIV_ROUND_UP(c->window, 4);
+	c->inline_data = run->inline_size && run->msg_size <= run->inline_size;
 	/* The window, the registration of our buffer, one control message. */
 	caps.max_send_wr = (pingpong ? KVERBS_PERF_PP_SQ : c->window) + 2;
-	ret = kverbs_ep_create_qp(ep, &caps);
-	kverbs_perf_describe_cq(run, ep);
+	ret = kverbs_perf_create_qp(run, ep, &caps, true);
 	if (ret)
 		return ret;
 
 	c->wrs = kvcalloc(c->window, sizeof(*c->wrs), GFP_KERNEL_ACCOUNT);
-	if (!c->wrs)
+	c->list = kvcalloc(run->post_list, sizeof(*c->list), GFP_KERNEL_ACCOUNT);
+	if (!c->wrs || !c->list)
 		return -ENOMEM;
 	for (i = 0; i < c->window; i++) {
 		c->wrs[i].cqe.cqe.done = kverbs_perf_req_wr_done;
@@ -304,18 +327,20 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	return kverbs_post_send(c->ep, &wr, KVERBS_STEP_SEND);
 }
 
-static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled, bool last)
+/*
+ * Build data work request c->posted at the end of the post list; it
+ * reaches the device with the list, in kverbs_perf_req_flush().  @last:
+ * the burst's last, which ends a --validate round.
+ */
+static void kverbs_perf_req_list_add(struct kverbs_perf_req *c, bool signaled, bool last)
 {
 	struct kverbs_perf_run *run = c->run;
+	struct kverbs_perf_post *p = &c->list[c->listed];
 	u64 seq = c->posted, n = seq, rseq;
 	u32 slot = do_div(n, c->slots), rslot, wi;
+	size_t off = (size_t)slot * run->msg_size;
 	struct kverbs_perf_wr *w;
-	union {
-		struct ib_rdma_wr rdma;
-		struct ib_atomic_wr atomic;
-	} u = {};
 	struct ib_send_wr *wr;
-	struct ib_sge sge;
 
 	rseq = seq;
 	rslot = do_div(rseq, c->remote_slots);
@@ -324,6 +349,7 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled, bool l
 	w = &c->wrs[wi];
 	w->seq = seq;
 
+	memset(p, 0, sizeof(*p));
 	switch (run->t->op) {
 	case KVERBS_PERF_OP_ATOMIC:
 		/*
@@ -333,27 +359,27 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled, bool l
 		 * swap expects rseq and swaps in rseq + 1, so every one of
 		 * them succeeds and --validate can check what each fetched.
 		 */
-		wr = &u.atomic.wr;
+		wr = &p->u.atomic.wr;
 		if (run->flags & KVERBS_PERF_F_CMP_SWAP) {
 			wr->opcode = IB_WR_ATOMIC_CMP_AND_SWP;
-			u.atomic.compare_add = rseq;
-			u.atomic.swap = rseq + 1;
+			p->u.atomic.compare_add = rseq;
+			p->u.atomic.swap = rseq + 1;
 		} else {
 			wr->opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
-			u.atomic.compare_add = 1;
+			p->u.atomic.compare_add = 1;
 		}
-		u.atomic.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
-		u.atomic.rkey = c->rkey;
+		p->u.atomic.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
+		p->u.atomic.rkey = c->rkey;
 		break;
 	case KVERBS_PERF_OP_SEND:
-		wr = &u.rdma.wr;
+		wr = &p->u.rdma.wr;
 		wr->opcode = kverbs_perf_wr_opcode(run->t, run->flags);
 		break;
 	default:
-		wr = &u.rdma.wr;
+		wr = &p->u.rdma.wr;
 		wr->opcode = kverbs_perf_wr_opcode(run->t, run->flags);
-		u.rdma.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
-		u.rdma.rkey = c->rkey;
+		p->u.rdma.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
+		p->u.rdma.rkey = c->rkey;
 		/*
 		 * The round's last READ invalidates our sink once its data is
 		 * placed, as rdma_rw's READs do on iWARP: the READs before it
@@ -368,17 +394,51 @@ static int kverbs_perf_req_post(struct kverbs_perf_req *c, bool signaled, bool l
 	/* The responder checks it on the completion (kverbs_perf_imm_check()). */
 	if (run->flags & KVERBS_PERF_F_IMM)
 		wr->ex.imm_data = cpu_to_be32(kverbs_perf_imm(seq));
-	kverbs_buf_check_device(&c->buf, (size_t)slot * run->msg_size, run->msg_size);
-	sge.addr = c->buf.mr->iova + (u64)slot * run->msg_size;
-	sge.length = run->msg_size;
-	sge.lkey = c->buf.mr->lkey;
+	p->sge.length = run->msg_size;
+	if (c->inline_data) {
+		/*
+		 * The CPU copies inline data into the work request during
+		 * ib_post_send(), from the address in the scatter/gather
+		 * entry: a kernel virtual address, then, not the MR's I/O
+		 * address, and no key (as SMC-R's net/smc/smc_tx.c does).
+		 * The device never reads the buffer for it.
+		 */
+		p->sge.addr = (uintptr_t)(c->buf.vaddr + off);
+		wr->send_flags = IB_SEND_INLINE;
+	} else {
+		kverbs_buf_check_device(&c->buf, off, run->msg_size);
+		p->sge.addr = c->buf.mr->iova + off;
+		p->sge.lkey = c->buf.mr->lkey;
+	}
 	wr->wr_cqe = &w->cqe.cqe;
-	wr->sg_list = &sge;
+	wr->sg_list = &p->sge;
 	wr->num_sge = 1;
-	wr->send_flags = signaled ? IB_SEND_SIGNALED : 0;
+	if (signaled)
+		wr->send_flags |= IB_SEND_SIGNALED;
+	if (c->listed)
+		c->list[c->listed - 1].u.rdma.wr.next = wr;
+	c->listed++;
+}
+
+/*
+ * Hand the post list to the device, in one ib_post_send().  The work
+ * requests are counted in c->posted as they are built, so that the
+ * window has room for them.
+ */
+static int kverbs_perf_req_flush(struct kverbs_perf_req *c)
+{
+	u32 n = c->listed;
+
+	if (!n)
+		return 0;
+	c->listed = 0;
+	if (n > 1)
+		trace_kverbs_post_list(c->ep->cq_id, kverbs_ep_next_cid(c->ep),
+				       c->ep->id->qp, n);
 	if (c->smp.chunk)
 		c->post_ns = ktime_get_ns();
-	return kverbs_post_send(c->ep, wr, c->step);
+	/* ->wr is the first member of both ib_rdma_wr and ib_atomic_wr. */
+	return kverbs_post_send(c->ep, &c->list[0].u.rdma.wr, c->step);
 }
 
 /*
@@ -404,7 +464,7 @@ static int kverbs_perf_req_credit(struct kverbs_perf_req *c)
 
 /*
  * Atomic --validate: what each completed operation fetched is known (see
- * kverbs_perf_req_post()).
+ * kverbs_perf_req_list_add()).
  */
 static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 {
@@ -486,6 +546,12 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 	int ret;
 
 	while (!last) {
+		/* What waits in the post list must be posted to complete. */
+		if (!kverbs_perf_req_has_room(c)) {
+			ret = kverbs_perf_req_flush(c);
+			if (ret)
+				return ret;
+		}
 		ret = kverbs_perf_wait(ep, kverbs_perf_req_has_room, c, run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
@@ -503,17 +569,23 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 		last = n ? c->posted + 1 == first + n :
 			   expired || c->posted + 1 == c->limit;
 		if (c->flow && c->posted == c->granted) {
-			ret = kverbs_perf_req_credit(c);
+			/* The responder grants more once it has these. */
+			ret = kverbs_perf_req_flush(c);
+			if (!ret)
+				ret = kverbs_perf_req_credit(c);
 			if (ret)
 				return ret;
 		}
 		k = c->posted - first;
-		ret = kverbs_perf_req_post(c, last ||
-					   do_div(k, c->signal_every) == c->signal_every - 1,
-					   last);
-		if (ret)
-			return ret;
+		kverbs_perf_req_list_add(c, last ||
+					 do_div(k, c->signal_every) == c->signal_every - 1,
+					 last);
 		c->posted++;
+		if (last || c->listed == run->post_list) {
+			ret = kverbs_perf_req_flush(c);
+			if (ret)
+				return ret;
+		}
 		/*
 		 * The responder sees nothing of RDMA READs and WRITEs; so that
 		 * its wait can be bounded, tell it now and then that we are
@@ -522,8 +594,11 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 		if (tick && kverbs_perf_uses(run->t, KVERBS_PERF_MSG_PROGRESS) &&
 		    now - c->ctrl_ns > run->common.timeout_ns / 4 &&
 		    kverbs_is_done(&c->ctrl_send.done)) {
-			ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
-						   kverbs_perf_req_completed(c), 0, 0);
+			ret = kverbs_perf_req_flush(c);
+			if (!ret)
+				ret = kverbs_perf_req_ctrl(c, KVERBS_PERF_MSG_PROGRESS,
+							   kverbs_perf_req_completed(c),
+							   0, 0);
 			if (ret)
 				return ret;
 		}
@@ -778,6 +853,7 @@ void kverbs_perf_req_destroy(struct kverbs_perf_req *c)
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);
 	kvfree(c->wrs);
+	kvfree(c->list);
 	kfree(c->smp.chunk);
 	kfree(c);
 }

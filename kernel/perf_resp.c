@@ -180,8 +180,8 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	if (data_recvs)
 		s->ctrl_recvs = s->await_start;
 	caps.max_recv_wr = data_recvs + s->ctrl_recvs;
-	ret = kverbs_ep_create_qp(ep, &caps);
-	kverbs_perf_describe_cq(s->run, ep);
+	/* A ping-pong's answers are data work requests too. */
+	ret = kverbs_perf_create_qp(s->run, ep, &caps, pingpong);
 	if (ret)
 		return ret;
 	ret = kverbs_perf_alloc(ep, &s->buf, bytes,

@@ -173,6 +173,13 @@ static void kverbs_perf_client_hello(const struct kverbs_perf_run *run,
 	h->tx_depth = cpu_to_le32(run->tx_depth);
 	h->iterations = cpu_to_le64(run->iterations);
 	h->duration_ns = cpu_to_le64(run->duration_ns);
+	/* Only where the server posts data too: see the hello. */
+	if (!kverbs_perf_client_requests(run->flags)) {
+		h->post_list = cpu_to_le16(run->post_list > 1 ? run->post_list : 0);
+		h->cq_mod = cpu_to_le16(run->cq_mod);
+	}
+	if (!kverbs_perf_client_requests(run->flags) || kverbs_perf_is_pingpong(run->t))
+		h->inline_size = cpu_to_le16(run->inline_size);
 }
 
 /* The server refused us: what did it say? */
@@ -256,7 +263,7 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 {
 	struct kverbs_perf_hello hello = {}, *h = &hello;
 	const struct kverbs_perf_ops *t;
-	u32 test, flags, msg_size, tx_depth;
+	u32 test, flags, msg_size, tx_depth, post_list, cq_mod, inline_size;
 	u64 iterations, duration_ns, ceiling;
 	unsigned long irqflags;
 	u8 len;
@@ -320,6 +327,20 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	if (!iterations == !duration_ns ||
 	    duration_ns > KVERBS_PERF_MAX_DURATION_NS)
 		return KVERBS_PERF_REJECT_ITERS;
+	/*
+	 * How the server's end posts, where it posts data: in the reverse
+	 * direction, and in a ping-pong (inline data only).  Anything else
+	 * is a hello this server does not understand.
+	 */
+	post_list = le16_to_cpu(h->post_list);
+	cq_mod = le16_to_cpu(h->cq_mod);
+	inline_size = le16_to_cpu(h->inline_size);
+	*error = -EPROTO;
+	if (((post_list || cq_mod) && kverbs_perf_client_requests(flags)) ||
+	    (inline_size && kverbs_perf_client_requests(flags) &&
+	     !kverbs_perf_is_pingpong(t)) ||
+	    kverbs_perf_post_check(t, tx_depth, post_list, cq_mod, inline_size))
+		return KVERBS_PERF_REJECT_RESERVED;
 
 	/*
 	 * The server's ceilings.  The hello is well-formed; these are the
@@ -370,6 +391,9 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	run->tx_depth = tx_depth;
 	run->iterations = iterations;
 	run->duration_ns = duration_ns;
+	run->post_list = max_t(u32, post_list, 1);
+	run->cq_mod = cq_mod;
+	run->inline_size = inline_size;
 	run->result->test = test;
 	run->result->flags = flags;
 	run->result->msg_size = msg_size;

@@ -405,6 +405,30 @@ TRACE_EVENT(kverbs_rw_post,
 		  __entry->length, __entry->nr_wrs)
 );
 
+/*
+ * A perf test's post list (-l): @nr_wrs data work requests chained and
+ * about to be handed to the device in one ib_post_send() call, the first
+ * with completion id @cid; each is traced by kverbs_post_send as well.
+ */
+TRACE_EVENT(kverbs_post_list,
+	TP_PROTO(u32 cq_id, u32 cid, const struct ib_qp *qp, u32 nr_wrs),
+	TP_ARGS(cq_id, cid, qp, nr_wrs),
+	TP_STRUCT__entry(
+		__field(u32, cq_id)
+		__field(u32, cid)
+		__field(u32, qp_num)
+		__field(u32, nr_wrs)
+	),
+	TP_fast_assign(
+		__entry->cq_id = cq_id;
+		__entry->cid = cid;
+		__entry->qp_num = qp->qp_num;
+		__entry->nr_wrs = nr_wrs;
+	),
+	TP_printk("cq.id=%u cid=%u qp=%u wrs=%u", __entry->cq_id, __entry->cid,
+		  __entry->qp_num, __entry->nr_wrs)
+);
+
 TRACE_EVENT(kverbs_post_send,
 	TP_PROTO(const struct ib_qp *qp, const struct ib_send_wr *wr,
 		 u32 cq_id, u32 cid),
@@ -418,6 +442,7 @@ TRACE_EVENT(kverbs_post_send,
 		__field(u32, key)
 		__field(u64, remote_addr)
 		__field(bool, signaled)
+		__field(bool, inline_data)
 	),
 	TP_fast_assign(
 		int i;
@@ -451,13 +476,15 @@ TRACE_EVENT(kverbs_post_send,
 			break;
 		}
 		__entry->signaled = wr->send_flags & IB_SEND_SIGNALED;
+		__entry->inline_data = wr->send_flags & IB_SEND_INLINE;
 	),
-	TP_printk("cq.id=%u cid=%u qp=%u %s len=%u key=0x%08x raddr=0x%llx%s",
+	TP_printk("cq.id=%u cid=%u qp=%u %s len=%u key=0x%08x raddr=0x%llx%s%s",
 		  __entry->cq_id, __entry->cid, __entry->qp_num,
 		  kverbs_show_wr_opcode(__entry->opcode),
 		  __entry->length, __entry->key,
 		  (unsigned long long)__entry->remote_addr,
-		  __entry->signaled ? " signaled" : "")
+		  __entry->signaled ? " signaled" : "",
+		  __entry->inline_data ? " inline" : "")
 );
 
 TRACE_EVENT(kverbs_post_recv,

@@ -544,6 +544,169 @@ test_inv_hello_refused() {
 	perf_bad_hello inh "-f 641" "rejected: reason 3 value 0 version 3" EPROTO
 }
 
+# ---- post lists (-l), CQ moderation (-Q), inline data (-I) ----
+
+# Validated, each test that takes a post list: WRITE and SEND data the
+# responder checks, READ data the requester checks, and atomics whose
+# every fetched value is checked.  -l 8 of -t 32: four lists in flight.
+test_post_list_validate() {
+	local t
+	for t in write_bw read_bw send_bw; do
+		perf_validated "$t" 64 2000 -t 32 -l 8 || return
+		json_check "$KV_TMP/cli.json" 'd["post_list"] == 8' 'd["cq_mod"] == 8' \
+			-- "$KV_TMP/srv.json" 'd["post_list"] is None' || return
+	done
+	[ "$KV_TYPE" = siw ] && return
+	perf_pair atomic_bw -n "$(perf_iters 2000)" --validate -t 32 -l 8 -Q 4 || return
+	json_check "$KV_TMP/cli.json" 'd["post_list"] == 8' 'd["cq_mod"] == 4' \
+		'd["validate"] is True'
+}
+
+# Every way to post at once: lists of 8, one in 4 signaled, 64-byte
+# messages inline, the data validated; the debug lane's one case of them.
+test_post_modes_write_bw_validate() {
+	perf_validated write_bw 64 2000 -t 32 -l 8 -Q 4 -I 64 || return
+	json_check "$KV_TMP/cli.json" 'd["post_list"] == 8' 'd["cq_mod"] == 4' \
+		'd["inline_size"] == 64' 'd["max_inline"] >= 64'
+}
+
+# post_list_trace FILE: what the trace of a write_bw says, one line of
+# JSON: each QP's post lists (kverbs_post_list's wrs=) and its RDMA
+# WRITEs, signaled and inline.
+post_list_trace() {
+	kv_python "$1" <<'PY'
+import json, re, sys
+qps = {}
+for line in open(sys.argv[1]):
+    m = re.search(r"kverbs_post_list: cq\.id=\d+ cid=\d+ qp=(\d+) wrs=(\d+)$", line.rstrip())
+    if m:
+        qps.setdefault(m.group(1), {"lists": [], "writes": 0, "signaled": 0, "inline": 0})
+        qps[m.group(1)]["lists"].append(int(m.group(2)))
+        continue
+    m = re.search(r"kverbs_post_send: cq\.id=\d+ cid=\d+ qp=(\d+) RDMA_WRITE len=\d+ \S+ \S+( signaled)?( inline)?$",
+                  line.rstrip())
+    if m:
+        q = qps.setdefault(m.group(1), {"lists": [], "writes": 0, "signaled": 0, "inline": 0})
+        q["writes"] += 1
+        q["signaled"] += bool(m.group(2))
+        q["inline"] += bool(m.group(3))
+print(json.dumps(qps))
+PY
+}
+
+# post_traced CMD...: CMD (perf_pair or perf_validated and their
+# arguments), traced; what the trace says goes to $KV_TMP/pl.json
+# (post_list_trace).
+post_traced() {
+	local tr=/sys/kernel/tracing rc
+	trace_start kverbs_post_list kverbs_post_send || fail "cannot set up tracing" || return
+	"$@"
+	rc=$?
+	trace_stop kverbs_post_list kverbs_post_send
+	[ $rc = 0 ] || return
+	post_list_trace $tr/trace > "$KV_TMP/pl.json"
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "cannot read the trace"
+}
+
+# The trace shows what -l and -Q did: 100 WRITEs in lists of 8 (and the
+# 4 left over) handed to ib_post_send() at once, one in 8 signaled and
+# the last; with -Q 10 alone, one at a time and one in 10 signaled; with
+# -b, the server's requester chains as its client asked in the hello.
+test_post_list_traced() {
+	trace_need
+	post_traced perf_pair write_bw -s 64 -n 100 -t 32 -l 8 || return
+	json_check "$KV_TMP/pl.json" 'len(d) == 1' \
+		'sorted(list(d.values())[0]["lists"]) == [4] + [8] * 12' \
+		'list(d.values())[0]["writes"] == 100' 'list(d.values())[0]["signaled"] == 13' ||
+		return
+	post_traced perf_pair write_bw -s 64 -n 100 -t 32 -Q 10 || return
+	json_check "$KV_TMP/pl.json" 'len(d) == 1' 'list(d.values())[0]["lists"] == []' \
+		'list(d.values())[0]["writes"] == 100' 'list(d.values())[0]["signaled"] == 10' \
+		-- "$KV_TMP/cli.json" 'd["post_list"] == 1' 'd["cq_mod"] == 10' || return
+	post_traced perf_pair write_bw -s 64 -n 100 -t 32 -l 8 -b || return
+	json_check "$KV_TMP/pl.json" 'len(d) == 2' \
+		'all(sorted(q["lists"]) == [4] + [8] * 12 for q in d.values())' \
+		'all(q["writes"] == 100 and q["signaled"] == 13 for q in d.values())'
+}
+
+# -I 64: every 64-byte WRITE goes inline, none of a size above it; the
+# data still checks out, and the QP holds what was asked.
+test_inline_write_bw_validate() {
+	trace_need
+	post_traced perf_validated write_bw 64 100 -I 64 || return
+	json_check "$KV_TMP/pl.json" 'len(d) == 1' 'list(d.values())[0]["writes"] == 100' \
+		'list(d.values())[0]["inline"] == 100' \
+		-- "$KV_TMP/cli.json" 'd["inline_size"] == 64' 'd["max_inline"] >= 64' || return
+	post_traced perf_validated write_bw 65 100 -I 64 || return
+	json_check "$KV_TMP/pl.json" 'list(d.values())[0]["writes"] == 100' \
+		'list(d.values())[0]["inline"] == 0'
+}
+
+# A ping-pong's server answers inline too, as its client's hello says:
+# both QPs' SENDs of 32 bytes are inline.  And send_bw, validated.
+test_inline_send_validate() {
+	local tr=/sys/kernel/tracing rc
+	trace_need
+	trace_start kverbs_post_send || fail "cannot set up tracing" || return
+	perf_lat send_lat 100 -s 32 --validate -I 32
+	rc=$?
+	trace_stop kverbs_post_send
+	[ $rc = 0 ] || return
+	kv_python $tr/trace <<'PY'
+import re, sys
+per_qp = {}
+for line in open(sys.argv[1]):
+    m = re.search(r"kverbs_post_send: .* qp=(\d+) SEND len=32 .*?( inline)?$", line.rstrip())
+    if m:
+        n = per_qp.setdefault(m.group(1), [0, 0])
+        n[0] += 1
+        n[1] += bool(m.group(2))
+if len(per_qp) != 2 or any(n[0] < 100 or n[1] != n[0] for n in per_qp.values()):
+    sys.exit(f"expected two QPs with 100 or more 32-byte SENDs, all inline: {per_qp}")
+PY
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "see above" || return
+	json_check "$KV_TMP/cli.json" 'd["inline_size"] == 32' 'd["max_inline"] >= 32' || return
+	perf_validated send_bw 48 500 -I 64
+}
+
+# More inline data than the device's QPs hold (rxe 512, siw 80): the
+# client is refused before it connects; a server asked for it by a
+# ping-pong client's hello rejects the hello, saying it could not set up.
+test_inline_too_large_refused() {
+	local rc out
+	port=$((port + 1))
+	perf_client cli write_bw -n 10 -I 4096
+	rc=$?
+	[ $rc = 1 ] || fail "client -I 4096 exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' \
+		'd["error"]["name"] == "EOPNOTSUPP"' 'd["error"]["step"] == "setup"' \
+		'd["error"]["message"].startswith("the RDMA device '"$KV_DEV"' cannot post 4096 bytes inline (-I)")' ||
+		return
+	port=$((port + 1))
+	perf_server inl send_lat || return 1
+	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" \
+		-p "$port" -t 8 -P 0,0,4096)
+	[ $? = 0 ] && [ "$out" = "rejected: reason 8 value 95 version 3" ] ||
+		fail "perf_hello: '$out', expected the setup's EOPNOTSUPP" || return
+	kv_wait inl 20
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/inl.json")" || return
+	json_check "$KV_TMP/inl.json" 'd["error"]["name"] == "EOPNOTSUPP"'
+}
+
+# How a server posts travels in the hello only where it posts data: a
+# post list without the reverse direction, or inline data for a test
+# whose server only receives, is a hello it does not understand.
+test_hello_post_modes_refused() {
+	perf_bad_hello pl "-P 8,0,0" "rejected: reason 3 value 0 version 3" EPROTO || return
+	perf_bad_hello cm "-P 0,4,0" "rejected: reason 3 value 0 version 3" EPROTO || return
+	perf_bad_hello il "-P 0,0,64" "rejected: reason 3 value 0 version 3" EPROTO
+}
+
 # atomic_check TEST OPTS...: every fetched value and every word's final
 # count is checked.  siw has no atomic operations: there the test skips,
 # and atomic_refused_on_siw checks that kverbs says so.
@@ -1674,6 +1837,9 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_lat_imm_validate test_send_lat_imm_validate test_write_bw_imm_bidir_validate \
 	test_write_bw_imm_traced test_imm_wrong_caught test_imm_missing_caught \
 	test_imm_hello_read_refused test_imm_hello_iwarp_refused \
+	test_post_list_validate test_post_modes_write_bw_validate test_post_list_traced \
+	test_inline_write_bw_validate \
+	test_inline_send_validate test_inline_too_large_refused test_hello_post_modes_refused \
 	test_write_bw_inv_validate test_read_bw_inv_validate test_read_bw_1M_inv_validate \
 	test_read_lat_inv_validate test_write_bw_inv_bidir_validate test_read_bw_inv_traced \
 	test_inv_missing_caught test_inv_unasked_caught test_inv_wrong_key_caught \

@@ -6,6 +6,7 @@
  *
  *	perf_hello -a ADDR -p PORT [-V VERSION] [-m MAGIC] [-r] [-l LEN]
  *		   [-n ITERS | -D | -T SEC] [-b] [-t TEST] [-f FLAGS] [-w SEC]
+ *		   [-P LIST,MOD,INLINE]
  *	perf_hello -a ADDR -p PORT [-n ITERS | -D | -T SEC] [-k SEC] -d OPS,NS
  *	perf_hello -a ADDR -p PORT -B
  *	perf_hello -a ADDR -p PORT [-t TEST] [-n ITERS] -I ok|K|K,none
@@ -17,7 +18,8 @@
  * instead of 10 (any 64-bit number), -D duration mode (one second)
  * instead, -T duration mode of SEC seconds, -b the reverse direction
  * (KVERBS_PERF_F_REVERSE), -t the test (&enum kverbs_perf_test's
- * number), -f FLAGS more bits of &enum kverbs_perf_flags.  Prints "rejected: reason R value V version S" and exits 0
+ * number), -f FLAGS more bits of &enum kverbs_perf_flags, -P the hello's
+ * post_list, cq_mod and inline_size (&kverbs_perf's -l, -Q, -I).  Prints "rejected: reason R value V version S" and exits 0
  * when the server rejected it with a kverbs perf reason, 1 when it
  * accepted it, 2 on any other outcome.  With -w an accepted connection
  * is held SEC seconds before perf_hello hangs up, saying nothing, as a
@@ -90,7 +92,8 @@ struct kv_hello {
 	uint16_t magic, version, test, flags;
 	uint32_t msg_size, tx_depth;
 	uint64_t iterations, duration_ns;
-	uint8_t reserved[24];
+	uint16_t post_list, cq_mod, inline_size;
+	uint8_t reserved[18];
 };
 
 struct kv_reject {
@@ -529,13 +532,13 @@ int main(int argc, char **argv)
 	long long bad = -1;
 	char word[8];
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:N:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:N:P:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
 		case 'V': h.version = htole16(atoi(optarg)); break;
 		case 'm': h.magic = htole16(strtol(optarg, NULL, 0)); break;
-		case 'r': h.reserved[23] = 1; break;
+		case 'r': h.reserved[sizeof(h.reserved) - 1] = 1; break;
 		case 'l': len = atoi(optarg); break;
 		case 'D':
 			h.iterations = 0;
@@ -564,6 +567,16 @@ int main(int argc, char **argv)
 		case 'w':
 			hold = atof(optarg);
 			break;
+		case 'P': {
+			unsigned int l, q, i;
+
+			if (sscanf(optarg, "%u,%u,%u", &l, &q, &i) != 3)
+				return 2;
+			h.post_list = htole16(l);
+			h.cq_mod = htole16(q);
+			h.inline_size = htole16(i);
+			break;
+		}
 		case 'B':
 			h.test = htole16(KV_READ_BW);
 			h.flags = htole16(le16toh(h.flags) | KV_F_VALIDATE);

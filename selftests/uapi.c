@@ -1796,6 +1796,68 @@ TEST_F(kverbs, perf_ceilings)
 }
 
 /*
+ * Post lists, CQ moderation and inline data (KVERBS_FEATURE_PERF_POST)
+ * are a client's, within its TX depth: a latency test has one operation
+ * in flight, and only a WRITE or a SEND carries data to put inline.
+ * Each refusal comes before anything is resolved; the controls get past
+ * these checks to the message size's -EMSGSIZE.
+ */
+TEST_F(kverbs, perf_post_modes)
+{
+	static const struct {
+		uint32_t test, msg_size, tx_depth;
+		__u16 post_list, cq_mod;
+		__u32 inline_size, reserved;
+		int err;
+	} cases[] = {
+		{ KVERBS_PERF_WRITE_BW, 64, 32, 33, 0, 0, 0, EINVAL },
+		{ KVERBS_PERF_WRITE_BW, 64, 0, KVERBS_PERF_DEFAULT_DEPTH + 1, 0, 0, 0, EINVAL },
+		{ KVERBS_PERF_SEND_BW, 64, 32, 0, 33, 0, 0, EINVAL },
+		{ KVERBS_PERF_READ_LAT, 64, 0, 2, 0, 0, 0, EINVAL },
+		{ KVERBS_PERF_SEND_LAT, 64, 0, 0, 2, 0, 0, EINVAL },
+		{ KVERBS_PERF_READ_BW, 64, 0, 0, 0, 64, 0, EINVAL },
+		{ KVERBS_PERF_ATOMIC_BW, 8, 0, 0, 0, 8, 0, EINVAL },
+		{ KVERBS_PERF_WRITE_BW, 64, 0, 0, 0, KVERBS_PERF_MAX_INLINE + 1, 0, EINVAL },
+		{ KVERBS_PERF_WRITE_BW, 64, 0, 0, 0, 0, 1, EINVAL },
+		/* The controls. */
+		{ KVERBS_PERF_WRITE_BW, 0, 32, 32, 32, KVERBS_PERF_MAX_INLINE, 0, EMSGSIZE },
+		{ KVERBS_PERF_SEND_BW, 0, 0, KVERBS_PERF_DEFAULT_DEPTH, 1, 0, 0, EMSGSIZE },
+		{ KVERBS_PERF_SEND_LAT, 0, 0, 1, 1, 64, 0, EMSGSIZE },
+	};
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_perf p;
+	size_t i;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_POST);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		kv_perf_base(&p);
+		p.test = cases[i].test;
+		p.msg_size = cases[i].msg_size ? cases[i].msg_size : kv_max_msg_size() + 1;
+		p.tx_depth = cases[i].tx_depth;
+		p.post_list = cases[i].post_list;
+		p.cq_mod = cases[i].cq_mod;
+		p.inline_size = cases[i].inline_size;
+		p.__reserved = cases[i].reserved;
+		/* (out): whatever comes in, it goes back as 0. */
+		p.max_inline = 7;
+		TH_LOG("case %zu", i);
+		KV_PERF_REJECTED(&p, cases[i].err);
+		ASSERT_EQ(0, p.max_inline);
+	}
+	/* The client asks; a server posts as its client asked. */
+	kv_perf_server_base(&p);
+	p.post_list = 2;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.cq_mod = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	kv_perf_server_base(&p);
+	p.inline_size = 64;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
  * The completion policy (KVERBS_FEATURE_PERF_POLL): a value past
  * KVERBS_PERF_POLL_UNBOUND_WORKQUEUE, or a CQ flag past
  * KVERBS_PERF_CQ_DIM, is refused on either side.

@@ -79,6 +79,9 @@ enum {
  * @KVERBS_FEATURE_PERF_POLL: KVERBS_IOC_PERF takes a completion policy
  *	(&kverbs_perf.poll, .cq_flags) and reports the CQ it ran on
  *	(&kverbs_perf.cq)
+ * @KVERBS_FEATURE_PERF_POST: KVERBS_IOC_PERF takes post lists, CQ
+ *	moderation and inline data (&kverbs_perf.post_list, .cq_mod,
+ *	.inline_size), and reports the QP's inline limit (.max_inline)
  * @KVERBS_FEATURE_PERF_INV: KVERBS_IOC_PERF takes KVERBS_PERF_F_INV and
  *	fills &kverbs_perf.inv_remote to .inv_got
  */
@@ -99,6 +102,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_DEVICE_CAPS = 1 << 13,
 	KVERBS_FEATURE_PERF_IMM = 1 << 14,
 	KVERBS_FEATURE_PERF_POLL = 1 << 15,
+	KVERBS_FEATURE_PERF_POST = 1 << 16,
 	KVERBS_FEATURE_PERF_INV = 1 << 18,
 };
 
@@ -857,6 +861,8 @@ struct kverbs_perf_cq {
 #define KVERBS_PERF_DEFAULT_PORT	18515
 #define KVERBS_PERF_DEFAULT_DEPTH	128
 #define KVERBS_PERF_MAX_DEPTH		8192
+/* The most bytes &kverbs_perf.inline_size may ask for; the device may allow fewer. */
+#define KVERBS_PERF_MAX_INLINE		4096
 #define KVERBS_PERF_DEFAULT_ITERS	5000
 /*
  * Longest duration a test may be asked to run, one day: the absolute
@@ -1056,6 +1062,26 @@ struct kverbs_perf_result {
  * @cq: (out) the CQ this side ran on, written back with @result when the
  *	caller's struct is large enough to hold it.  Feature bit:
  *	KVERBS_FEATURE_PERF_POLL.
+ * @post_list: client, bandwidth tests: data work requests chained into
+ *	each ib_post_send() call, as perftest's -l; 0 or 1 for one at a
+ *	time.  At most the TX depth; the latency tests, one operation in
+ *	flight, take only 0 or 1.  Else -EINVAL.  Server: must be 0.
+ * @cq_mod: client, bandwidth tests: one data work request in @cq_mod is
+ *	signaled (the last of a run always), as perftest's -Q; 0 for a
+ *	quarter of the work requests in flight.  At most the TX depth, and
+ *	taken as the work requests in flight where --validate's rounds hold
+ *	fewer; the latency tests take only 0 or 1.  Else -EINVAL.  Server:
+ *	must be 0.
+ * @inline_size: client, tests that WRITE or SEND: data messages of up to
+ *	this many bytes are posted inline (IB_SEND_INLINE), the CPU copying
+ *	them into the work request, as perftest's -I; 0 for none.  At most
+ *	KVERBS_PERF_MAX_INLINE, else -EINVAL, as for READ and atomic tests.
+ *	A device whose QPs cannot hold that much inline fails the test with
+ *	-EOPNOTSUPP at KVERBS_STEP_SETUP (a server rejects its client with
+ *	KVERBS_PERF_REJECT_SETUP, value EOPNOTSUPP).  Server: must be 0.
+ * @max_inline: (out) the inline data the QP of this side holds, as the
+ *	device made it; 0 when no inline data was asked for
+ * @__reserved: must be 0
  * @inv_remote: (out) KVERBS_PERF_F_INV: messages that invalidated this
  *	side's key, each checked to name the key it advertised: the
  *	responder's count of rounds
@@ -1069,6 +1095,12 @@ struct kverbs_perf_result {
  * @inv_got: (out) ... and the key it did invalidate, 0 for none.  The
  *	five exist since KVERBS_FEATURE_PERF_INV, and go back to a caller
  *	whose struct holds them; an older module leaves them alone.
+ *
+ * @post_list, @cq_mod and @inline_size are the requester's, and travel in
+ * the hello when the server posts data work requests too: @post_list
+ * and @cq_mod with KVERBS_PERF_F_REVERSE, @inline_size with it and in the
+ * ping-pong tests.  A server that predates them then rejects the hello
+ * with KVERBS_PERF_REJECT_RESERVED.  Feature bit: KVERBS_FEATURE_PERF_POST.
  *
  * A server serves one client and returns.  The client's request travels
  * in the connection request as a versioned hello; a server that cannot
@@ -1107,6 +1139,11 @@ struct kverbs_perf {
 	__u32 imm_expected;
 	__u32 imm_got;
 	struct kverbs_perf_cq cq;
+	__u16 post_list;
+	__u16 cq_mod;
+	__u32 inline_size;
+	__u32 max_inline;
+	__u32 __reserved;
 	/* KVERBS_PERF_F_INV's report: KVERBS_FEATURE_PERF_INV */
 	__aligned_u64 inv_remote;
 	__aligned_u64 inv_sent;

@@ -156,6 +156,9 @@ struct kv_perf_opts {
 	uint32_t poll;		/* --poll, -e: KVERBS_PERF_POLL_*, 0 for the default */
 	bool cq_pool;		/* --cq-pool: a CQ of ib_core's shared pool */
 	bool dim;		/* --dim: adaptive interrupt moderation required */
+	uint32_t post_list;	/* -l: WRs chained per post, 0 for one */
+	uint32_t cq_mod;	/* -Q: one WR in this many signaled, 0 for the default */
+	uint32_t inline_size;	/* -I: the largest message posted inline, 0 for none */
 	unsigned int seq;	/* -a: the size's place in the run, 0 first */
 	/* A server's ceilings; 0: the module's (perf_max_duration_s, ...) */
 	uint64_t max_duration_ns;	/* --max-duration */

@@ -53,7 +53,8 @@ enum {
 	KV_OPT_REVERSE = 1 << 3,	/* -b, and the server's --no-reverse */
 	KV_OPT_EVENTS = 1 << 4,		/* -e; without it, .polls says why */
 	KV_OPT_IMM = 1 << 5,		/* --imm: WRITE or SEND with immediate data */
-	KV_OPT_INV = 1 << 6,		/* --inv: each round's key invalidated by the peer */
+	KV_OPT_INLINE = 1 << 6,		/* -I: the messages a WRITE or SEND carries */
+	KV_OPT_INV = 1 << 7,		/* --inv: each round's key invalidated by the peer */
 };
 
 /*
@@ -95,7 +96,7 @@ struct kv_perf_test {
 static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "write_bw", .test = KVERBS_PERF_WRITE_BW, .verb = "RDMA_Write",
-		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INV,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_INV,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -111,7 +112,8 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "send_bw", .test = KVERBS_PERF_SEND_BW, .verb = "Send",
-		.kind = KV_PERF_RECV, .opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM,
+		.kind = KV_PERF_RECV,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -141,7 +143,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "write_lat", .test = KVERBS_PERF_WRITE_LAT, .verb = "RDMA_Write",
-		.kind = KV_PERF_LAT, .opts = KV_OPT_SIZE | KV_OPT_IMM,
+		.kind = KV_PERF_LAT, .opts = KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -150,7 +152,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "send_lat", .test = KVERBS_PERF_SEND_LAT, .verb = "Send",
 		.kind = KV_PERF_LAT | KV_PERF_RECV,
-		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM,
+		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -210,7 +212,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate]%s%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
-		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim] [ADDR]\n"
+		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
@@ -225,7 +227,8 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		indent, "", t->opts & KV_OPT_IMM ? " [--imm]" : "",
 		t->opts & KV_OPT_INV ? " [--inv]" : "",
 		indent, "", t->opts & KV_OPT_REVERSE ? " [--no-reverse]" : "",
-		indent, "",
+		indent, "", t->opts & KV_OPT_DEPTH ? " [-l N] [-Q N]" : "",
+		t->opts & KV_OPT_INLINE ? " [-I SIZE]" : "",
 		t->cmd, KVERBS_PERF_DEFAULT_PORT);
 	if (t->opts & KV_OPT_ATOMIC)
 		fprintf(f,
@@ -285,6 +288,26 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		if (write)
 			fprintf(f, "      --write_with_imm  the same: perftest's name for it\n");
 	}
+	if (t->opts & KV_OPT_DEPTH)
+		fprintf(f,
+			"  -l, --post_list N     client: chain N work requests into each post\n"
+			"                        (ib_post_send()), as perftest's -l; at most the TX\n"
+			"                        depth.  With -b, the server's half too.\n"
+			"  -Q, --cq-mod N        client: ask for a completion on one work request in\n"
+			"                        N (the last always), as perftest's -Q; at most the\n"
+			"                        TX depth.  Default: a quarter of the TX depth, or N\n"
+			"                        of -l.  With -b, the server's half too.\n");
+	if (t->opts & KV_OPT_INLINE)
+		fprintf(f,
+			"  -I, --inline_size SIZE\n"
+			"                        client: post messages of up to SIZE bytes inline\n"
+			"                        (IB_SEND_INLINE): the CPU copies them into the work\n"
+			"                        request, and the device does not read the buffer;\n"
+			"                        at most %u, and what the device's QPs hold (rxe\n"
+			"                        512).  Default 0: none.  %s\n",
+			KVERBS_PERF_MAX_INLINE,
+			t->kind & KV_PERF_LAT ? "The server's answers too." :
+			"With -b, the server's half too.");
 	if (t->opts & KV_OPT_INV) {
 		fprintf(f,
 			"      --inv             with --validate: each round ends with the server's\n"
@@ -297,7 +320,8 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			t->test == KVERBS_PERF_WRITE_BW ? "" :
 			"  On iWARP (siw)\n"
 			"                        each round's last READ is also a READ with\n"
-			"                        invalidate of the client's own sink, as rdma_rw's");
+			"                        invalidate of the client's own sink, as rdma_rw\n"
+			"                        posts it there.");
 	}
 	if (!(t->opts & KV_OPT_EVENTS))
 		fprintf(f, "  (no -e, and only --poll direct: %s)\n", t->polls);
@@ -526,6 +550,77 @@ void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 }
 
 /*
+ * -l N or -Q N (@opt): work requests per post, or one signaled in N.
+ * Returns 0, or -1 after a usage error.
+ */
+static int kv_perf_parse_post(struct kv_perf_opts *o, const struct kv_perf_test *t,
+			      int opt, const char *arg)
+{
+	uint32_t *n = opt == 'l' ? &o->post_list : &o->cq_mod;
+
+	if (!(t->opts & KV_OPT_DEPTH)) {
+		kv_usage_error(o->cmd, "-%c is for the bandwidth tests: a latency test has one operation in flight",
+			       opt);
+		return -1;
+	}
+	if (kv_parse_u32(arg, n) || !*n || *n > KVERBS_PERF_MAX_DEPTH) {
+		kv_usage_error(o->cmd, "invalid %s '%s' (1 to %u)",
+			       opt == 'l' ? "post list" : "CQ moderation", arg,
+			       KVERBS_PERF_MAX_DEPTH);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -l, -Q and -I together, once the command line is read: the client's,
+ * within its TX depth.  As perftest, -l without -Q signals the last of
+ * each list.  Returns 0, or -1 after a usage error.
+ */
+static int kv_perf_check_post(struct kv_perf_opts *o)
+{
+	uint32_t depth = o->tx_depth ? o->tx_depth : KVERBS_PERF_DEFAULT_DEPTH;
+
+	if (o->role == KVERBS_ROLE_SERVER && (o->post_list || o->cq_mod || o->inline_size)) {
+		kv_usage_error(o->cmd, "%s is for the client: its request brings it to the server where the server posts too (-b, and the answers of write_lat and send_lat)",
+			       o->post_list ? "-l" : o->cq_mod ? "-Q" : "-I");
+		return -1;
+	}
+	if (o->post_list > depth || o->cq_mod > depth) {
+		kv_usage_error(o->cmd, "%s %u is more than the TX depth, %u (-t)",
+			       o->post_list > depth ? "-l" : "-Q",
+			       o->post_list > depth ? o->post_list : o->cq_mod, depth);
+		return -1;
+	}
+	if (o->post_list > 1 && !o->cq_mod)
+		o->cq_mod = o->post_list;
+	return 0;
+}
+
+/**
+ * kv_perf_set_post - -l, -Q and -I into the ioctl's argument
+ * @o: the command line
+ * @cmd: the argument
+ * @features: the module features the command needs, added to
+ * @what: what needs them, for kv_open_for(), appended to
+ * @len: room in @what
+ */
+static void kv_perf_set_post(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+			     uint64_t *features, char *what, size_t len)
+{
+	size_t used = strlen(what);
+
+	if (!o->post_list && !o->cq_mod && !o->inline_size)
+		return;
+	cmd->post_list = o->post_list;
+	cmd->cq_mod = o->cq_mod;
+	cmd->inline_size = o->inline_size;
+	*features |= KVERBS_FEATURE_PERF_POST;
+	snprintf(what + used, len - used, "%s%s%s", o->post_list ? " -l" : "",
+		 o->cq_mod ? " -Q" : "", o->inline_size ? " -I" : "");
+}
+
+/*
  * The CQ this side ran on, as the module says; null from a module
  * that does not (without KVERBS_FEATURE_PERF_POLL) or when no CQ was made.
  */
@@ -550,6 +645,34 @@ static void kv_perf_json_cq(struct kv_json *j, const struct kverbs_perf_cq *cq)
 	kv_json_key(j, "cqe");
 	kv_json_u64(j, cq->cqe);
 	kv_json_end_object(j);
+}
+
+/*
+ * How this side posted: the client's -l, -Q and -I (null on a server,
+ * which posts as its client asked), and the inline data its QP holds.
+ */
+static void kv_perf_json_post(struct kv_json *j, const struct kv_perf_opts *o,
+			      const struct kverbs_perf *cmd)
+{
+	const struct {
+		const char *key;
+		uint32_t value;
+	} asked[] = {
+		{ "post_list", o->post_list ? o->post_list : 1 },
+		{ "cq_mod", o->cq_mod },
+		{ "inline_size", o->inline_size },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+		kv_json_key(j, asked[i].key);
+		if (o->role == KVERBS_ROLE_SERVER)
+			kv_json_null(j);
+		else
+			kv_json_u64(j, asked[i].value);
+	}
+	kv_json_key(j, "max_inline");
+	kv_json_u64(j, cmd->max_inline);
 }
 
 /**
@@ -596,6 +719,9 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "poll", required_argument, NULL, OPT_POLL },
 		{ "cq-pool", no_argument, NULL, OPT_CQ_POOL },
 		{ "dim", no_argument, NULL, OPT_DIM },
+		{ "post_list", required_argument, NULL, 'l' },
+		{ "cq-mod", required_argument, NULL, 'Q' },
+		{ "inline_size", required_argument, NULL, 'I' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* perftest's, for its command lines: no-ops, or refused saying why */
@@ -610,7 +736,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "run_infinitely", no_argument, NULL, OPT_RUN_INFINITELY },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:";
+	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:l:Q:I:";
 	const struct kv_perf_test *t = kv_perf_test(test);
 	const char *cmd = t->cmd, *after_d = NULL;
 	char buf[8];
@@ -811,6 +937,26 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		case OPT_CQ_POOL:
 			o->cq_pool = true;
 			break;
+		case 'l':
+		case 'Q':
+			if (kv_perf_parse_post(o, t, opt, optarg))
+				return -1;
+			break;
+		case 'I':
+			if (!(t->opts & KV_OPT_INLINE)) {
+				kv_usage_error(cmd, "-I is for write_bw, write_lat, send_bw and send_lat: %s",
+					       t->kind & KV_PERF_ATOMIC ?
+					       "an atomic operation carries no message" :
+					       "an RDMA READ carries no data of the requester's");
+				return -1;
+			}
+			if (kv_parse_size(optarg, &o->inline_size) ||
+			    o->inline_size > KVERBS_PERF_MAX_INLINE) {
+				kv_usage_error(cmd, "invalid inline size '%s' (0 to %u)", optarg,
+					       KVERBS_PERF_MAX_INLINE);
+				return -1;
+			}
+			break;
 		case OPT_DIM:
 			o->dim = true;
 			break;
@@ -865,6 +1011,8 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		return -1;
 	}
 	if (kv_perf_parse_poll(o, t->polls))
+		return -1;
+	if (kv_perf_check_post(o))
 		return -1;
 	/* The only way to serve it: starting a write_lat server is the choice. */
 	if (o->role == KVERBS_ROLE_SERVER && t->polls)
@@ -987,8 +1135,19 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	printf(" Validate       : %s\n", r->flags & KVERBS_PERF_F_VALIDATE ? "ON" : "OFF");
 	if (t->opts & KV_OPT_IMM)
 		printf(" Immediate data : %s\n", r->flags & KVERBS_PERF_F_IMM ? "ON" : "OFF");
-	if (t->opts & KV_OPT_INV)
-		printf(" Invalidation   : %s\n", r->flags & KVERBS_PERF_F_INV ? "ON" : "OFF");
+	if (o->post_list > 1)
+		printf(" Post list      : %u\n", o->post_list);
+	if (o->cq_mod)
+		printf(" CQ moderation  : %u\n", o->cq_mod);
+	if (o->inline_size)
+		printf(" Inline data    : up to %u[B] (the QP holds %u)\n", o->inline_size,
+		       cmd->max_inline);
+	if ((t->opts & KV_OPT_INV) && !(r->flags & KVERBS_PERF_F_INV))
+		printf(" Invalidation   : OFF\n");
+	else if (t->opts & KV_OPT_INV)
+		printf(" Invalidation   : ON: %" PRIu64 " of our keys by the peer, %" PRIu64
+		       " SENDs and %" PRIu64 " READs with invalidate\n",
+		       (uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent, (uint64_t)cmd->read_inv);
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
@@ -1162,8 +1321,26 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 	struct kverbs_ping_result *p = &ping.result;
 	bool atomic = kv_perf_ran(o, cmd)->kind & KV_PERF_ATOMIC;
 
+	if (r->reject_reason == KVERBS_PERF_REJECT_RESERVED &&
+	    (o->post_list || o->cq_mod || o->inline_size)) {
+		snprintf(buf, len, "the server refused the request: %s (the server's module may predate -l, -Q and -I, which the server's half of -b, and a ping-pong's answers, post with: run without them)",
+			 kv_perf_reject_str(r->reject_reason));
+		return;
+	}
+	if (r->reject_reason == KVERBS_PERF_REJECT_SETUP && o->inline_size &&
+	    r->reject_value == EOPNOTSUPP) {
+		snprintf(buf, len, "the server refused the request: its RDMA device cannot post %u bytes inline (-I): try a smaller -I",
+			 o->inline_size);
+		return;
+	}
 	if (r->reject_reason) {
 		kv_perf_describe_reject(buf, len, r, o->role == KVERBS_ROLE_SERVER, atomic);
+		return;
+	}
+	/* No QP of the device holds that much inline data: refused before any post. */
+	if (o->inline_size && err == EOPNOTSUPP && r->failed_step == KVERBS_STEP_SETUP) {
+		snprintf(buf, len, "the RDMA device %.*s cannot post %u bytes inline (-I): its QPs hold less; try a smaller -I",
+			 (int)sizeof(r->ibdev), r->ibdev, o->inline_size);
 		return;
 	}
 	if (r->failed_step == KVERBS_STEP_VALIDATE && (r->valid & KVERBS_RESULT_IMM)) {
@@ -1304,6 +1481,7 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 		kv_json_bool(&j, o->busy_poll);
 	}
 	kv_perf_json_cq(&j, &cmd->cq);
+	kv_perf_json_post(&j, o, cmd);
 	kv_json_key(&j, "count");
 	kv_json_u64(&j, r->count);
 	kv_json_key(&j, "duration_ns");
@@ -1838,6 +2016,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	if (o.bidir && o.role == KVERBS_ROLE_CLIENT)
 		features |= KVERBS_FEATURE_PERF_REVERSE;
 	kv_perf_set_poll(&o, &cmd, &features, what, sizeof(what));
+	kv_perf_set_post(&o, &cmd, &features, what, sizeof(what));
 	/*
 	 * A server needs a module that sleeps unless told to poll: an older
 	 * one busy-polls for any client, which this command would not say.

@@ -41,6 +41,7 @@ fi
 # Runs "kverbs ARG..." and expects exit STATUS; each CHECK is one of
 #	out=TEXT	stdout contains TEXT (a fixed string)
 #	err=TEXT	stderr contains TEXT
+#	out-lacks=TEXT	stdout does not contain TEXT
 #	out-empty	nothing on stdout
 #	err-empty	nothing on stderr
 kv_case() {
@@ -66,6 +67,10 @@ kv_case() {
 		err=*)
 			pat=${c#err=}
 			grep -qF -e "$pat" "$tmp/stderr" || diag+=("stderr lacks: $pat")
+			;;
+		out-lacks=*)
+			pat=${c#out-lacks=}
+			grep -qF -e "$pat" "$tmp/stdout" && diag+=("stdout has: $pat")
 			;;
 		out-empty)
 			[ -s "$tmp/stdout" ] && diag+=("stdout is not empty")
@@ -315,6 +320,47 @@ kv_usage_error read_bw_write_with_imm read_bw "--write_with_imm is for write_bw 
 kv_usage_error send_bw_write_with_imm send_bw "--write_with_imm is for write_bw and write_lat: use --imm" \
 	-- send_bw --write_with_imm 1.2.3.4
 
+# ---- post lists, CQ moderation, inline data: the client's ----
+
+kv_case write_bw_help_post 0 "out=-l, --post_list N" "out=-Q, --cq-mod N" \
+	"out=-I, --inline_size SIZE" err-empty -- write_bw --help
+kv_case read_bw_help_no_inline 0 "out=-l, --post_list N" out-lacks=--inline_size err-empty \
+	-- read_bw --help
+kv_case send_lat_help_no_post_list 0 "out=-I, --inline_size SIZE" out-lacks=--post_list \
+	err-empty -- send_lat --help
+for c in read_lat atomic_lat write_lat send_lat; do
+	kv_usage_error "${c}_post_list" "$c" \
+		"-l is for the bandwidth tests: a latency test has one operation in flight" \
+		-- "$c" -l 4 1.2.3.4
+	kv_usage_error "${c}_cq_mod" "$c" \
+		"-Q is for the bandwidth tests: a latency test has one operation in flight" \
+		-- "$c" -Q 4 1.2.3.4
+done
+for c in read_bw read_lat; do
+	kv_usage_error "${c}_inline" "$c" \
+		"-I is for write_bw, write_lat, send_bw and send_lat: an RDMA READ carries no data of the requester's" \
+		-- "$c" -I 64 1.2.3.4
+done
+for c in atomic_bw atomic_lat; do
+	kv_usage_error "${c}_inline" "$c" \
+		"-I is for write_bw, write_lat, send_bw and send_lat: an atomic operation carries no message" \
+		-- "$c" -I 64 1.2.3.4
+done
+kv_usage_error post_list_zero write_bw "invalid post list '0' (1 to 8192)" -- write_bw -l 0 1.2.3.4
+kv_usage_error cq_mod_too_big send_bw "invalid CQ moderation '8193' (1 to 8192)" \
+	-- send_bw -Q 8193 1.2.3.4
+kv_usage_error inline_too_big write_bw "invalid inline size '5000' (0 to 4096)" \
+	-- write_bw -I 5000 1.2.3.4
+kv_usage_error post_list_over_depth write_bw "-l 64 is more than the TX depth, 32 (-t)" \
+	-- write_bw -t 32 -l 64 1.2.3.4
+kv_usage_error cq_mod_over_default_depth atomic_bw "-Q 129 is more than the TX depth, 128 (-t)" \
+	-- atomic_bw -Q 129 1.2.3.4
+kv_usage_error post_list_server write_bw \
+	"-l is for the client: its request brings it to the server where the server posts too" \
+	-- write_bw -l 4
+kv_usage_error inline_server send_lat \
+	"-I is for the client: its request brings it to the server where the server posts too" \
+	-- send_lat -I 64
 # ---- remote invalidation: the tests whose rounds hand a key back ----
 
 kv_case read_bw_help_inv 0 "out=--inv             with --validate" "out=invalidate of the client's own sink" -- read_bw --help
