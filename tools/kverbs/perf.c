@@ -1354,7 +1354,7 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 				 (uint64_t)r->mismatch_iter, cmd->imm_expected, cmd->imm_got);
 		return;
 	}
-	if ((r->flags & KVERBS_PERF_F_INV) && err == EPROTO &&
+	if (err == EPROTO &&
 	    (cmd->inv_expected || cmd->inv_got)) {
 		kv_perf_describe_inv(buf, len, cmd);
 		return;
@@ -1542,7 +1542,7 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 			else
 				kv_json_u64(&j, cmd->imm_got);
 		}
-		if ((r->flags & KVERBS_PERF_F_INV) && (cmd->inv_expected || cmd->inv_got)) {
+		if (cmd->inv_expected || cmd->inv_got) {
 			kv_json_key(&j, "inv_expected");
 			if (cmd->inv_expected)
 				kv_json_u64(&j, cmd->inv_expected);
