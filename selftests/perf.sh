@@ -535,6 +535,19 @@ test_inv_old_key_refused() {
 	json_check "$KV_TMP/inv.json" 'd["status"] == "failed"' 'd["inv_remote"] == 1'
 }
 
+# The text report's Invalidation line: the client's SENDs, the server's
+# keys invalidated by its client, one per round of 128 (500 messages).
+test_inv_text_output() {
+	port=$((port + 1))
+	perf_server srv write_bw || return 1
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" write_bw -p "$port" -s 64 -n 500 --validate --inv \
+		"$KV_ADDR" > "$KV_TMP/t.out" 2>&1 || fail "client: $(cat "$KV_TMP/t.out")" || return
+	kv_wait srv 30 || return 1
+	grep -qx ' Invalidation   : ON: 0 of our keys by the peer, 4 SENDs and 0 READs with invalidate' \
+		"$KV_TMP/t.out" || fail "unexpected output: $(cat "$KV_TMP/t.out")" || return
+	json_check "$KV_TMP/srv.json" 'd["inv_remote"] == 4'
+}
+
 # What a server whose module predates --inv does with the flag: refuse
 # it as reserved bits (KVERBS_PERF_REJECT_RESERVED), as this server does
 # for a test that does not take it (send_bw) and without --validate.
@@ -1843,4 +1856,4 @@ ktap_main test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_bw_inv_validate test_read_bw_inv_validate test_read_bw_1M_inv_validate \
 	test_read_lat_inv_validate test_write_bw_inv_bidir_validate test_read_bw_inv_traced \
 	test_inv_missing_caught test_inv_unasked_caught test_inv_wrong_key_caught \
-	test_inv_old_key_refused test_inv_hello_refused
+	test_inv_old_key_refused test_inv_hello_refused test_inv_text_output
