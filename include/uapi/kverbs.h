@@ -1085,8 +1085,8 @@ struct kverbs_perf_result {
  * @inv_remote: (out) KVERBS_PERF_F_INV: messages that invalidated this
  *	side's key, each checked to name the key it advertised: the
  *	responder's count of rounds
- * @inv_sent: (out) ... SENDs with invalidate this side posted and saw
- *	complete: the requester's count of rounds
+ * @inv_sent: (out) ... SENDs with invalidate this side posted whose
+ *	round the peer answered: the requester's count of rounds
  * @read_inv: (out) ... RDMA READs with invalidate this side posted and
  *	saw complete, each invalidating its own sink: the requester of
  *	READ_BW and READ_LAT where rdma_cap_read_inv() holds, else 0
