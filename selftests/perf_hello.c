@@ -395,10 +395,16 @@ static int kv_send_inv(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *m
 		       uint32_t inv)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)m, .length = sizeof(*m), .lkey = mr->lkey };
+	/*
+	 * rdma-core's siw provider puts wr.rdma.rkey on the wire as the key
+	 * to invalidate (push_send_wqe() reads no invalidate_rkey): set
+	 * both.  rxe reads invalidate_rkey and ignores the other for a SEND.
+	 */
 	struct ibv_send_wr wr = {
 		.sg_list = &sge, .num_sge = 1,
 		.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
 		.invalidate_rkey = inv,
+		.wr.rdma.rkey = inv,
 	};
 
 	if (kv_post_wait(id, &wr)) {
