@@ -65,9 +65,10 @@
  * offer another; then DONE.  That is -N ok, the control.  -N none sends
  * the first ROUND as a plain SEND; -N wrong invalidates the key with its
  * low byte flipped (same MR, another key); -N unasked sends a PROGRESS
- * with invalidate of the server's key before the first round: each
- * prints "done sent" and exits 0 if the server took it all, 2 otherwise
- * (the server's report tells what it caught).  -N old plays the first
+ * with invalidate of the server's key before the first round, and then
+ * only waits (30 s at most) for the server to hang up: each prints "done
+ * sent" and exits 0 if the server took it all, 2 otherwise (the server's
+ * report tells what it caught).  -N old plays the first
  * round fair, then WRITEs one message with the key it invalidated,
  * which the server registered again under another: it prints
  * "old key: STATUS" and exits 0 when that WRITE was refused with a
@@ -453,6 +454,14 @@ static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 		send->type = htole32(KV_MSG_PROGRESS);
 		if (kv_send_inv(id, send, mr, rkey))
 			return -1;
+		/*
+		 * Nothing more: a WRITE now would meet the invalidated key,
+		 * and our hanging up could reach the server before it took
+		 * the PROGRESS.  The server ends the connection.
+		 */
+		for (i = 0; i < 300 && !kv_disconnected(id, 100); i++)
+			;
+		return -1;
 	}
 	while (first < n) {
 		k = n - first < slots ? n - first : slots;
