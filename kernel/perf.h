@@ -462,9 +462,10 @@ static inline bool kverbs_perf_flags_agree(u32 flags)
 /*
  * Whether the requester of a READ test ends each round with an RDMA
  * READ with invalidate of its sink: with KVERBS_PERF_F_INV, where
- * rdma_rw would (rdma_cap_read_inv(): iWARP).  rxe takes the opcode on
- * RC but places the data as a plain READ's and leaves the sink's key
- * valid, so on InfiniBand and RoCE the READs stay plain.
+ * rdma_rw would (rdma_cap_read_inv(): iWARP).  rxe takes the work
+ * request on RC but its requester has no wire opcode for it
+ * (next_opcode_rc()): the QP fails (6.12) or stalls (6.1).  On
+ * InfiniBand and RoCE the READs stay plain.
  */
 static inline bool kverbs_perf_read_inv(const struct kverbs_perf_ops *t, u32 flags,
 					struct kverbs_ep *ep)
