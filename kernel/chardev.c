@@ -104,7 +104,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_CEILINGS | KVERBS_FEATURE_LESSON |
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
 			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
-			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW;
+			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW |
+			KVERBS_FEATURE_PERF_INV;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -175,9 +176,10 @@ static int kverbs_perf_run(void *cmd, int refused,
 }
 
 /*
- * The immediate data, the CQ's description, the QP's inline data and
- * rdma_rw's counts are further blocks of output, after the result: a
- * caller whose struct predates one does not get it.
+ * The immediate data, the CQ's description, the QP's inline data,
+ * rdma_rw's counts and the invalidation counts are further blocks of
+ * output, after the result: a caller whose struct predates one does not
+ * get it.
  */
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
@@ -185,6 +187,7 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 	size_t cq_off = offsetof(struct kverbs_perf, cq);
 	size_t inline_off = offsetof(struct kverbs_perf, max_inline);
 	size_t rw_off = offsetof(struct kverbs_perf, rw_ctxs);
+	size_t inv_off = offsetof(struct kverbs_perf, inv_remote);
 	int ret;
 
 	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
@@ -207,6 +210,10 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 	if (ucmd->user_size >= offsetofend(struct kverbs_perf, rw_mr_ctxs) &&
 	    copy_to_user(ucmd->ubuffer + rw_off, ucmd->cmd + rw_off,
 			 offsetofend(struct kverbs_perf, rw_mr_ctxs) - rw_off))
+		return -EFAULT;
+	if (ucmd->user_size >= offsetofend(struct kverbs_perf, inv_got) &&
+	    copy_to_user(ucmd->ubuffer + inv_off, ucmd->cmd + inv_off,
+			 offsetofend(struct kverbs_perf, inv_got) - inv_off))
 		return -EFAULT;
 	return ret;
 }

@@ -540,6 +540,9 @@ unsigned int kverbs_max_reg_size(struct ib_device *ibdev);
  * @cqe: completion of the work request that uses it
  * @done: that work request completed successfully
  * @byte_len: receives: bytes received
+ * @invalidated: receives: the sender's SEND with invalidate invalidated
+ *	one of our keys (IB_WC_WITH_INVALIDATE) ...
+ * @inv_rkey: ... this one
  */
 struct kverbs_msg {
 	void *buf;
@@ -551,6 +554,8 @@ struct kverbs_msg {
 	struct kverbs_cqe cqe;
 	bool done;
 	u32 byte_len;
+	bool invalidated;
+	u32 inv_rkey;
 };
 
 int kverbs_msg_alloc(struct kverbs_msg *msg, struct ib_pd *pd, size_t len,

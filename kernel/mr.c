@@ -499,6 +499,10 @@ static void kverbs_msg_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	msg->byte_len = wc->byte_len;
+	/* Only a receive's completion says it, and ex means nothing else here. */
+	msg->invalidated = step == KVERBS_STEP_RECV &&
+			   (wc->wc_flags & IB_WC_WITH_INVALIDATE);
+	msg->inv_rkey = msg->invalidated ? wc->ex.invalidate_rkey : 0;
 	kverbs_set_done(&msg->done);
 	wake_up(&ep->wait);
 }

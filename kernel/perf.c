@@ -37,7 +37,9 @@ static_assert(sizeof(struct kverbs_perf_hello) == KVERBS_EP_PRIVATE_DATA_MAX);
  * where the engine does it.  A mode a test may run in is a flag in its
  * @flags: KVERBS_PERF_F_IMM in those of the tests that WRITE or SEND,
  * KVERBS_PERF_F_RW in those whose requester READs or WRITEs in bulk
- * (not WRITE_LAT: see the uAPI).
+ * (not WRITE_LAT: see the uAPI), KVERBS_PERF_F_INV in those whose
+ * --validate runs in rounds that a control message of the requester
+ * ends.
  */
 static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 	[KVERBS_PERF_WRITE_BW] = {
@@ -45,7 +47,7 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.step = KVERBS_STEP_RDMA_WRITE,
 		.answer = KVERBS_PERF_ANSWER_NONE,
 		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM |
-			 KVERBS_PERF_F_RW,
+			 KVERBS_PERF_F_RW | KVERBS_PERF_F_INV,
 		/* --validate: the responder checks each round the requester wrote. */
 		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
 		/* Remote write needs local write too, by the IB specification. */
@@ -55,7 +57,8 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.op = KVERBS_PERF_OP_READ,
 		.step = KVERBS_STEP_RDMA_READ,
 		.answer = KVERBS_PERF_ANSWER_NONE,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_RW,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_RW |
+			 KVERBS_PERF_F_INV,
 		/* --validate: the responder fills the next round once one is read. */
 		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
 		.resp_access = IB_ACCESS_REMOTE_READ,
@@ -78,7 +81,8 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.step = KVERBS_STEP_RDMA_READ,
 		.answer = KVERBS_PERF_ANSWER_NONE,
 		.lat = true,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_RW,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_RW |
+			 KVERBS_PERF_F_INV,
 		.ctrl = BIT(KVERBS_PERF_MSG_ROUND) | BIT(KVERBS_PERF_MSG_PROGRESS),
 		.resp_access = IB_ACCESS_REMOTE_READ,
 	},
@@ -396,6 +400,7 @@ static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->opcode = wc->opcode;
 	r->wc_flags = wc->wc_flags;
 	r->imm = wc->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
+	r->inv_rkey = wc->wc_flags & IB_WC_WITH_INVALIDATE ? wc->ex.invalidate_rkey : 0;
 	kverbs_set_done(&r->done);
 	kverbs_perf_wake(r->ep);
 }
@@ -426,6 +431,44 @@ int kverbs_perf_imm_check(struct kverbs_perf_run *run, const struct kverbs_perf_
 	run->imm_expected = kverbs_perf_imm(iter);
 	run->imm_got = r->imm;
 	return kverbs_ep_imm_mismatch(r->ep, present);
+}
+
+/**
+ * kverbs_perf_inv_check - whether a message invalidated the key it should
+ * @run: the test
+ * @ep: the endpoint the message arrived on
+ * @invalidated: its completion had IB_WC_WITH_INVALIDATE ...
+ * @inv_rkey: ... of this key
+ * @want: the protocol says it invalidates our key: a ROUND with
+ *	KVERBS_PERF_F_INV
+ * @rkey: the key we advertised, which it must name
+ *
+ * Every message a responder takes is checked, in every test: a peer that
+ * invalidates a key the protocol does not hand back takes away a buffer
+ * we think registered, and one that does not invalidate a key that it
+ * should leaves it registered, where the test would re-register it and
+ * fail.  A device that checks the key refuses a wrong one in the
+ * message's completion (rxe: IB_WC_REM_INV_REQ_ERR); siw invalidates
+ * the MR the key's index names whatever its key byte, and says which
+ * key it was asked for, which is checked here.  The MR is not touched:
+ * it is deregistered with the rest of the test, valid or not.
+ *
+ * Return: 0 when it did what the protocol says, counted in
+ * @run->inv_remote if it invalidated; else -EPROTO, recorded on @ep as
+ * KVERBS_STEP_RECV with @run->inv_expected and @run->inv_got.
+ */
+int kverbs_perf_inv_check(struct kverbs_perf_run *run, struct kverbs_ep *ep,
+			  bool invalidated, u32 inv_rkey, bool want, u32 rkey)
+{
+	if (invalidated == want && (!want || inv_rkey == rkey)) {
+		run->inv_remote += invalidated;
+		return 0;
+	}
+	run->inv_expected = want ? rkey : 0;
+	run->inv_got = invalidated ? inv_rkey : 0;
+	ibdev_dbg(kverbs_ep_device(ep), "perf: the peer's message invalidated key %#x, expected %#x (0: none)\n",
+		  run->inv_got, run->inv_expected);
+	return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 }
 
 /**
@@ -529,7 +572,9 @@ int kverbs_perf_alloc(struct kverbs_ep *ep, struct kverbs_buf *buf,
  *
  * Called before the QP exists, so that nothing is posted for a test
  * the device cannot run.  Immediate data is InfiniBand's and RoCE's:
- * iWARP's RDMAP has none (siw), as KVERBS_PORT_CAP_IMM says.
+ * iWARP's RDMAP has none (siw), as KVERBS_PORT_CAP_IMM says.  SEND with
+ * invalidate comes with the memory management extensions, as ib_core
+ * and NVMe/RDMA's target take it (KVERBS_DEVICE_CAP_SEND_INV).
  *
  * Return: 0, or -EOPNOTSUPP when it lacks something.
  */
@@ -544,6 +589,11 @@ int kverbs_perf_device_check(const struct kverbs_perf_ops *t, u32 flags,
 	}
 	if ((flags & KVERBS_PERF_F_IMM) && !rdma_ib_or_roce(ibdev, kverbs_ep_port(ep))) {
 		ibdev_dbg(ibdev, "no immediate data on port %u\n", kverbs_ep_port(ep));
+		return -EOPNOTSUPP;
+	}
+	if ((flags & KVERBS_PERF_F_INV) &&
+	    !(ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		ibdev_dbg(ibdev, "no SEND with invalidate\n");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -855,7 +905,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		 * the latency tests, which time the client's own operations,
 		 * have no REVERSE.
 		 */
-		if (cmd->flags & KVERBS_PERF_FLAGS & ~t->flags)
+		if (cmd->flags & KVERBS_PERF_FLAGS & ~t->flags ||
+		    !kverbs_perf_flags_agree(cmd->flags))
 			return -EINVAL;
 		if (t->msg_size && cmd->msg_size != t->msg_size)
 			return -EINVAL;
@@ -940,6 +991,11 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	memset(res, 0, sizeof(*res));
 	cmd->imm_expected = 0;
 	cmd->imm_got = 0;
+	cmd->inv_remote = 0;
+	cmd->inv_sent = 0;
+	cmd->read_inv = 0;
+	cmd->inv_expected = 0;
+	cmd->inv_got = 0;
 	memset(&cmd->cq, 0, sizeof(cmd->cq));
 	cmd->max_inline = 0;
 	cmd->rw_ctxs = 0;
@@ -979,6 +1035,11 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->max_inline = run->max_inline;
 	cmd->rw_ctxs = run->rw_ctxs;
 	cmd->rw_mr_ctxs = run->rw_mr_ctxs;
+	cmd->inv_remote = run->inv_remote;
+	cmd->inv_sent = run->inv_sent;
+	cmd->read_inv = run->read_inv;
+	cmd->inv_expected = run->inv_expected;
+	cmd->inv_got = run->inv_got;
 	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;

@@ -71,6 +71,20 @@
  * SEND_BW's does, with the control messages in the same receives, told
  * from the WRITEs by their opcode; and a WRITE_LAT side sees the other's
  * WRITE by that completion, not by polling its memory.
+ *
+ * With KVERBS_PERF_F_INV (WRITE_BW, READ_BW, READ_LAT, --validate) each
+ * round ends with the responder's key invalidated by the requester, as
+ * an NVMe/RDMA target's response invalidates the key its host
+ * advertised, and the responder advertises a fresh one:
+ *   WRITE or READ round with key K
+ *   SEND_WITH_INV(K) ROUND          ---->  completes WITH_INVALIDATE, K
+ *                                          checked; no LOCAL_INV: check
+ *                                          or fill the slots, REG_MR
+ *                                          under K' = K + 1 (key byte)
+ *   next round with K'              <----  SEND ROUND_OK {rkey K'}
+ * On iWARP (rdma_cap_read_inv()) the last READ of each round is a READ
+ * with invalidate of the requester's own sink, which the requester
+ * registers again before the next round, as rdma_rw does there.
  */
 #ifndef _KVERBS_PERF_H
 #define _KVERBS_PERF_H
@@ -154,9 +168,10 @@ enum kverbs_perf_msg_type {
  * sender's buffer, @slots messages @stride bytes apart.  ROUND: @a is the
  * round's first iteration, @b its length.  ROUND_OK: @a is the next
  * round's first iteration; for SEND_BW on iWARP, the messages taken so
- * far.  DONE: @a iterations, @b elapsed ns, @c peak bytes per second;
- * with KVERBS_PERF_F_RW, @addr the rdma_rw contexts that registered
- * memory (the requester posted one context per message).
+ * far; with KVERBS_PERF_F_INV, @rkey the responder's fresh key.  DONE:
+ * @a iterations, @b elapsed ns, @c peak bytes per second; with
+ * KVERBS_PERF_F_RW, @addr the rdma_rw contexts that registered memory
+ * (the requester posted one context per message).
  */
 struct kverbs_perf_msg {
 	__le32 type;
@@ -387,6 +402,11 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  *	&kverbs_perf.max_inline
  * @rw_ctxs: KVERBS_PERF_F_RW: what &kverbs_perf.rw_ctxs says
  * @rw_mr_ctxs: ... and &kverbs_perf.rw_mr_ctxs
+ * @inv_remote: KVERBS_PERF_F_INV: &kverbs_perf.inv_remote
+ * @inv_sent: ... .inv_sent
+ * @read_inv: ... .read_inv
+ * @inv_expected: a wrong invalidation: &kverbs_perf.inv_expected
+ * @inv_got: ... .inv_got
  */
 struct kverbs_perf_run {
 	struct kverbs_test common;
@@ -416,6 +436,11 @@ struct kverbs_perf_run {
 	u32 max_inline;
 	u64 rw_ctxs;
 	u64 rw_mr_ctxs;
+	u64 inv_remote;
+	u64 inv_sent;
+	u64 read_inv;
+	u32 inv_expected;
+	u32 inv_got;
 };
 
 /* A server's ceilings, perf_session.c. */
@@ -425,7 +450,38 @@ u64 kverbs_perf_max_iterations(void);
 /* The flags a client may set, and a server accept in a hello. */
 #define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP | \
 				 KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM | \
-				 KVERBS_PERF_F_RW)
+				 KVERBS_PERF_F_RW | KVERBS_PERF_F_INV)
+
+/*
+ * Whether a test's flags go together.  KVERBS_PERF_F_INV invalidates
+ * the responder's key at the end of each of --validate's rounds, and
+ * only there.  It excludes KVERBS_PERF_F_IMM: WRITE_BW's receives of
+ * WRITEs with immediate data are posted in the responder's buffer,
+ * under the key the requester would invalidate while they are posted.
+ * And KVERBS_PERF_F_RW: rdma_rw registers and invalidates the memory of
+ * its contexts itself (with an RDMA READ with invalidate on iWARP).
+ */
+static inline bool kverbs_perf_flags_agree(u32 flags)
+{
+	return !(flags & KVERBS_PERF_F_INV) ||
+	       ((flags & KVERBS_PERF_F_VALIDATE) &&
+		!(flags & (KVERBS_PERF_F_IMM | KVERBS_PERF_F_RW)));
+}
+
+/*
+ * Whether the requester of a READ test ends each round with an RDMA
+ * READ with invalidate of its sink: with KVERBS_PERF_F_INV, where
+ * rdma_rw would (rdma_cap_read_inv(): iWARP).  rxe takes the work
+ * request on RC but its requester has no wire opcode for it
+ * (next_opcode_rc()): the QP fails (6.12) or stalls (6.1).  On
+ * InfiniBand and RoCE the READs stay plain.
+ */
+static inline bool kverbs_perf_read_inv(const struct kverbs_perf_ops *t, u32 flags,
+					struct kverbs_ep *ep)
+{
+	return (flags & KVERBS_PERF_F_INV) && t->op == KVERBS_PERF_OP_READ &&
+	       rdma_cap_read_inv(kverbs_ep_device(ep), kverbs_ep_port(ep));
+}
 /* The size of an atomic operation's operand, and so of its message. */
 #define KVERBS_PERF_ATOMIC_SIZE	sizeof(u64)
 
@@ -473,8 +529,8 @@ void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
 /*
  * A receive of SEND data, of a WRITE with immediate data, or of a
  * control message (kverbs_perf_recv_data()); its completion's
- * @byte_len, @opcode (IB_WC_RECV or IB_WC_RECV_RDMA_WITH_IMM), @wc_flags
- * and @imm (host order) once @done.
+ * @byte_len, @opcode (IB_WC_RECV or IB_WC_RECV_RDMA_WITH_IMM), @wc_flags,
+ * @imm (host order) and @inv_rkey (IB_WC_WITH_INVALIDATE) once @done.
  */
 struct kverbs_perf_recv {
 	struct kverbs_cqe cqe;
@@ -483,6 +539,7 @@ struct kverbs_perf_recv {
 	u32 opcode;
 	u32 wc_flags;
 	u32 imm;
+	u32 inv_rkey;
 	bool done;
 };
 
@@ -503,6 +560,8 @@ static inline bool kverbs_perf_recv_is_data(const struct kverbs_perf_ops *t,
 
 int kverbs_perf_imm_check(struct kverbs_perf_run *run, const struct kverbs_perf_recv *r,
 			  u64 iter);
+int kverbs_perf_inv_check(struct kverbs_perf_run *run, struct kverbs_ep *ep,
+			  bool invalidated, u32 inv_rkey, bool want, u32 rkey);
 int kverbs_perf_device_check(const struct kverbs_perf_ops *t, u32 flags,
 			     struct kverbs_ep *ep);
 int kverbs_perf_register(struct kverbs_ep *ep, struct kverbs_buf *buf,

@@ -95,6 +95,9 @@ struct kverbs_perf_req {
 	struct kverbs_perf_run *run;
 	struct kverbs_ep *ep;
 	struct kverbs_buf buf;		/* WRITE and SEND sources, READ sinks */
+	int access;			/* the rights @buf is registered with */
+	bool read_inv;			/* each round's last READ invalidates @buf's key */
+	bool sink_invalid;		/* ... and did: register @buf again first */
 	u32 slots;			/* messages @buf holds */
 	u32 window;			/* data work requests in flight at most */
 	u32 signal_every;		/* one data work request in this many is signaled */
@@ -309,6 +312,11 @@ static int kverbs_perf_req_wait_ctrl(struct kverbs_perf_req *c,
 	memcpy(m, c->ctrl_recv.buf, sizeof(*m));
 	if (c->ctrl_recv.byte_len != sizeof(*m) || le32_to_cpu(m->type) != type)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	/* The responder has no key of ours to invalidate. */
+	ret = kverbs_perf_inv_check(c->run, ep, c->ctrl_recv.invalidated,
+				    c->ctrl_recv.inv_rkey, false, 0);
+	if (ret)
+		return ret;
 	/*
 	 * In a ping-pong the server sends nothing but data after its ADV,
 	 * into the receives the ping-pong posts (SEND_LAT).
@@ -339,6 +347,16 @@ static int kverbs_perf_req_ctrl(struct kverbs_perf_req *c,
 	if (type == KVERBS_PERF_MSG_DONE)
 		m->addr = cpu_to_le64(c->run->rw_mr_ctxs);
 	kverbs_perf_ctrl_wr(&c->ctrl_send, &wr, type);
+	/*
+	 * KVERBS_PERF_F_INV: the round is done with the responder's key, and
+	 * ROUND hands it back invalidated.  Every data work request that
+	 * used it completed before (kverbs_perf_req_burst()), and the
+	 * responder executes this after them: nothing of ours still uses it.
+	 */
+	if (type == KVERBS_PERF_MSG_ROUND && (c->run->flags & KVERBS_PERF_F_INV)) {
+		wr.opcode = IB_WR_SEND_WITH_INV;
+		wr.ex.invalidate_rkey = c->rkey;
+	}
 	c->ctrl_ns = ktime_get_ns();
 	return kverbs_post_send(ep, &wr, KVERBS_STEP_SEND);
 }
@@ -390,6 +408,8 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	if (t->op == KVERBS_PERF_OP_READ &&
 	    rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep)))
 		access |= IB_ACCESS_REMOTE_WRITE;
+	c->access = access;
+	c->read_inv = kverbs_perf_read_inv(t, run->flags, c->ep);
 	ret = kverbs_perf_register(c->ep, &c->buf, access, run->common.timeout_ns);
 	if (ret || !t->req_access)
 		return ret;
@@ -413,9 +433,10 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 
 /*
  * Build data work request c->posted at the end of the post list; it
- * reaches the device with the list, in kverbs_perf_req_flush().
+ * reaches the device with the list, in kverbs_perf_req_flush().  @last:
+ * the burst's last, which ends a --validate round.
  */
-static void kverbs_perf_req_list_add(struct kverbs_perf_req *c, bool signaled)
+static void kverbs_perf_req_list_add(struct kverbs_perf_req *c, bool signaled, bool last)
 {
 	struct kverbs_perf_run *run = c->run;
 	struct kverbs_perf_post *p = &c->list[c->listed];
@@ -463,6 +484,15 @@ static void kverbs_perf_req_list_add(struct kverbs_perf_req *c, bool signaled)
 		wr->opcode = kverbs_perf_wr_opcode(run->t, run->flags);
 		p->u.rdma.remote_addr = c->remote_addr + (u64)rslot * c->remote_stride;
 		p->u.rdma.rkey = c->rkey;
+		/*
+		 * The round's last READ invalidates our sink once its data is
+		 * placed, as rdma_rw's READs do on iWARP: the READs before it
+		 * on this queue have placed theirs by then.
+		 */
+		if (last && c->read_inv) {
+			wr->opcode = IB_WR_RDMA_READ_WITH_INV;
+			wr->ex.invalidate_rkey = c->buf.mr->lkey;
+		}
 		break;
 	}
 	/* The responder checks it on the completion (kverbs_perf_imm_check()). */
@@ -783,7 +813,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 			k = c->posted - first;
 			kverbs_perf_req_list_add(c, last ||
 						 do_div(k, c->signal_every) ==
-						 c->signal_every - 1);
+						 c->signal_every - 1, last);
 			c->posted++;
 			if (last || c->listed == run->post_list) {
 				ret = kverbs_perf_req_flush(c);
@@ -836,10 +866,26 @@ static int kverbs_perf_req_round(struct kverbs_perf_req *c, u64 first,
 			kverbs_perf_fill(c->buf.vaddr + i * len, len, first + i);
 		kverbs_buf_sync_for_device(&c->buf);
 	}
+	/*
+	 * The last round's READ with invalidate took the sink's key: a
+	 * fresh one before any READ places data in it.  Registration maps
+	 * no memory, so the sync above and below stand as they are.
+	 */
+	if (c->sink_invalid) {
+		ret = kverbs_perf_register(c->ep, &c->buf, c->access,
+					   run->common.timeout_ns);
+		if (ret)
+			return ret;
+		c->sink_invalid = false;
+	}
 	ret = kverbs_perf_req_burst(c, n);
 	/* SEND_BW: the responder checks each message as it arrives. */
 	if (ret || !kverbs_perf_uses(run->t, KVERBS_PERF_MSG_ROUND))
 		return ret;
+	if (c->read_inv) {
+		c->sink_invalid = true;
+		run->read_inv++;
+	}
 	if (read) {
 		kverbs_buf_sync_range_for_cpu(&c->buf, 0, (size_t)n * len);
 		for (i = 0; i < n; i++) {
@@ -859,6 +905,13 @@ static int kverbs_perf_req_round(struct kverbs_perf_req *c, u64 first,
 		return ret;
 	if (le64_to_cpu(m.a) != first + n)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+	if (!(run->flags & KVERBS_PERF_F_INV))
+		return 0;
+	/* The responder took the key we invalidated, and offers a fresh one. */
+	run->inv_sent++;
+	if (le32_to_cpu(m.rkey) == c->rkey)
+		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+	c->rkey = le32_to_cpu(m.rkey);
 	return 0;
 }
 

@@ -293,6 +293,10 @@ static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 	if (recv->byte_len != s->ctrl_len ||
 	    le32_to_cpu(m.type) != KVERBS_PERF_MSG_START)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	/* Nothing is registered yet, let alone advertised. */
+	ret = kverbs_perf_inv_check(s->run, ep, recv->invalidated, recv->inv_rkey, false, 0);
+	if (ret)
+		return ret;
 	if (kverbs_perf_recv_data(s->t, s->flags))
 		return 0;
 	return kverbs_perf_resp_ctrl_repost(s);
@@ -350,13 +354,21 @@ static int kverbs_perf_resp_credit(struct kverbs_perf_resp *s)
 	return kverbs_perf_resp_ctrl(s, &m);
 }
 
-/* WRITE_BW --validate: the requester wrote a round; check it and say so. */
+/*
+ * --validate: the requester wrote a round, which we check, or read one,
+ * and we fill the next; then say so.  With KVERBS_PERF_F_INV its ROUND
+ * invalidated our key (kverbs_perf_inv_check()), and no LOCAL_INV is
+ * posted: the buffer is registered again under a fresh key, which
+ * ROUND_OK offers.  That comes after the slots are synced for the
+ * device: no key lets the peer at bytes the CPU still holds.
+ */
 static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 {
 	struct kverbs_perf_msg m = {
 		.type = cpu_to_le32(KVERBS_PERF_MSG_ROUND_OK),
 	};
 	u32 i, offset;
+	int ret;
 
 	if (!(s->flags & KVERBS_PERF_F_VALIDATE) ||
 	    !kverbs_perf_uses(s->t, KVERBS_PERF_MSG_ROUND) ||
@@ -376,6 +388,13 @@ static int kverbs_perf_resp_round(struct kverbs_perf_resp *s, u64 first, u64 n)
 		s->next_round = first + n;
 	} else {
 		kverbs_perf_resp_fill(s, first + n);
+	}
+	if (s->flags & KVERBS_PERF_F_INV) {
+		ret = kverbs_perf_register(s->ep, &s->buf, s->t->resp_access,
+					   s->run->common.timeout_ns);
+		if (ret)
+			return ret;
+		m.rkey = cpu_to_le32(s->buf.mr->rkey);
 	}
 	m.a = cpu_to_le64(first + n);
 	return kverbs_perf_resp_ctrl(s, &m);
@@ -471,8 +490,9 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	struct kverbs_perf_recv *r = NULL;
 	struct kverbs_msg *ctrl = NULL;
 	struct kverbs_perf_msg m;
-	u32 slot = 0, off = 0, len, room, offset;
+	u32 slot = 0, off = 0, len, room, offset, inv_rkey;
 	const void *data;
+	bool invalidated, want;
 	u64 n;
 	int ret;
 
@@ -501,8 +521,14 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	}
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
-	if (r)
+	if (r) {
 		s->consumed++;
+		invalidated = r->wc_flags & IB_WC_WITH_INVALIDATE;
+		inv_rkey = r->inv_rkey;
+	} else {
+		invalidated = ctrl->invalidated;
+		inv_rkey = ctrl->inv_rkey;
+	}
 
 	/*
 	 * Data: a WRITE with immediate data by its opcode, a SEND by its
@@ -511,7 +537,9 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	 * --validate, by the round (kverbs_perf_resp_round()).
 	 */
 	if (r && kverbs_perf_recv_is_data(s->t, r, s->msg_size)) {
-		ret = kverbs_perf_imm_check(run, r, s->received);
+		ret = kverbs_perf_inv_check(run, ep, invalidated, inv_rkey, false, 0);
+		if (!ret)
+			ret = kverbs_perf_imm_check(run, r, s->received);
 		if (ret)
 			return ret;
 		/* Not read without --validate: the device keeps the slot. */
@@ -537,6 +565,11 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	else
 		kverbs_msg_sync_for_cpu(ctrl);
 	memcpy(&m, data, sizeof(m));
+	/* KVERBS_PERF_F_INV: a ROUND, and only a ROUND, invalidates our key. */
+	want = (s->flags & KVERBS_PERF_F_INV) && le32_to_cpu(m.type) == KVERBS_PERF_MSG_ROUND;
+	ret = kverbs_perf_inv_check(run, ep, invalidated, inv_rkey, want, s->buf.mr->rkey);
+	if (ret)
+		return ret;
 	/* A control receive is given back by its repost (kverbs_msg_post_recv()). */
 	if (r)
 		kverbs_buf_sync_range_for_device(&s->buf, off, len);

@@ -299,7 +299,8 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	 * those of a test that is not atomic.
 	 */
 	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
-	    flags & ~(t ? t->flags : KVERBS_PERF_FLAGS & ~KVERBS_PERF_F_CMP_SWAP))
+	    flags & ~(t ? t->flags : KVERBS_PERF_FLAGS & ~KVERBS_PERF_F_CMP_SWAP) ||
+	    !kverbs_perf_flags_agree(flags))
 		return KVERBS_PERF_REJECT_RESERVED;
 	if (!t || (run->test && test != run->test)) {
 		*value = test;

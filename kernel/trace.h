@@ -468,6 +468,7 @@ TRACE_EVENT(kverbs_post_send,
 			__entry->length = reg_wr(wr)->mr->length;
 			break;
 		case IB_WR_LOCAL_INV:
+		case IB_WR_SEND_WITH_INV:
 			__entry->key = wr->ex.invalidate_rkey;
 			break;
 		default:
@@ -541,12 +542,18 @@ TRACE_EVENT(kverbs_wc,
 		__entry->status = wc->status;
 		__entry->vendor_err = wc->status ? wc->vendor_err : 0;
 		__entry->byte_len = recv ? wc->byte_len : 0;
-		/* Text, so that the line without immediate data stays as it was. */
+		/*
+		 * Text, so that the line without immediate data or an
+		 * invalidated key stays as it was.
+		 */
 		if (recv && (wc->wc_flags & IB_WC_WITH_IMM))
 			snprintf(__entry->imm, sizeof(__entry->imm), "%s imm=0x%08x",
 				 wc->opcode == IB_WC_RECV_RDMA_WITH_IMM ?
 				 " RECV_RDMA_WITH_IMM" : "",
 				 be32_to_cpu(wc->ex.imm_data));
+		else if (recv && (wc->wc_flags & IB_WC_WITH_INVALIDATE))
+			snprintf(__entry->imm, sizeof(__entry->imm), " invalidated=0x%08x",
+				 wc->ex.invalidate_rkey);
 		else
 			__entry->imm[0] = '\0';
 	),

@@ -321,6 +321,242 @@ test_imm_hello_iwarp_refused() {
 	json_check "$KV_TMP/iwi.json" 'd["error"] is None or d["error"]["step"] != "hello"'
 }
 
+# ---- remote invalidation (--inv): each round's key handed back ----
+
+# inv_rounds N SLOTS: the rounds of N validated messages in SLOTS slots.
+inv_rounds() { echo $((($1 + $2 - 1) / $2)); }
+
+# inv_counts ROUNDS: the client sent ROUNDS SENDs with invalidate, the
+# server saw as many of its keys invalidated, each side nothing else;
+# the client's READs with invalidate (read tests over siw, which has
+# them: rdma_cap_read_inv()) are one per round, else none.
+inv_counts() {
+	local r=$1 reads=0
+	[ "$KV_TYPE" = siw ] && [ "${2:-}" = read ] && reads=$r
+	json_check "$KV_TMP/cli.json" 'd["inv"] is True' "d['inv_sent'] == $r" \
+		'd["inv_remote"] == 0' "d['read_inv'] == $reads" \
+		-- "$KV_TMP/srv.json" 'd["inv"] is True' "d['inv_remote'] == $r" \
+		'd["inv_sent"] == 0' 'd["read_inv"] == 0'
+}
+
+# 64-byte messages: the client's 128 WRs in flight make 128 slots a side.
+test_write_bw_inv_validate() {
+	local n
+	n=$(perf_iters 2000)
+	perf_validated write_bw 64 2000 --inv || return
+	inv_counts "$(inv_rounds "$n" 128)"
+}
+test_read_bw_inv_validate() {
+	local n
+	n=$(perf_iters 2000)
+	perf_validated read_bw 64 2000 --inv || return
+	inv_counts "$(inv_rounds "$n" 128)" read
+}
+# 1 MiB messages: as many slots as one MR maps, 16 at most (rxe 2, siw
+# 1): the two sides count the same rounds, at least one per 16 messages.
+test_read_bw_1M_inv_validate() {
+	local n min
+	n=$(perf_iters 100)
+	min=$(inv_rounds "$n" 16)
+	perf_validated read_bw 1048576 100 --inv || return
+	json_check "$KV_TMP/cli.json" "d['inv_sent'] >= $min" 'd["inv_remote"] == 0' || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" "$KV_TYPE" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:3])
+if s["inv_remote"] != c["inv_sent"] or s["inv_sent"] or s["read_inv"]:
+    sys.exit(f"client sent {c['inv_sent']} invalidations, server saw {s['inv_remote']}")
+if c["read_inv"] != (c["inv_sent"] if sys.argv[3] == "siw" else 0):
+    sys.exit(f"{c['read_inv']} READs with invalidate in {c['inv_sent']} rounds")
+PY
+}
+# One operation in flight: a round, and a fresh key, per READ.
+test_read_lat_inv_validate() {
+	local n
+	n=$(perf_iters 200)
+	perf_lat read_lat 200 -s 2 --validate --inv || return
+	inv_counts "$n" read
+}
+# Both ways at once: the client invalidates the server's keys on one
+# connection, the server the client's on the other.
+test_write_bw_inv_bidir_validate() {
+	local n r
+	n=$(perf_iters 1000)
+	perf_bidir write_bw 4096 1000 --inv || return
+	r=$(inv_rounds "$n" 128)
+	json_check "$KV_TMP/cli.json" "d['inv_sent'] == $r" "d['inv_remote'] == $r" \
+		-- "$KV_TMP/srv.json" "d['inv_sent'] == $r" "d['inv_remote'] == $r"
+}
+
+# What the tracepoints show of read_bw --inv, 300 messages of 64 bytes:
+# three rounds, each ended by a SEND_WITH_INV of the key the round's
+# READs used, which the server's receive reports invalidated; the server
+# registers its buffer again under another key each time and the next
+# round READs with it; no LOCAL_INV is posted on either side.  Over siw
+# each round's last READ is an RDMA_READ_WITH_INV and the client
+# registers its sink again before the next round.
+test_read_bw_inv_traced() {
+	local tr=/sys/kernel/tracing rc
+	trace_need
+	trace_start kverbs_post_send kverbs_wc || fail "cannot set up tracing" || return
+	perf_pair read_bw -s 64 -n 300 --validate --inv
+	rc=$?
+	trace_stop kverbs_post_send kverbs_wc
+	[ $rc = 0 ] || return
+	# "... kverbs_post_send: cq.id=1 cid=9 qp=17 SEND_WITH_INV len=48 key=0x00000304 raddr=0x0 signaled"
+	# "... kverbs_wc: cq.id=2 cid=5 qp=18 RECV SUCCESS len=48 vendor_err=0x0 invalidated=0x00000304"
+	kv_python $tr/trace "$KV_TYPE" <<'PY'
+import re, sys
+siw = sys.argv[2] == "siw"
+read_keys, inv_sent, inv_seen, regs = [], [], [], []
+read_inv = 0
+for line in open(sys.argv[1]):
+    if "LOCAL_INV" in line:
+        sys.exit(f"a LOCAL_INV in an --inv test: {line.strip()}")
+    m = re.search(r"kverbs_post_send: .* qp=(\d+) (RDMA_READ|RDMA_READ_WITH_INV) len=64 key=0x([0-9a-f]{8})", line)
+    if m:
+        if not read_keys or read_keys[-1] != m.group(3):
+            read_keys.append(m.group(3))
+        read_inv += m.group(2) == "RDMA_READ_WITH_INV"
+    m = re.search(r"kverbs_post_send: .* qp=(\d+) SEND_WITH_INV len=48 key=0x([0-9a-f]{8})", line)
+    if m:
+        inv_sent.append(m.group(2))
+    m = re.search(r"kverbs_wc: .* RECV SUCCESS len=48 vendor_err=0x0 invalidated=0x([0-9a-f]{8})$", line.rstrip())
+    if m:
+        inv_seen.append(m.group(1))
+    m = re.search(r"kverbs_post_send: .* qp=(\d+) REG_MR len=\d+ key=0x([0-9a-f]{8})", line)
+    if m:
+        regs.append((m.group(1), m.group(2)))
+if len(read_keys) != 3 or len(set(read_keys)) != 3:
+    sys.exit(f"expected 3 rounds, each READing with a key of its own, saw {read_keys}")
+if inv_sent != read_keys or inv_seen != read_keys:
+    sys.exit(f"each round's key: READ with {read_keys}, SEND_WITH_INV of {inv_sent}, invalidated at the server {inv_seen}")
+if read_inv != (3 if siw else 0):
+    sys.exit(f"{read_inv} RDMA_READ_WITH_INV posted, expected {3 if siw else 0}")
+server_qp = [q for q, k in regs if k == read_keys[0]]
+if len(server_qp) != 1:
+    sys.exit(f"the first round's key registered {len(server_qp)} times: {regs}")
+server = [k for q, k in regs if q == server_qp[0]]
+# The first key, one per round's end, and the last is left registered.
+if server[:3] != read_keys or len(server) != 4 or len(set(server)) != 4:
+    sys.exit(f"the server registered {server}, expected the round keys {read_keys} and one more")
+client = [k for q, k in regs if q != server_qp[0]]
+if len(client) != (3 if siw else 1) or len(set(client)) != len(client):
+    sys.exit(f"the client registered its sink under {client}")
+PY
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "see above"
+}
+
+# inv_peer MODE: perf_hello plays write_bw --validate --inv's requester
+# (-N MODE, 20 messages: a round of 16, the server's slots, and one of
+# 4) against a write_bw server; returns the server's exit code, leaves
+# its report in $KV_TMP/inv.json and perf_hello's output in hello.out,
+# and sets rc to perf_hello's exit code.  A peer the server cut off
+# waits out its own retries: it is not waited for.
+inv_peer() {
+	local srv hpid
+	port=$((port + 1))
+	perf_server inv write_bw || return 1
+	timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" \
+		-a "$KV_ADDR" -p "$port" -n 20 -N "$1" > "$KV_TMP/hello.out" 2>&1 &
+	hpid=$!
+	kv_wait inv 20
+	srv=$?
+	[ $srv = 0 ] || kill "$hpid" 2>/dev/null
+	wait "$hpid"
+	rc=$?
+	return $srv
+}
+
+# The control for the peers below: a fair one is served, its two rounds
+# each ending with the key it used invalidated.
+inv_peer_fair() {
+	inv_peer ok || fail "server failed on a fair peer: $(cat "$KV_TMP/inv.json")" || return
+	[ $rc = 0 ] || fail "perf_hello: $(cat "$KV_TMP/hello.out")" || return
+	json_check "$KV_TMP/inv.json" 'd["status"] == "ok"' 'd["iterations"] == 20' \
+		'd["inv"] is True' 'd["inv_remote"] == 2'
+}
+
+# A ROUND that does not invalidate: the server, which would register its
+# buffer again over a valid key, fails the test instead.
+test_inv_missing_caught() {
+	inv_peer_fair || return
+	inv_peer none
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/inv.json")" || return
+	json_check "$KV_TMP/inv.json" 'd["error"]["name"] == "EPROTO"' \
+		'd["error"]["step"] == "recv"' 'd["error"]["inv_expected"] > 0' \
+		'd["error"]["inv_got"] is None' 'd["inv_remote"] == 0' \
+		'd["error"]["message"] == "the peer'"'"'s message invalidated the wrong key: expected 0x%08x, got none" % d["error"]["inv_expected"]'
+}
+
+# An invalidation the protocol does not ask for, of the right key, on a
+# PROGRESS: the server's buffer is gone from under it, and it says so.
+test_inv_unasked_caught() {
+	inv_peer_fair || return
+	inv_peer unasked
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/inv.json")" || return
+	json_check "$KV_TMP/inv.json" 'd["error"]["name"] == "EPROTO"' \
+		'd["error"]["step"] == "recv"' 'd["error"]["inv_expected"] is None' \
+		'd["error"]["inv_got"] > 0' \
+		'd["error"]["message"] == "the peer'"'"'s message invalidated the wrong key: expected none, got 0x%08x" % d["error"]["inv_got"]'
+}
+
+# A ROUND that names the server's MR with another key byte.  rxe checks
+# the whole key and fails the receive (remote invalid request); siw
+# invalidates the MR the key's index names and reports the key it was
+# given, which the server checks.  Either way the server fails.
+test_inv_wrong_key_caught() {
+	inv_peer_fair || return
+	inv_peer wrong
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/inv.json")" || return
+	if [ "$KV_TYPE" = siw ]; then
+		json_check "$KV_TMP/inv.json" 'd["error"]["name"] == "EPROTO"' \
+			'd["error"]["inv_got"] == d["error"]["inv_expected"] ^ 1'
+	else
+		json_check "$KV_TMP/inv.json" 'd["error"]["step"] == "recv"' \
+			'd["error"]["wc_status_str"] == "remote invalid request error"'
+	fi
+}
+
+# The key a round invalidated is dead: a WRITE with it after the server
+# offered the next one is refused, rxe NAKing it with a remote access
+# error, and the server's session fails.  siw checks only a remote key's
+# index, not its key byte (siw_check_mem()): the same MR registered again
+# under the next key byte takes the old key as well, so there is nothing
+# honest to assert.
+test_inv_old_key_refused() {
+	[ "$KV_TYPE" = siw ] && skip "siw takes a key whose key byte is stale once its MR is registered again"
+	inv_peer_fair || return
+	inv_peer old
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/inv.json")" || return
+	[ $rc = 0 ] && grep -qx "old key: remote access error" "$KV_TMP/hello.out" ||
+		fail "perf_hello exit $rc: $(cat "$KV_TMP/hello.out")" || return
+	json_check "$KV_TMP/inv.json" 'd["status"] == "failed"' 'd["inv_remote"] == 1'
+}
+
+# The text report's Invalidation line: the client's SENDs, the server's
+# keys invalidated by its client, one per round of 128 (500 messages).
+test_inv_text_output() {
+	port=$((port + 1))
+	perf_server srv write_bw || return 1
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" write_bw -p "$port" -s 64 -n 500 --validate --inv \
+		"$KV_ADDR" > "$KV_TMP/t.out" 2>&1 || fail "client: $(cat "$KV_TMP/t.out")" || return
+	kv_wait srv 30 || return 1
+	grep -qx ' Invalidation   : ON: 0 of our keys by the peer, 4 SENDs and 0 READs with invalidate' \
+		"$KV_TMP/t.out" || fail "unexpected output: $(cat "$KV_TMP/t.out")" || return
+	json_check "$KV_TMP/srv.json" 'd["inv_remote"] == 4'
+}
+
+# What a server whose module predates --inv does with the flag: refuse
+# it as reserved bits (KVERBS_PERF_REJECT_RESERVED), as this server does
+# for a test that does not take it (send_bw) and without --validate.
+test_inv_hello_refused() {
+	perf_bad_hello inh "-t 3 -f 513" "rejected: reason 3 value 0 version 3" EPROTO || return
+	perf_bad_hello inh "-f 512" "rejected: reason 3 value 0 version 3" EPROTO || return
+	perf_bad_hello inh "-f 641" "rejected: reason 3 value 0 version 3" EPROTO
+}
+
 # ---- post lists (-l), CQ moderation (-Q), inline data (-I) ----
 
 # Validated, each test that takes a post list: WRITE and SEND data the
@@ -1733,7 +1969,7 @@ perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	write_lat_imm_validate write_bw_imm_bidir_validate post_list_validate
 	inline_write_bw_validate inline_send_validate write_bw_rw_1M_validate
 	write_bw_rw_4097_validate read_bw_rw_1M_validate read_lat_rw_64K_validate
-	read_bw_rw_bidir_validate "
+	read_bw_rw_bidir_validate read_bw_1M_inv_validate write_bw_inv_bidir_validate "
 perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
@@ -1791,7 +2027,11 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_bw_rw_4097_validate test_read_bw_rw_64_validate \
 	test_read_bw_rw_1M_validate test_read_lat_rw_2_validate \
 	test_read_lat_rw_64K_validate test_read_bw_rw_bidir_validate \
-	test_rw_refused test_rw_hello_refused test_rw_force_mr_validate)
+	test_rw_refused test_rw_hello_refused test_rw_force_mr_validate \
+	test_write_bw_inv_validate test_read_bw_inv_validate test_read_bw_1M_inv_validate \
+	test_read_lat_inv_validate test_write_bw_inv_bidir_validate test_read_bw_inv_traced \
+	test_inv_missing_caught test_inv_unasked_caught test_inv_wrong_key_caught \
+	test_inv_old_key_refused test_inv_hello_refused test_inv_text_output)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&

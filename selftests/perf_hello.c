@@ -10,6 +10,7 @@
  *	perf_hello -a ADDR -p PORT [-n ITERS | -D | -T SEC] [-k SEC] -d OPS,NS
  *	perf_hello -a ADDR -p PORT -B
  *	perf_hello -a ADDR -p PORT [-t TEST] [-n ITERS] -I ok|K|K,none
+ *	perf_hello -a ADDR -p PORT [-n ITERS] -N ok|none|wrong|unasked|old
  *
  * The hello is a valid write_bw request of version 3, 10 messages of 64
  * bytes, except for what the options change: -V its version, -m its
@@ -54,6 +55,25 @@
  * 2 otherwise (a server that caught a wrong immediate ends the
  * connection, so what perf_hello sees then depends on timing; the
  * server's report is what tells).
+ *
+ * With -N it asks for write_bw --validate with remote invalidation
+ * (KVERBS_PERF_F_INV) and plays the requester: START, the server's ADV,
+ * then rounds of as many 64-byte messages as the server has slots, ITERS
+ * in all (default 10), each message RDMA WRITTEN with the pattern a
+ * kverbs requester writes; each round ends with ROUND as a SEND with
+ * invalidate of the key the round used, and the server's ROUND_OK must
+ * offer another; then DONE.  That is -N ok, the control.  -N none sends
+ * the first ROUND as a plain SEND; -N wrong invalidates the key with its
+ * low byte flipped (same MR, another key); -N unasked sends a PROGRESS
+ * with invalidate of the server's key before the first round, and then
+ * only waits (30 s at most) for the server to hang up: each prints "done
+ * sent" and exits 0 if the server took it all, 2 otherwise (the server's
+ * report tells what it caught).  -N old plays the first
+ * round fair, then WRITEs one message with the key it invalidated,
+ * which the server registered again under another: it prints
+ * "old key: STATUS" and exits 0 when that WRITE was refused with a
+ * remote access error, 1 when it succeeded, 2 otherwise (iWARP refuses
+ * it by terminating the connection, after the WRITE completed here).
  */
 #include <endian.h>
 #include <errno.h>
@@ -97,6 +117,7 @@ enum {
 #define KV_F_VALIDATE	(1 << 0)
 #define KV_F_REVERSE	(1 << 3)
 #define KV_F_IMM	(1 << 7)
+#define KV_F_INV	(1 << 9)
 #define KV_WRITE_BW	1
 #define KV_READ_BW	2
 #define KV_SEND_BW	3
@@ -357,6 +378,143 @@ static int kv_imm(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	return kv_send(id, send, mr);
 }
 
+/* The pattern of kernel/perf.c's kverbs_perf_fill(), word by word. */
+static void kv_fill(uint8_t *p, uint32_t len, uint64_t iter)
+{
+	uint64_t w, v;
+
+	for (w = 0; (w + 1) * 8 <= len; w++) {
+		v = htole64((iter + 1) * 0x9e3779b97f4a7c15ULL ^ (w * 0xbf58476d1ce4e5b9ULL));
+		memcpy(p + w * 8, &v, sizeof(v));
+	}
+}
+
+enum kv_inv_mode { KV_INV_OK, KV_INV_NONE, KV_INV_WRONG, KV_INV_UNASKED, KV_INV_OLD };
+
+/* A control message, as a SEND with invalidate of @inv unless it is 0. */
+static int kv_send_inv(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *mr,
+		       uint32_t inv)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)m, .length = sizeof(*m), .lkey = mr->lkey };
+	/*
+	 * rdma-core's siw provider puts wr.rdma.rkey on the wire as the key
+	 * to invalidate (push_send_wqe() reads no invalidate_rkey): set
+	 * both.  rxe reads invalidate_rkey and ignores the other for a SEND.
+	 */
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1,
+		.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
+		.invalidate_rkey = inv,
+		.wr.rdma.rkey = inv,
+	};
+
+	if (kv_post_wait(id, &wr)) {
+		fprintf(stderr, "send of message type %u failed\n", le32toh(m->type));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -N: START, the server's ADV, rounds of WRITEs each ended by a ROUND
+ * with invalidate, DONE; @mode spoils one step.  Returns 0 when all was
+ * sent, -1 on failure, and for KV_INV_OLD 0 or 1 as main() says.
+ */
+static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+		  uint64_t n, enum kv_inv_mode mode)
+{
+	static uint8_t data[KV_IMM_SIZE];
+	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct ibv_sge sge = { .addr = (uintptr_t)data, .length = sizeof(data) };
+	struct ibv_send_wr wr, *bad;
+	struct ibv_mr *dmr;
+	uint64_t addr, i, first = 0, k;
+	uint32_t rkey, inv, slots, stride;
+	struct ibv_wc wc;
+
+	dmr = rdma_reg_msgs(id, data, sizeof(data));
+	if (!dmr)
+		return -1;
+	sge.lkey = dmr->lkey;
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+		return -1;
+	addr = le64toh(recv->addr);
+	rkey = le32toh(recv->rkey);
+	slots = le32toh(recv->slots);
+	stride = le32toh(recv->stride);
+	if (!slots || stride < sizeof(data) || !rkey ||
+	    rdma_post_recv(id, NULL, recv, sizeof(*recv), mr)) {
+		fprintf(stderr, "the server's ADV is not one for this test\n");
+		return -1;
+	}
+	if (mode == KV_INV_UNASKED) {
+		memset(send, 0, sizeof(*send));
+		send->type = htole32(KV_MSG_PROGRESS);
+		if (kv_send_inv(id, send, mr, rkey))
+			return -1;
+		/*
+		 * Nothing more: a WRITE now would meet the invalidated key,
+		 * and our hanging up could reach the server before it took
+		 * the PROGRESS.  The server ends the connection.
+		 */
+		for (i = 0; i < 300 && !kv_disconnected(id, 100); i++)
+			;
+		return -1;
+	}
+	while (first < n) {
+		k = n - first < slots ? n - first : slots;
+		for (i = 0; i < k; i++) {
+			kv_fill(data, sizeof(data), first + i);
+			memset(&wr, 0, sizeof(wr));
+			wr.wr_id = first + i;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_RDMA_WRITE;
+			wr.wr.rdma.remote_addr = addr + i * stride;
+			wr.wr.rdma.rkey = rkey;
+			if (kv_post_wait(id, &wr))
+				return -1;
+		}
+		inv = mode == KV_INV_NONE ? 0 : mode == KV_INV_WRONG ? rkey ^ 0x1 : rkey;
+		memset(send, 0, sizeof(*send));
+		send->type = htole32(KV_MSG_ROUND);
+		send->a = htole64(first);
+		send->b = htole64(k);
+		if (kv_send_inv(id, send, mr, inv) || kv_recv(id, recv, KV_MSG_ROUND_OK))
+			return -1;
+		if (le64toh(recv->a) != first + k || le32toh(recv->rkey) == rkey) {
+			fprintf(stderr, "ROUND_OK for %llu with key 0x%08x after 0x%08x\n",
+				(unsigned long long)le64toh(recv->a), le32toh(recv->rkey), rkey);
+			return -1;
+		}
+		if (mode == KV_INV_OLD) {
+			/* The key the server registered again under another. */
+			memset(&wr, 0, sizeof(wr));
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_RDMA_WRITE;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			wr.wr.rdma.remote_addr = addr;
+			wr.wr.rdma.rkey = rkey;
+			if (ibv_post_send(id->qp, &wr, &bad) || rdma_get_send_comp(id, &wc) != 1)
+				return -1;
+			printf("old key: %s\n", ibv_wc_status_str(wc.status));
+			return wc.status == IBV_WC_REM_ACCESS_ERR ? 0 : wc.status ? -1 : 1;
+		}
+		rkey = le32toh(recv->rkey);
+		first += k;
+		if (rdma_post_recv(id, NULL, recv, sizeof(*recv), mr))
+			return -1;
+	}
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_DONE);
+	send->a = htole64(n);
+	send->b = htole64(1000000);
+	return kv_send(id, send, mr);
+}
+
 int main(int argc, char **argv)
 {
 	struct kv_hello h = {
@@ -381,11 +539,15 @@ int main(int argc, char **argv)
 	double busy = 0, hold = 0;
 	struct ibv_mr *mr = NULL;
 	struct rdma_cm_id *id;
-	int opt, len = sizeof(h), done = 0, pair = 0, imm = 0, none = 0, ret;
+	static const char *const inv_modes[] = {
+		[KV_INV_OK] = "ok", [KV_INV_NONE] = "none", [KV_INV_WRONG] = "wrong",
+		[KV_INV_UNASKED] = "unasked", [KV_INV_OLD] = "old",
+	};
+	int opt, len = sizeof(h), done = 0, pair = 0, imm = 0, none = 0, inv = -1, ret;
 	long long bad = -1;
 	char word[8];
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:N:P:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -450,6 +612,14 @@ int main(int argc, char **argv)
 				return 2;
 			none = ret == 2;
 			break;
+		case 'N':
+			for (inv = KV_INV_OLD; inv >= 0; inv--)
+				if (!strcmp(optarg, inv_modes[inv]))
+					break;
+			if (inv < 0)
+				return 2;
+			h.flags = htole16(le16toh(h.flags) | KV_F_VALIDATE | KV_F_INV);
+			break;
 		default: return 2;
 		}
 	}
@@ -458,9 +628,12 @@ int main(int argc, char **argv)
 	/* Only the requester's part is played: not the reverse direction's. */
 	if ((done || pair) && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
-	if (done + pair + imm > 1)
+	if (done + pair + imm + (inv >= 0) > 1)
 		return 2;
-	if (imm && (le16toh(h.flags) & KV_F_REVERSE))
+	if ((imm || inv >= 0) && (le16toh(h.flags) & KV_F_REVERSE))
+		return 2;
+	/* -N plays write_bw's requester. */
+	if (inv >= 0 && le16toh(h.test) != KV_WRITE_BW)
 		return 2;
 	param.private_data_len = len;
 	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
@@ -472,7 +645,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rdma_freeaddrinfo(res);
-	if (done || pair || imm) {
+	if (done || pair || imm || inv >= 0) {
 		mr = rdma_reg_msgs(id, msgs, sizeof(msgs));
 		if (!mr || rdma_post_recv(id, NULL, &msgs[KV_RECV], sizeof(msgs[KV_RECV]), mr)) {
 			perror("rdma_reg_msgs");
@@ -494,6 +667,14 @@ int main(int argc, char **argv)
 			printf("done sent\n");
 			return 0;
 		}
+		if (inv >= 0) {
+			ret = kv_inv(id, msgs, mr, le64toh(h.iterations), inv);
+			if (ret < 0)
+				return 2;
+			if (inv != KV_INV_OLD)
+				printf("done sent\n");
+			return ret;
+		}
 		if (done) {
 			ret = kv_fake_done(id, msgs, mr, ops, ns, busy);
 			if (ret)
@@ -508,7 +689,7 @@ int main(int argc, char **argv)
 		rdma_disconnect(id);
 		return 1;
 	}
-	if (done || pair || imm) {
+	if (done || pair || imm || inv >= 0) {
 		perror("rdma_connect");
 		return 2;
 	}

@@ -1704,6 +1704,71 @@ TEST_F(kverbs, perf_rw_read_write_only)
 }
 
 /*
+ * Remote invalidation is a client's request, for the tests whose
+ * --validate rounds end with a control message of the requester, and
+ * only with --validate and without immediate data.  Refused before
+ * anything is resolved or posted, the report block zeroed.  The control:
+ * the three tests that take it get past the flag check to the message
+ * size's -EMSGSIZE.
+ */
+TEST_F(kverbs, perf_inv_rounds_only)
+{
+	static const uint32_t none[] = {
+		KVERBS_PERF_SEND_BW, KVERBS_PERF_SEND_LAT, KVERBS_PERF_WRITE_LAT,
+		KVERBS_PERF_ATOMIC_LAT, KVERBS_PERF_ATOMIC_BW,
+	};
+	static const uint32_t some[] = {
+		KVERBS_PERF_WRITE_BW, KVERBS_PERF_READ_BW, KVERBS_PERF_READ_LAT,
+	};
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_perf p;
+	size_t i;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_INV);
+	for (i = 0; i < ARRAY_SIZE(none); i++) {
+		kv_perf_base(&p);
+		p.test = none[i];
+		p.msg_size = none[i] == KVERBS_PERF_ATOMIC_LAT ||
+			     none[i] == KVERBS_PERF_ATOMIC_BW ? 8 : 64;
+		p.flags = KVERBS_PERF_F_INV | KVERBS_PERF_F_VALIDATE;
+		KV_PERF_REJECTED(&p, EINVAL);
+	}
+	for (i = 0; i < ARRAY_SIZE(some); i++) {
+		kv_perf_base(&p);
+		p.test = some[i];
+		/* Without --validate there are no rounds to end. */
+		p.flags = KVERBS_PERF_F_INV;
+		KV_PERF_REJECTED(&p, EINVAL);
+		p.flags = KVERBS_PERF_F_INV | KVERBS_PERF_F_VALIDATE;
+		p.msg_size = kv_max_msg_size() + 1;
+		/* (out) fields: whatever comes in, they go back as 0. */
+		p.inv_remote = 1;
+		p.inv_sent = 2;
+		p.read_inv = 3;
+		p.inv_expected = 4;
+		p.inv_got = 5;
+		KV_PERF_REJECTED(&p, EMSGSIZE);
+		ASSERT_EQ(0, p.inv_remote);
+		ASSERT_EQ(0, p.inv_sent);
+		ASSERT_EQ(0, p.read_inv);
+		ASSERT_EQ(0, p.inv_expected);
+		ASSERT_EQ(0, p.inv_got);
+	}
+	/* WRITE_BW takes both flags, not together. */
+	kv_perf_base(&p);
+	p.flags = KVERBS_PERF_F_INV | KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_IMM;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* Nor with rdma_rw, which registers and invalidates its own memory. */
+	p.flags = KVERBS_PERF_F_INV | KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_RW;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* The client asks; a server runs what it is asked. */
+	kv_perf_server_base(&p);
+	p.flags = KVERBS_PERF_F_INV;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
  * The reverse direction is a client's request, and only for the
  * bandwidth tests: a latency test times the client's own operations.
  */

@@ -84,6 +84,8 @@ enum {
  *	.inline_size), and reports the QP's inline limit (.max_inline)
  * @KVERBS_FEATURE_PERF_RW: KVERBS_IOC_PERF takes KVERBS_PERF_F_RW, and
  *	fills &kverbs_perf.rw_ctxs and .rw_mr_ctxs
+ * @KVERBS_FEATURE_PERF_INV: KVERBS_IOC_PERF takes KVERBS_PERF_F_INV and
+ *	fills &kverbs_perf.inv_remote to .inv_got
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -104,6 +106,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_POLL = 1 << 15,
 	KVERBS_FEATURE_PERF_POST = 1 << 16,
 	KVERBS_FEATURE_PERF_RW = 1 << 17,
+	KVERBS_FEATURE_PERF_INV = 1 << 18,
 };
 
 /**
@@ -758,6 +761,32 @@ enum kverbs_perf_test {
  *	which rdma_rw cannot post.  A server that predates the flag rejects
  *	it with KVERBS_PERF_REJECT_RESERVED.
  *	Feature bit: KVERBS_FEATURE_PERF_RW.
+ * @KVERBS_PERF_F_INV: client only, WRITE_BW, READ_BW and READ_LAT, with
+ *	KVERBS_PERF_F_VALIDATE and without KVERBS_PERF_F_IMM: every round
+ *	ends with the responder's key invalidated by the requester's
+ *	control message, as an NVMe/RDMA target invalidates the key its
+ *	host advertised.  The requester sends ROUND as a SEND with
+ *	invalidate (IB_WR_SEND_WITH_INV) naming the key it used; the
+ *	responder takes it only with IB_WC_WITH_INVALIDATE and that key in
+ *	ex.invalidate_rkey, posts no IB_WR_LOCAL_INV, registers its buffer
+ *	again under a fresh key and advertises that key in ROUND_OK for the
+ *	next round.  In READ_BW and READ_LAT on a port where
+ *	rdma_cap_read_inv() holds (iWARP: siw), as rdma_rw does there, each
+ *	round's last READ is also an RDMA READ with invalidate
+ *	(IB_WR_RDMA_READ_WITH_INV) of the requester's own sink, which is
+ *	registered again before the next round; on InfiniBand and RoCE the
+ *	READs are plain and the sink keeps its key.  The counts are in
+ *	&kverbs_perf.inv_remote, .inv_sent and .read_inv.  A message that
+ *	invalidates a key when the protocol does not say so, or does not
+ *	when it does, or names another key, fails the test with -EPROTO at
+ *	KVERBS_STEP_RECV, what was expected and what came in
+ *	&kverbs_perf.inv_expected and .inv_got.  Another test, or the flag
+ *	without KVERBS_PERF_F_VALIDATE or with KVERBS_PERF_F_IMM, fails
+ *	with -EINVAL (a server rejects such a hello with
+ *	KVERBS_PERF_REJECT_RESERVED); a device without SEND with invalidate
+ *	(no IB_DEVICE_MEM_MGT_EXTENSIONS) with -EOPNOTSUPP at
+ *	KVERBS_STEP_SETUP.  A server that predates the flag rejects it with
+ *	KVERBS_PERF_REJECT_RESERVED.  Feature bit: KVERBS_FEATURE_PERF_INV.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
@@ -769,6 +798,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_BUSY_POLL = 1 << 6,
 	KVERBS_PERF_F_IMM = 1 << 7,
 	KVERBS_PERF_F_RW = 1 << 8,
+	KVERBS_PERF_F_INV = 1 << 9,
 };
 
 /**
@@ -1087,6 +1117,19 @@ struct kverbs_perf_result {
  *	using the PD's local DMA key.  Both are written back with @result
  *	when the caller's struct holds them.  Feature bit:
  *	KVERBS_FEATURE_PERF_RW.
+ * @inv_remote: (out) KVERBS_PERF_F_INV: messages that invalidated this
+ *	side's key, each checked to name the key it advertised: the
+ *	responder's count of rounds
+ * @inv_sent: (out) ... SENDs with invalidate this side posted whose
+ *	round the peer answered: the requester's count of rounds
+ * @read_inv: (out) ... RDMA READs with invalidate this side posted and
+ *	saw complete, each invalidating its own sink: the requester of
+ *	READ_BW and READ_LAT where rdma_cap_read_inv() holds, else 0
+ * @inv_expected: (out) with -EPROTO for an invalidation the protocol did
+ *	not expect: the key the message should have invalidated, 0 for none
+ * @inv_got: (out) ... and the key it did invalidate, 0 for none.  The
+ *	five exist since KVERBS_FEATURE_PERF_INV, and go back to a caller
+ *	whose struct holds them; an older module leaves them alone.
  *
  * @post_list, @cq_mod and @inline_size are the requester's, and travel in
  * the hello when the server posts data work requests too: @post_list
@@ -1139,6 +1182,12 @@ struct kverbs_perf {
 	/* KVERBS_FEATURE_PERF_RW */
 	__aligned_u64 rw_ctxs;
 	__aligned_u64 rw_mr_ctxs;
+	/* KVERBS_PERF_F_INV's report: KVERBS_FEATURE_PERF_INV */
+	__aligned_u64 inv_remote;
+	__aligned_u64 inv_sent;
+	__aligned_u64 read_inv;
+	__u32 inv_expected;
+	__u32 inv_got;
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)

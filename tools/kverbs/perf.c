@@ -55,6 +55,7 @@ enum {
 	KV_OPT_IMM = 1 << 5,		/* --imm: WRITE or SEND with immediate data */
 	KV_OPT_INLINE = 1 << 6,		/* -I: the messages a WRITE or SEND carries */
 	KV_OPT_RW = 1 << 7,		/* --rw: READ or WRITE through rdma_rw contexts */
+	KV_OPT_INV = 1 << 8,		/* --inv: each round's key invalidated by the peer */
 };
 
 /*
@@ -96,7 +97,8 @@ struct kv_perf_test {
 static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "write_bw", .test = KVERBS_PERF_WRITE_BW, .verb = "RDMA_Write",
-		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_RW,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_RW |
+			KV_OPT_INV,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -104,7 +106,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "read_bw", .test = KVERBS_PERF_READ_BW, .verb = "RDMA_Read",
-		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_RW,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_RW | KV_OPT_INV,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -121,7 +123,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "read_lat", .test = KVERBS_PERF_READ_LAT, .verb = "RDMA_Read",
-		.kind = KV_PERF_LAT, .opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_RW,
+		.kind = KV_PERF_LAT, .opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_RW | KV_OPT_INV,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_LAT,
 		.counts = "operations to time", .validate = KV_VALIDATE_DATA,
@@ -210,7 +212,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
 	fprintf(f,
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
-		"       %*s [--report_gbits] [--validate]%s%s [--json] [--timeout SEC]\n"
+		"       %*s [--report_gbits] [--validate]%s%s%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
 		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s [ADDR]\n"
 		"\n"
@@ -226,6 +228,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		t->opts & KV_OPT_EVENTS ? " [-e]" : "",
 		indent, "", t->opts & KV_OPT_IMM ? " [--imm]" : "",
 		t->opts & KV_OPT_RW ? " [--rw]" : "",
+		t->opts & KV_OPT_INV ? " [--inv]" : "",
 		indent, "", t->opts & KV_OPT_REVERSE ? " [--no-reverse]" : "",
 		indent, "", t->opts & KV_OPT_DEPTH ? " [-l N] [-Q N]" : "",
 		t->opts & KV_OPT_INLINE ? " [-I SIZE]" : "",
@@ -325,6 +328,21 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			t->opts & KV_OPT_DEPTH ?
 			"                        Not with -l or -Q: rdma_rw builds, chains and\n"
 			"                        signals the work requests itself.\n" : "");
+	if (t->opts & KV_OPT_INV) {
+		fprintf(f,
+			"      --inv             with --validate: each round ends with the server's\n"
+			"                        key invalidated by the client's SEND with invalidate,\n"
+			"                        as an NVMe/RDMA target invalidates its host's key;\n"
+			"                        the server checks it, posts no LOCAL_INV and offers\n"
+			"                        a fresh key for the next round.%s\n"
+			"                        Not with --imm.  Given to a server, --inv only\n"
+			"                        checks that the module supports it.\n",
+			t->test == KVERBS_PERF_WRITE_BW ? "" :
+			"  On iWARP (siw)\n"
+			"                        each round's last READ is also a READ with\n"
+			"                        invalidate of the client's own sink, as rdma_rw\n"
+			"                        posts it there.");
+	}
 	if (!(t->opts & KV_OPT_EVENTS))
 		fprintf(f, "  (no -e, and only --poll direct: %s)\n", t->polls);
 	else
@@ -697,7 +715,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
 		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
-		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL, OPT_RW,
+		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL, OPT_RW, OPT_INV,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -721,6 +739,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "imm", no_argument, NULL, OPT_IMM },
 		/* perftest's name for it, which its write tests take */
 		{ "write_with_imm", no_argument, NULL, OPT_WRITE_WITH_IMM },
+		{ "inv", no_argument, NULL, OPT_INV },
 		{ "poll", required_argument, NULL, OPT_POLL },
 		{ "cq-pool", no_argument, NULL, OPT_CQ_POOL },
 		{ "dim", no_argument, NULL, OPT_DIM },
@@ -932,6 +951,14 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			/* Where it makes no sense the module says so: kv_perf_describe(). */
 			o->rw = true;
 			break;
+		case OPT_INV:
+			if (!(t->opts & KV_OPT_INV)) {
+				kv_usage_error(cmd, "--inv is for write_bw, read_bw and read_lat: %s has no rounds that end with a key handed back",
+					       cmd);
+				return -1;
+			}
+			o->inv = true;
+			break;
 		case OPT_POLL:
 			o->poll = kv_perf_poll_parse(cmd, optarg);
 			if (!o->poll)
@@ -1037,6 +1064,14 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	}
 	if (o->role == KVERBS_ROLE_SERVER && !o->size_set)
 		o->size = 0;
+	if (o->inv && o->role == KVERBS_ROLE_CLIENT && !o->validate) {
+		kv_usage_error(cmd, "--inv needs --validate: the key is handed back at the end of each of its rounds");
+		return -1;
+	}
+	if (o->inv && o->imm) {
+		kv_usage_error(cmd, "--inv and --imm exclude each other: the receives of WRITEs with immediate data lie in the buffer whose key --inv invalidates");
+		return -1;
+	}
 	return 0;
 }
 
@@ -1152,6 +1187,12 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 		       (uint64_t)cmd->rw_mr_ctxs, (uint64_t)cmd->rw_ctxs);
 	else if (t->opts & KV_OPT_RW)
 		printf(" rdma_rw        : OFF\n");
+	if ((t->opts & KV_OPT_INV) && !(r->flags & KVERBS_PERF_F_INV))
+		printf(" Invalidation   : OFF\n");
+	else if (t->opts & KV_OPT_INV)
+		printf(" Invalidation   : ON: %" PRIu64 " of our keys by the peer, %" PRIu64
+		       " SENDs and %" PRIu64 " READs with invalidate\n",
+		       (uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent, (uint64_t)cmd->read_inv);
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
@@ -1257,6 +1298,9 @@ int kv_perf_describe_reject(char *buf, size_t len,
 		return snprintf(buf, len, "%s: %s (%s is iWARP, which has none: run without --imm)",
 				who, why, server ? "this server's RDMA device" : "the server's RDMA device");
 	case KVERBS_PERF_REJECT_RESERVED:
+		if (r->flags & KVERBS_PERF_F_INV)
+			return snprintf(buf, len, "%s: %s (the server's module does not take --inv)",
+					who, why);
 		if (r->flags & KVERBS_PERF_F_IMM)
 			return snprintf(buf, len, "%s: %s (the server's module does not take --imm)",
 					who, why);
@@ -1335,6 +1379,19 @@ static bool kv_perf_describe_rw(char *buf, size_t len, int err,
 	return true;
 }
 
+/* A message that invalidated a key it should not have, or not the one it should. */
+static void kv_perf_describe_inv(char *buf, size_t len, const struct kverbs_perf *cmd)
+{
+	char want[32] = "none", got[32] = "none";
+
+	if (cmd->inv_expected)
+		snprintf(want, sizeof(want), "0x%08x", cmd->inv_expected);
+	if (cmd->inv_got)
+		snprintf(got, sizeof(got), "0x%08x", cmd->inv_got);
+	snprintf(buf, len, "the peer's message invalidated the wrong key: expected %s, got %s",
+		 want, got);
+}
+
 static void kv_perf_describe(char *buf, size_t len, int err,
 			     const struct kv_perf_opts *o,
 			     const struct kverbs_perf *cmd, const char *where)
@@ -1375,6 +1432,11 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 			snprintf(buf, len, "immediate data mismatch in iteration %" PRIu64
 				 ": expected 0x%08x, got 0x%08x",
 				 (uint64_t)r->mismatch_iter, cmd->imm_expected, cmd->imm_got);
+		return;
+	}
+	if (err == EPROTO &&
+	    (cmd->inv_expected || cmd->inv_got)) {
+		kv_perf_describe_inv(buf, len, cmd);
 		return;
 	}
 	if (r->failed_step == KVERBS_STEP_VALIDATE) {
@@ -1550,6 +1612,14 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_u64(&j, cmd->rw_ctxs);
 	kv_json_key(&j, "rw_mr_ctxs");
 	kv_json_u64(&j, cmd->rw_mr_ctxs);
+	kv_json_key(&j, "inv");
+	kv_json_bool(&j, r->flags & KVERBS_PERF_F_INV);
+	kv_json_key(&j, "inv_remote");
+	kv_json_u64(&j, cmd->inv_remote);
+	kv_json_key(&j, "inv_sent");
+	kv_json_u64(&j, cmd->inv_sent);
+	kv_json_key(&j, "read_inv");
+	kv_json_u64(&j, cmd->read_inv);
 	if (t->kind & KV_PERF_ATOMIC) {
 		kv_json_key(&j, "atomic_type");
 		if (atomic_type)
@@ -1594,6 +1664,18 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 				kv_json_null(&j);
 			else
 				kv_json_u64(&j, cmd->imm_got);
+		}
+		if (cmd->inv_expected || cmd->inv_got) {
+			kv_json_key(&j, "inv_expected");
+			if (cmd->inv_expected)
+				kv_json_u64(&j, cmd->inv_expected);
+			else
+				kv_json_null(&j);
+			kv_json_key(&j, "inv_got");
+			if (cmd->inv_got)
+				kv_json_u64(&j, cmd->inv_got);
+			else
+				kv_json_null(&j);
 		}
 		if (r->reject_reason) {
 			kv_json_key(&j, "reject_reason");
@@ -1863,11 +1945,15 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	}
 	r->iterations = r->bytes = r->peak_bps = 0;
 	agg.rw_ctxs = agg.rw_mr_ctxs = 0;
+	agg.inv_remote = agg.inv_sent = agg.read_inv = 0;
 	for (i = 0; i < n; i++) {
 		const struct kverbs_perf_result *q = &qps[i].cmd.result;
 
 		agg.rw_ctxs += qps[i].cmd.rw_ctxs;
 		agg.rw_mr_ctxs += qps[i].cmd.rw_mr_ctxs;
+		agg.inv_remote += qps[i].cmd.inv_remote;
+		agg.inv_sent += qps[i].cmd.inv_sent;
+		agg.read_inv += qps[i].cmd.read_inv;
 		r->iterations += q->iterations;
 		r->bytes += q->bytes;
 		r->peak_bps += q->peak_bps;
@@ -2047,6 +2133,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 			cmd.flags |= KVERBS_PERF_F_IMM;
 		if (o.rw)
 			cmd.flags |= KVERBS_PERF_F_RW;
+		if (o.inv)
+			cmd.flags |= KVERBS_PERF_F_INV;
 	}
 	/* The server checks, or fills, what the client asked it to. */
 	if (kv_perf_where(&o, (struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr),
@@ -2087,6 +2175,12 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	}
 	if (o.rw && !(kv_features(fd) & KVERBS_FEATURE_PERF_RW)) {
 		fprintf(stderr, "%s %s: the kverbs module loaded does not support --rw (rdma_rw contexts): load the module built with this tool\n",
+			kv_prog, o.cmd);
+		close(fd);
+		return KV_EXIT_ENV;
+	}
+	if (o.inv && !(kv_features(fd) & KVERBS_FEATURE_PERF_INV)) {
+		fprintf(stderr, "%s %s: the kverbs module loaded does not support --inv (remote invalidation): load the module built with this tool\n",
 			kv_prog, o.cmd);
 		close(fd);
 		return KV_EXIT_ENV;

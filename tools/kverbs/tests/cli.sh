@@ -370,6 +370,18 @@ kv_case read_lat_help_rw 0 "out=--rw              RDMA READ through ib_core's rd
 for c in send_bw send_lat atomic_bw atomic_lat write_lat; do
 	kv_case "${c}_help_no_rw" 0 out-lacks=--rw err-empty -- "$c" --help
 done
+# ---- remote invalidation: the tests whose rounds hand a key back ----
+
+kv_case read_bw_help_inv 0 "out=--inv             with --validate" "out=invalidate of the client's own sink" -- read_bw --help
+kv_case write_bw_help_inv 0 "out=--inv             with --validate" -- write_bw --help
+for c in send_bw send_lat write_lat atomic_bw atomic_lat; do
+	kv_usage_error "${c}_inv" "$c" "--inv is for write_bw, read_bw and read_lat: $c has no rounds that end with a key handed back" \
+		-- "$c" --inv 1.2.3.4
+done
+kv_usage_error write_bw_inv_no_validate write_bw "--inv needs --validate: the key is handed back at the end of each of its rounds" \
+	-- write_bw --inv 1.2.3.4
+kv_usage_error write_bw_inv_imm write_bw "--inv and --imm exclude each other: the receives of WRITEs with immediate data lie in the buffer whose key --inv invalidates" \
+	-- write_bw --inv --imm --validate 1.2.3.4
 
 # ---- perftest's habits ----
 

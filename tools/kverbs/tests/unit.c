@@ -1140,6 +1140,25 @@ KV_TEST(perf_rw_parsed_and_refusal_described)
 	KV_EXPECT_STREQ(buf, "the server refused the request: reserved fields set (the server's module does not take --rw)");
 }
 
+/*
+ * A server whose module predates --inv rejects its flag as reserved bits:
+ * the client says which of its options the server lacks.
+ */
+KV_TEST(perf_reject_inv_described)
+{
+	struct kverbs_perf_result r = {
+		.reject_reason = KVERBS_PERF_REJECT_RESERVED,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_INV,
+	};
+	char buf[256];
+
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: reserved fields set (the server's module does not take --inv)");
+	r.flags = KVERBS_PERF_F_VALIDATE;
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: reserved fields set");
+}
+
 KV_TEST(perf_reject_ceilings_described)
 {
 	struct kverbs_perf_result r = {
