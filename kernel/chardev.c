@@ -181,13 +181,24 @@ static int kverbs_perf_run(void *cmd, int refused,
  * output, after the result: a caller whose struct predates one does not
  * get it.
  */
+/* The output blocks after the result, each [start, end) of struct kverbs_perf. */
+#define KVERBS_PERF_OUT(first, last)					\
+	{ offsetof(struct kverbs_perf, first), offsetofend(struct kverbs_perf, last) }
+
+static const struct {
+	size_t start;
+	size_t end;
+} kverbs_perf_out[] = {
+	KVERBS_PERF_OUT(imm_expected, imm_got),
+	KVERBS_PERF_OUT(cq, cq),
+	KVERBS_PERF_OUT(max_inline, max_inline),
+	KVERBS_PERF_OUT(rw_ctxs, rw_mr_ctxs),
+	KVERBS_PERF_OUT(inv_remote, inv_got),
+};
+
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 {
-	size_t imm_off = offsetof(struct kverbs_perf, imm_expected);
-	size_t cq_off = offsetof(struct kverbs_perf, cq);
-	size_t inline_off = offsetof(struct kverbs_perf, max_inline);
-	size_t rw_off = offsetof(struct kverbs_perf, rw_ctxs);
-	size_t inv_off = offsetof(struct kverbs_perf, inv_remote);
+	size_t i, start, end;
 	int ret;
 
 	ret = kverbs_test_exec(ucmd, kverbs_perf_run,
@@ -195,26 +206,13 @@ static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)
 			       sizeof_field(struct kverbs_perf, result));
 	if (ret == -EFAULT)
 		return ret;
-	if (ucmd->user_size >= offsetofend(struct kverbs_perf, imm_got) &&
-	    copy_to_user(ucmd->ubuffer + imm_off, ucmd->cmd + imm_off,
-			 offsetofend(struct kverbs_perf, imm_got) - imm_off))
-		return -EFAULT;
-	if (ucmd->user_size >= offsetofend(struct kverbs_perf, cq) &&
-	    copy_to_user(ucmd->ubuffer + cq_off, ucmd->cmd + cq_off,
-			 sizeof_field(struct kverbs_perf, cq)))
-		return -EFAULT;
-	if (ucmd->user_size >= offsetofend(struct kverbs_perf, max_inline) &&
-	    copy_to_user(ucmd->ubuffer + inline_off, ucmd->cmd + inline_off,
-			 sizeof_field(struct kverbs_perf, max_inline)))
-		return -EFAULT;
-	if (ucmd->user_size >= offsetofend(struct kverbs_perf, rw_mr_ctxs) &&
-	    copy_to_user(ucmd->ubuffer + rw_off, ucmd->cmd + rw_off,
-			 offsetofend(struct kverbs_perf, rw_mr_ctxs) - rw_off))
-		return -EFAULT;
-	if (ucmd->user_size >= offsetofend(struct kverbs_perf, inv_got) &&
-	    copy_to_user(ucmd->ubuffer + inv_off, ucmd->cmd + inv_off,
-			 offsetofend(struct kverbs_perf, inv_got) - inv_off))
-		return -EFAULT;
+	for (i = 0; i < ARRAY_SIZE(kverbs_perf_out); i++) {
+		start = kverbs_perf_out[i].start;
+		end = kverbs_perf_out[i].end;
+		if (ucmd->user_size >= end &&
+		    copy_to_user(ucmd->ubuffer + start, ucmd->cmd + start, end - start))
+			return -EFAULT;
+	}
 	return ret;
 }
 
