@@ -1432,6 +1432,15 @@ static void kv_perf_base(void *arg)
 	kv_sockaddr(&p->addr, kv_addr(), KV_PORT_BAD_ARGS);
 }
 
+/* A valid client of @test, at the one size an atomic test takes. */
+static void kv_perf_base_test(struct kverbs_perf *p, uint32_t test)
+{
+	kv_perf_base(p);
+	p->test = test;
+	if (test == KVERBS_PERF_ATOMIC_LAT || test == KVERBS_PERF_ATOMIC_BW)
+		p->msg_size = 8;
+}
+
 /* A valid server, before the fields a test changes. */
 static void kv_perf_server_base(void *arg)
 {
@@ -1609,10 +1618,7 @@ TEST_F(kverbs, perf_imm_write_send_only)
 	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
 	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_IMM);
 	for (i = 0; i < ARRAY_SIZE(none); i++) {
-		kv_perf_base(&p);
-		p.test = none[i];
-		p.msg_size = none[i] == KVERBS_PERF_ATOMIC_LAT ||
-			     none[i] == KVERBS_PERF_ATOMIC_BW ? 8 : 64;
+		kv_perf_base_test(&p, none[i]);
 		p.flags = KVERBS_PERF_F_IMM;
 		KV_PERF_REJECTED(&p, EINVAL);
 		ASSERT_EQ(0, p.imm_expected);
@@ -1659,10 +1665,7 @@ TEST_F(kverbs, perf_rw_read_write_only)
 	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
 	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_RW);
 	for (i = 0; i < ARRAY_SIZE(none); i++) {
-		kv_perf_base(&p);
-		p.test = none[i];
-		p.msg_size = none[i] == KVERBS_PERF_ATOMIC_LAT ||
-			     none[i] == KVERBS_PERF_ATOMIC_BW ? 8 : 64;
+		kv_perf_base_test(&p, none[i]);
 		p.flags = KVERBS_PERF_F_RW;
 		KV_PERF_REJECTED(&p, EINVAL);
 	}
@@ -1727,10 +1730,7 @@ TEST_F(kverbs, perf_inv_rounds_only)
 	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
 	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_INV);
 	for (i = 0; i < ARRAY_SIZE(none); i++) {
-		kv_perf_base(&p);
-		p.test = none[i];
-		p.msg_size = none[i] == KVERBS_PERF_ATOMIC_LAT ||
-			     none[i] == KVERBS_PERF_ATOMIC_BW ? 8 : 64;
+		kv_perf_base_test(&p, none[i]);
 		p.flags = KVERBS_PERF_F_INV | KVERBS_PERF_F_VALIDATE;
 		KV_PERF_REJECTED(&p, EINVAL);
 	}
