@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
@@ -320,10 +321,16 @@ int kverbs_lesson_rnr(struct kverbs_lesson_ctx *lc)
  * READ and atomic before it completed.  Wrong: no fence.  Right: the
  * SEND fenced.  The server receives the SEND and the lesson compares it
  * with what the READ fetched ('N', new) and what the sink held ('O',
- * old).  Whether the wrong run shows stale data depends on the device:
+ * old).  The READ is large and the SEND carries its sink's last bytes,
+ * the last the READ's response places: unfenced, the SEND goes out
+ * stale unless the device finished the whole READ before gathering it.
+ * Whether the wrong run shows stale data still depends on the device:
  * the report says what it saw.  On iWARP the READ's sink is registered
  * with remote write too: the READ response is placed as a WRITE.
  */
+#define KVERBS_LESSON_FENCE_LEN	SZ_256K
+#define KVERBS_LESSON_FENCE_TAIL (KVERBS_LESSON_FENCE_LEN - KVERBS_LESSON_LEN)
+
 static int kverbs_lesson_fence_run(struct kverbs_lesson_ctx *lc, bool fenced)
 {
 	struct ib_device *ibdev = kverbs_ep_device(lc->cli);
@@ -336,25 +343,26 @@ static int kverbs_lesson_fence_run(struct kverbs_lesson_ctx *lc, bool fenced)
 
 	if (rdma_protocol_iwarp(ibdev, kverbs_ep_port(lc->cli)))
 		sink_access |= IB_ACCESS_REMOTE_WRITE;
-	ret = kverbs_lesson_buf(lc, lc->cli, &lc->local, KVERBS_LESSON_LEN,
-				sink_access);
+	ret = kverbs_lesson_buf(lc, lc->cli, &lc->local,
+				KVERBS_LESSON_FENCE_LEN, sink_access);
 	if (!ret)
 		ret = kverbs_lesson_buf(lc, lc->srv, &lc->remote,
-					KVERBS_LESSON_LEN, IB_ACCESS_REMOTE_READ);
+					KVERBS_LESSON_FENCE_LEN,
+					IB_ACCESS_REMOTE_READ);
 	if (ret)
 		return 0;
 	ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
 			       DMA_FROM_DEVICE);
 	if (ret)
 		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
-	memset(lc->local.vaddr, 'O', KVERBS_LESSON_LEN);
+	memset(lc->local.vaddr, 'O', KVERBS_LESSON_FENCE_LEN);
 	kverbs_buf_sync_for_device(&lc->local);
-	memset(lc->remote.vaddr, 'N', KVERBS_LESSON_LEN);
+	memset(lc->remote.vaddr, 'N', KVERBS_LESSON_FENCE_LEN);
 	kverbs_buf_sync_for_device(&lc->remote);
 	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
 		return 0;
 
-	kverbs_lesson_sge(&read_sge, &lc->local, 0, KVERBS_LESSON_LEN);
+	kverbs_lesson_sge(&read_sge, &lc->local, 0, KVERBS_LESSON_FENCE_LEN);
 	memset(&read_wr, 0, sizeof(read_wr));
 	read_wr.wr.opcode = IB_WR_RDMA_READ;
 	read_wr.wr.sg_list = &read_sge;
@@ -363,7 +371,8 @@ static int kverbs_lesson_fence_run(struct kverbs_lesson_ctx *lc, bool fenced)
 	read_wr.rkey = lc->remote.mr->rkey;
 	kverbs_lesson_wr_init(lc, &read_wr.wr, 1, KVERBS_STEP_RDMA_READ, false);
 
-	kverbs_lesson_sge(&send_sge, &lc->local, 0, KVERBS_LESSON_LEN);
+	kverbs_lesson_sge(&send_sge, &lc->local, KVERBS_LESSON_FENCE_TAIL,
+			  KVERBS_LESSON_LEN);
 	memset(&send_wr, 0, sizeof(send_wr));
 	send_wr.opcode = IB_WR_SEND;
 	send_wr.sg_list = &send_sge;
