@@ -177,8 +177,8 @@ static int kverbs_perf_run(void *cmd, int refused,
 
 /*
  * The immediate data, the CQ's description, the QP's inline data,
- * rdma_rw's counts and the invalidation counts are further blocks of
- * output, after the result: a caller whose struct predates one does not
+ * rdma_rw's counts, the invalidation counts and the measured phase's
+ * end are further blocks of output, after the result: a caller whose struct predates one does not
  * get it.
  */
 /* The output blocks after the result, each [start, end) of struct kverbs_perf. */
@@ -194,6 +194,7 @@ static const struct {
 	KVERBS_PERF_OUT(max_inline, max_inline),
 	KVERBS_PERF_OUT(rw_ctxs, rw_mr_ctxs),
 	KVERBS_PERF_OUT(inv_remote, inv_got),
+	KVERBS_PERF_OUT(ended_ns, ended_ns),
 };
 
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)

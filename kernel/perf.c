@@ -996,6 +996,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->read_inv = 0;
 	cmd->inv_expected = 0;
 	cmd->inv_got = 0;
+	cmd->ended_ns = 0;
 	memset(&cmd->cq, 0, sizeof(cmd->cq));
 	cmd->max_inline = 0;
 	cmd->rw_ctxs = 0;
@@ -1040,6 +1041,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->read_inv = run->read_inv;
 	cmd->inv_expected = run->inv_expected;
 	cmd->inv_got = run->inv_got;
+	cmd->ended_ns = run->ended_ns;
 	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;

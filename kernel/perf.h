@@ -407,6 +407,7 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  * @read_inv: ... .read_inv
  * @inv_expected: a wrong invalidation: &kverbs_perf.inv_expected
  * @inv_got: ... .inv_got
+ * @ended_ns: when the measured phase ended: &kverbs_perf.ended_ns
  */
 struct kverbs_perf_run {
 	struct kverbs_test common;
@@ -441,6 +442,7 @@ struct kverbs_perf_run {
 	u64 read_inv;
 	u32 inv_expected;
 	u32 inv_got;
+	u64 ended_ns;
 };
 
 /* A server's ceilings, perf_session.c. */

@@ -1058,6 +1058,7 @@ int kverbs_perf_req_run(struct kverbs_perf_req *c)
 		goto out;
 	ret = kverbs_perf_req_loop(c);
 	elapsed = ktime_get_ns() - c->start_ns;
+	run->ended_ns = ktime_get_real_ns();
 	/*
 	 * With the completions handled in softirq context or on a
 	 * workqueue, the one still

@@ -670,6 +670,8 @@ int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
 	while (!ret)
 		ret = kverbs_perf_resp_next(s, &ops, &elapsed, &peak);
 	if (ret == 1) {
+		/* The requester's DONE ended its measured phase just now. */
+		s->run->ended_ns = ktime_get_real_ns();
 		kverbs_perf_set_rates(res, ops, elapsed, peak);
 		kverbs_perf_resp_linger(s);
 		return 0;

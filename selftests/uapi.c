@@ -2714,6 +2714,28 @@ TEST_F_TIMEOUT(kverbs, perf_cq_not_written_past_struct, KV_NET_TIMEOUT)
 	EXPECT_TRUE(kv_all_bytes(&p.cq, sizeof(p.cq), 0xa5));
 }
 
+/*
+ * &kverbs_perf.ended_ns: 0 from a call whose test never ran, whatever
+ * came in; and not written at all to a caller whose struct ends before
+ * it.
+ */
+TEST_F_TIMEOUT(kverbs, perf_ended_ns, KV_NET_TIMEOUT)
+{
+	struct kverbs_perf p;
+
+	kv_net_begin();
+	kv_perf_base(&p);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.ended_ns = 77;
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(0, p.ended_ns);
+	p.size = offsetof(struct kverbs_perf, ended_ns);
+	memset(&p.ended_ns, 0xa5, sizeof(p.ended_ns));
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_TRUE(kv_all_bytes(&p.ended_ns, sizeof(p.ended_ns), 0xa5));
+}
+
 /* ------------------------------------------------------------------ */
 /* Lengths and kinds of the memory the kernel pins                      */
 /* ------------------------------------------------------------------ */

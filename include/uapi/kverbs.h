@@ -1130,6 +1130,14 @@ struct kverbs_perf_result {
  * @inv_got: (out) ... and the key it did invalidate, 0 for none.  The
  *	five exist since KVERBS_FEATURE_PERF_INV, and go back to a caller
  *	whose struct holds them; an older module leaves them alone.
+ * @ended_ns: (out) when this side's measured phase ended, in ns of
+ *	CLOCK_REALTIME: the instant @result.elapsed_ns runs up to, so the
+ *	test's messages moved between @ended_ns - elapsed_ns and @ended_ns
+ *	on this host's clock, however long the connection's setup and
+ *	teardown took around them.  A responder's phase ends when its
+ *	requester's DONE arrives.  0 when no test ran to a measured end
+ *	(a failure before it; a responder whose test failed).  Goes back
+ *	to a caller whose struct holds it; an older module leaves it alone.
  *
  * @post_list, @cq_mod and @inline_size are the requester's, and travel in
  * the hello when the server posts data work requests too: @post_list
@@ -1188,6 +1196,7 @@ struct kverbs_perf {
 	__aligned_u64 read_inv;
 	__u32 inv_expected;
 	__u32 inv_got;
+	__aligned_u64 ended_ns;
 };
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)

@@ -249,13 +249,22 @@ void kv_cpu_end(struct kv_cpu *c, bool process)
 	c->busy_ns = c->known ? busy - c->busy_ns : 0;
 }
 
-/* A session's &struct kv_span, as "start_ns" and "end_ns". */
+/*
+ * A session's &struct kv_span, as "start_ns" and "end_ns", and
+ * "test_start_ns" and "test_end_ns" when the measured phase is known.
+ */
 void kv_json_span(struct kv_json *j, const struct kv_span *span)
 {
 	kv_json_key(j, "start_ns");
 	kv_json_u64(j, span->start_ns);
 	kv_json_key(j, "end_ns");
 	kv_json_u64(j, span->end_ns);
+	if (!span->test_end_ns)
+		return;
+	kv_json_key(j, "test_start_ns");
+	kv_json_u64(j, span->test_start_ns);
+	kv_json_key(j, "test_end_ns");
+	kv_json_u64(j, span->test_end_ns);
 }
 
 /* Finish the document: a newline, and flushed. */

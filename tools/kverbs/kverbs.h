@@ -118,11 +118,16 @@ bool kv_json_failure(struct kv_json *j, const struct kv_failure *f);
 /*
  * When a session's call into the module began and when it returned, in
  * CLOCK_REALTIME nanoseconds: the test's elapsed_ns lies within, so that
- * reports of sessions in other processes can be set side by side.
+ * reports of sessions in other processes can be set side by side.  Where
+ * the module says when the measured phase itself ran (perf, struct
+ * kverbs_perf.ended_ns), test_start_ns and test_end_ns bound it; else
+ * both are 0.
  */
 struct kv_span {
 	uint64_t start_ns;
 	uint64_t end_ns;
+	uint64_t test_start_ns;
+	uint64_t test_end_ns;
 };
 
 uint64_t kv_realtime_ns(void);

@@ -1714,6 +1714,24 @@ static void kv_perf_print_debug(const struct kverbs_perf *cmd, int err)
 }
 
 /*
+ * Widen @span's measured phase to hold @cmd's: from its end
+ * (kverbs_perf.ended_ns, 0 from a module before it, or when no test
+ * ran) back by its elapsed_ns.  With -q, the span of all the QPs'.
+ */
+static void kv_perf_span_test(struct kv_span *span, const struct kverbs_perf *cmd)
+{
+	uint64_t end = cmd->ended_ns, start;
+
+	if (!end || end < cmd->result.elapsed_ns)
+		return;
+	start = end - cmd->result.elapsed_ns;
+	if (!span->test_end_ns || start < span->test_start_ns)
+		span->test_start_ns = start;
+	if (end > span->test_end_ns)
+		span->test_end_ns = end;
+}
+
+/*
  * A latency client's array for the kernel to store each operation's time
  * in: one entry per iteration, or in duration mode as many as
  * KV_PERF_NS_PER_SAMPLE allows.  NULL when out of memory.
@@ -1839,7 +1857,7 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 {
 	struct kv_perf_lat lat = { 0 };
 	uint64_t *samples = NULL;
-	struct kv_span span;
+	struct kv_span span = { 0 };
 	struct kv_cpu cpu;
 	int err, code;
 
@@ -1856,6 +1874,7 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 	span.start_ns = kv_realtime_ns();
 	err = -kv_ioctl(fd, KVERBS_IOC_PERF, cmd);
 	span.end_ns = kv_realtime_ns();
+	kv_perf_span_test(&span, cmd);
 	kv_cpu_end(&cpu, false);
 	if (samples)
 		kv_perf_lat_collect(o, cmd, samples, &lat);
@@ -1908,7 +1927,7 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	struct kverbs_perf_result *r = &agg.result;
 	int stop = 0, err = 0, e, ret;
 	uint64_t elapsed = 0;
-	struct kv_span span;
+	struct kv_span span = { 0 };
 	struct kv_cpu cpu;
 
 	qps = calloc(n, sizeof(*qps));
@@ -1926,6 +1945,8 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	span.start_ns = kv_realtime_ns();
 	ret = kv_threads_run(n, kv_perf_qp_main, args, &stop);
 	span.end_ns = kv_realtime_ns();
+	for (i = 0; i < n; i++)
+		kv_perf_span_test(&span, &qps[i].cmd);
 	kv_cpu_end(&cpu, true);
 	if (ret < 0) {
 		fprintf(stderr, "%s %s: cannot start a thread: %s\n", kv_prog, o->cmd,

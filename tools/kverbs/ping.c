@@ -687,7 +687,7 @@ int kv_cmd_ping(int argc, char **argv)
 	struct kv_log log;
 	char addr[128], where[160], msg[512];
 	const char *status, *message = NULL;
-	struct kv_span span;
+	struct kv_span span = { 0 };
 	int fd, ret, err, code, failure;
 	bool have_log = false;
 
