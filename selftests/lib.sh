@@ -283,6 +283,12 @@ kv_connected() {
 	echo $n
 }
 
+# kv_any_connected PORT...: is a kverbs cm_id connected, from or to one
+# of these ports (kv_connected)?
+kv_any_connected() {
+	(($(kv_connected "$@") > 0))
+}
+
 # kv_overlap COUNT "PID..." PORT...: wait until COUNT cm_ids of the
 # sessions on these ports are in rdma_cm's CONNECT state at one moment
 # (kv_connected) while the clients PID... run.  rdma_cm enters it before
@@ -310,10 +316,12 @@ kv_overlap() {
 
 # kv_at_once FILE... [-- FILE...]: the sessions reported in the first
 # FILEs ran their tests at one instant, by their own reports (--json:
-# one document, or one per line), on this host's clock.  A test's
-# elapsed_ns lies somewhere within its call, start_ns to end_ns, so
-# it certainly ran from end_ns - elapsed_ns to start_ns + elapsed_ns:
-# these must all share an instant, and every report after -- (a
+# one document, or one per line), on this host's clock.  A perf report
+# says when its measured phase ran (test_start_ns to test_end_ns); of
+# another, the test's elapsed_ns lies somewhere within its call,
+# start_ns to end_ns, so it certainly ran from end_ns - elapsed_ns to
+# start_ns + elapsed_ns, which a slow setup or teardown can leave
+# empty.  These must all share an instant, and every report after -- (a
 # server's, whose call began by waiting for its client) must have been
 # in its call then.  Sessions run one after another never share one.
 kv_at_once() {
@@ -333,11 +341,15 @@ def reports(paths):
             for r in d if isinstance(d, list) else [d]:
                 out.append((p, r))
     return out
+def certain(r):
+    if "test_end_ns" in r:
+        return r["test_start_ns"], r["test_end_ns"]
+    return r["end_ns"] - r["elapsed_ns"], r["start_ns"] + r["elapsed_ns"]
 ran, calls = reports(args[:split]), reports(args[split + 1:])
 if not ran:
     sys.exit("kv_at_once: no session's report")
-lo = max(r["end_ns"] - r["elapsed_ns"] for _, r in ran)
-hi = min(r["start_ns"] + r["elapsed_ns"] for _, r in ran)
+lo = max(certain(r)[0] for _, r in ran)
+hi = min(certain(r)[1] for _, r in ran)
 lo = max([lo] + [r["start_ns"] for _, r in calls])
 hi = min([hi] + [r["end_ns"] for _, r in calls])
 if lo <= hi:
@@ -348,8 +360,9 @@ print(f"no instant at which all {len(ran)} tests ran"
       + (f" and all {len(calls)} calls were in progress" if calls else "")
       + " (ms from the first call; test: when it certainly ran, within its call):")
 for p, r in ran:
+    a, b = certain(r)
     print(f"  {p}: call {ms(r['start_ns'])}..{ms(r['end_ns'])}, test {r['elapsed_ns'] / 1e6:.1f} ms:"
-          f" certainly {ms(r['end_ns'] - r['elapsed_ns'])}..{ms(r['start_ns'] + r['elapsed_ns'])}")
+          f" {'ran' if 'test_end_ns' in r else 'certainly'} {ms(a)}..{ms(b)}")
 for p, r in calls:
     print(f"  {p}: call {ms(r['start_ns'])}..{ms(r['end_ns'])}")
 sys.exit(1)
