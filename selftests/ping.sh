@@ -220,6 +220,51 @@ test_inv_text_output() {
 		"$KV_TMP/ts.out" || fail "server output: $(cat "$KV_TMP/ts.out")"
 }
 
+# inv_peer MODE: a validated 3-iteration ping of the kverbs client with
+# selftests/ping_peer -m MODE as its server; the client's exit code in
+# rc, the peer's output in $KV_TMP/peer.out.
+inv_peer() {
+	port=$((port + 1))
+	"$(dirname "$KVERBS")/ping_peer" -a "$KV_ADDR" -p "$port" -m "$1" \
+		> "$KV_TMP/peer.out" 2>&1 &
+	kv_pid_peer=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" ping_peer ||
+		fail "ping_peer is not listening: $(cat "$KV_TMP/peer.out")" || return
+	kv_client cli "$port" -C 3 -V
+	rc=$?
+	kv_wait peer 60 || fail "ping_peer exited $?: $(cat "$KV_TMP/peer.out")"
+}
+
+# The control for the peers below: one that keeps the agreement is
+# served, each key checked.
+inv_peer_fair() {
+	inv_peer ok || return
+	[ $rc = 0 ] || fail "client failed on a fair peer: $(cat "$KV_TMP/cli.json")" || return
+	grep -qx "iterations 3" "$KV_TMP/peer.out" || fail "ping_peer: $(cat "$KV_TMP/peer.out")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["inv_remote"] == 6'
+}
+
+# inv_peer_refused MODE ITERS: the client refuses the peer's go-ahead in
+# iteration ITERS (after ITERS complete ones) with EPROTO at its receive.
+inv_peer_refused() {
+	inv_peer_fair || return
+	inv_peer "$1" || return
+	[ $rc = 1 ] || fail "client should fail: $(cat "$KV_TMP/cli.json")" || return
+	grep -qx "iterations $2" "$KV_TMP/peer.out" || fail "ping_peer: $(cat "$KV_TMP/peer.out")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "EPROTO"' \
+		'd["error"]["step"] == "recv"' "d['iterations'] == $2" \
+		"d['inv_remote'] == 2 * $2"
+}
+
+# A server that agreed to invalidate and answers with a plain SEND.
+test_inv_peer_none_refused()		{ inv_peer_refused none 0; }
+# One that agreed to nothing and invalidates the source's key anyway.
+test_inv_peer_unasked_refused()		{ inv_peer_refused unasked 0; }
+# One that invalidates another key of the client's than the one it answers.
+test_inv_peer_other_key_refused()	{ inv_peer_refused other 1; }
+
 # Documentation/walkthrough.rst lists the trace of one ping: each side's
 # kverbs events, normalized by selftests/walkthrough.py, which says what
 # must match and what may vary.  KV_UPDATE_DOC=1 writes this run's
@@ -395,4 +440,5 @@ ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 \
 	test_verbose_output test_count_0_until_sigint \
 	test_server_limit_rejects_large_ping \
 	test_inv_remote_traced test_inv_client_no_inv test_inv_server_no_inv \
-	test_inv_text_output
+	test_inv_text_output test_inv_peer_none_refused test_inv_peer_unasked_refused \
+	test_inv_peer_other_key_refused
