@@ -105,7 +105,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
 			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
 			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW |
-			KVERBS_FEATURE_PERF_INV;
+			KVERBS_FEATURE_PERF_INV | KVERBS_FEATURE_PING_INV;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -162,11 +162,25 @@ static int kverbs_ping_run(void *cmd, int refused,
 	return kverbs_ping_cmd(cmd, refused, lsn);
 }
 
+/*
+ * The invalidation counts are a block of output after the result: a
+ * caller whose struct predates them does not get them.
+ */
 static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
 {
-	return kverbs_test_exec(ucmd, kverbs_ping_run,
-				offsetof(struct kverbs_ping, result),
-				sizeof_field(struct kverbs_ping, result));
+	size_t start = offsetof(struct kverbs_ping, inv_remote);
+	size_t end = offsetofend(struct kverbs_ping, inv_sent);
+	int ret;
+
+	ret = kverbs_test_exec(ucmd, kverbs_ping_run,
+			       offsetof(struct kverbs_ping, result),
+			       sizeof_field(struct kverbs_ping, result));
+	if (ret == -EFAULT)
+		return ret;
+	if (ucmd->user_size >= end &&
+	    copy_to_user(ucmd->ubuffer + start, ucmd->cmd + start, end - start))
+		return -EFAULT;
+	return ret;
 }
 
 static int kverbs_perf_run(void *cmd, int refused,

@@ -22,6 +22,12 @@ static int kverbs_ep_cm_event(struct kverbs_ep *ep, struct rdma_cm_event *event)
 		kverbs_ep_set_state(ep, KVERBS_EP_ROUTE_RESOLVED);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/*
+		 * A client's carries the server's accept (an IB CM REP, zero
+		 * padded); a server's none, and its request's stays.
+		 */
+		if (event->param.conn.private_data_len)
+			kverbs_ep_keep_private_data(ep, event);
 		kverbs_ep_set_state(ep, KVERBS_EP_CONNECTED);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:

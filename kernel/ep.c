@@ -723,29 +723,20 @@ int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
 }
 
 /**
- * kverbs_ep_connect - connect a resolved client endpoint with a QP
- * @ep: the endpoint
- * @rd_atom: RDMA READs each side may have outstanding towards the other
- * @timeout_ns: limit on the connection set-up
- *
- * As kverbs_ep_connect_data(), without private data.
- *
- * Return: as kverbs_ep_connect_data().
- */
-int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns)
-{
-	return kverbs_ep_connect_data(ep, rd_atom, timeout_ns, NULL, 0);
-}
-
-/**
- * kverbs_ep_accept - accept a connection request taken from a listener
+ * kverbs_ep_accept_data - accept a connection request, with private data
  * @ep: the endpoint, with a QP and its receives posted
  * @timeout_ns: limit on the connection set-up
+ * @data: private data for the client, or NULL
+ * @len: its length, at most KVERBS_EP_PRIVATE_DATA_MAX
+ *
+ * The client finds @data in @ep->private_data once connected (an IB CM
+ * REP pads it with zeros to its own size).
  *
  * Return: 0 once established, or the recorded failure: -ENETDOWN at once
  * when the port went down, however long ago.
  */
-int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
+int kverbs_ep_accept_data(struct kverbs_ep *ep, u64 timeout_ns,
+			  const void *data, u8 len)
 {
 	struct rdma_conn_param param;
 	int ret;
@@ -760,6 +751,8 @@ int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 	/* Answer as many READs as the client will issue, and vice versa. */
 	kverbs_ep_conn_param(ep, &param, ep->initiator_depth,
 			     ep->responder_resources);
+	param.private_data = data;
+	param.private_data_len = len;
 	/*
 	 * rdma_accept() is made to be called from the ID's event handler,
 	 * under its handler mutex; this request was handed over to the
@@ -775,6 +768,20 @@ int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
 	return 0;
+}
+
+/**
+ * kverbs_ep_accept - accept a connection request taken from a listener
+ * @ep: the endpoint, with a QP and its receives posted
+ * @timeout_ns: limit on the connection set-up
+ *
+ * As kverbs_ep_accept_data(), without private data.
+ *
+ * Return: as kverbs_ep_accept_data().
+ */
+int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns)
+{
+	return kverbs_ep_accept_data(ep, timeout_ns, NULL, 0);
 }
 
 /**
@@ -802,7 +809,31 @@ void kverbs_ep_reject(struct kverbs_ep *ep)
 }
 
 /**
- * kverbs_ep_keep_private_data - keep what the peer said in a request or reject
+ * kverbs_ep_private_data - copy what the peer said in its private data
+ * @ep: the endpoint
+ * @buf: where to
+ * @size: its size; what the peer sent beyond it is not copied
+ *
+ * One copy, to check and use: a later event (a reject the peer may still
+ * send) rewrites the endpoint's.
+ *
+ * Return: the bytes the peer sent, at most KVERBS_EP_PRIVATE_DATA_MAX;
+ * @buf holds the first @size of them.
+ */
+u8 kverbs_ep_private_data(struct kverbs_ep *ep, void *buf, size_t size)
+{
+	unsigned long flags;
+	u8 len;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	len = ep->private_data_len;
+	memcpy(buf, ep->private_data, min_t(size_t, len, size));
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return len;
+}
+
+/**
+ * kverbs_ep_keep_private_data - keep the peer's request, accept or reject data
  * @ep: the endpoint
  * @event: the event, whose copy of the private data goes when it returns
  */

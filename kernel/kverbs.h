@@ -200,7 +200,8 @@ enum kverbs_ep_flags {
  * @responder_resources: server side: what the client offered in its request
  * @initiator_depth: server side: what the client offered in its request
  * @private_data: server side: the private data of the client's request;
- *	client side: that of the server's reject, if it rejected us
+ *	client side: that of the server's accept once connected, or of its
+ *	reject if it rejected us
  * @private_data_len: bytes in @private_data
  * @rnr_retry: rnr_retry_count this side offers in its connection request
  *	or reply: how often the *peer* resends a SEND that found no receive
@@ -286,12 +287,14 @@ void kverbs_ep_destroy(struct kverbs_ep *ep);
 int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
 		      struct sockaddr *dst, u64 timeout_ns);
 int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps);
-int kverbs_ep_connect(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns);
 int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
 			   const void *data, u8 len);
 int kverbs_ep_connect_start(struct kverbs_ep *ep, u8 rd_atom);
 int kverbs_ep_wait_connected(struct kverbs_ep *ep, u64 timeout_ns);
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns);
+int kverbs_ep_accept_data(struct kverbs_ep *ep, u64 timeout_ns,
+			  const void *data, u8 len);
+u8 kverbs_ep_private_data(struct kverbs_ep *ep, void *buf, size_t size);
 void kverbs_ep_reject(struct kverbs_ep *ep);
 void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);

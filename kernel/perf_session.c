@@ -187,15 +187,10 @@ static void kverbs_perf_client_rejected(struct kverbs_perf_run *run,
 					struct kverbs_ep *ep)
 {
 	struct kverbs_perf_result *res = run->result;
-	struct kverbs_perf_reject_msg rej;
-	unsigned long flags;
+	struct kverbs_perf_reject_msg rej = {};
 	bool ours;
 
-	spin_lock_irqsave(&ep->lock, flags);
-	ours = ep->private_data_len >= sizeof(rej);
-	if (ours)
-		memcpy(&rej, ep->private_data, sizeof(rej));
-	spin_unlock_irqrestore(&ep->lock, flags);
+	ours = kverbs_ep_private_data(ep, &rej, sizeof(rej)) >= sizeof(rej);
 	/* Anything else is a busy server, or not a kverbs perf server. */
 	if (!ours || le16_to_cpu(rej.magic) != KVERBS_PERF_MAGIC || !rej.reason)
 		return;
@@ -265,18 +260,11 @@ kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 	const struct kverbs_perf_ops *t;
 	u32 test, flags, msg_size, tx_depth, post_list, cq_mod, inline_size;
 	u64 iterations, duration_ns, ceiling;
-	unsigned long irqflags;
 	u8 len;
 	u16 version;
 
-	/*
-	 * One copy, checked and used: a reject from the client, which it
-	 * may still send, rewrites the endpoint's private data.
-	 */
-	spin_lock_irqsave(&ep->lock, irqflags);
-	len = ep->private_data_len;
-	memcpy(h, ep->private_data, min_t(size_t, len, sizeof(*h)));
-	spin_unlock_irqrestore(&ep->lock, irqflags);
+	/* One copy, checked and used (see kverbs_ep_private_data()). */
+	len = kverbs_ep_private_data(ep, h, sizeof(*h));
 
 	*value = 0;
 	*error = -EPROTO;

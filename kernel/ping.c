@@ -158,7 +158,7 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_listener *ls
 	int ret;
 
 	if (cmd->flags & ~(KVERBS_PING_F_VALIDATE | KVERBS_PING_F_PERSISTENT |
-			   KVERBS_PING_F_LISTENER))
+			   KVERBS_PING_F_LISTENER | KVERBS_PING_F_NO_INV))
 		return -EINVAL;
 	if (cmd->__reserved0)
 		return -EINVAL;
@@ -204,7 +204,8 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_listener *ls
 
 /**
  * kverbs_ping_cmd - KVERBS_IOC_PING
- * @cmd: the caller's arguments; @cmd->result is filled in, also on failure
+ * @cmd: the caller's arguments; @cmd->result, .inv_remote and .inv_sent
+ *	are filled in, also on failure
  * @refused: the error the ping was refused with before it began, or 0
  * @lsn: the file's listener (KVERBS_IOC_LISTEN), or NULL if it has none
  *
@@ -219,6 +220,8 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	cmd->inv_remote = 0;
+	cmd->inv_sent = 0;
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -236,6 +239,8 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
 	else if (!ret)
 		ret = kverbs_ping_client(run);
 	kverbs_test_report(res, &run->common, ret);
+	cmd->inv_remote = run->inv_remote;
+	cmd->inv_sent = run->inv_sent;
 	kverbs_ubuf_unpin(&run->log_seq);
 	kverbs_ubuf_unpin(&run->log);
 	kfree(run);

@@ -17,6 +17,28 @@
  *
  * and the client invalidates the sink before the next iteration.  Every
  * message is struct kverbs_ping_info, 16 bytes, big-endian.
+ *
+ * Remote invalidation, between two kverbs ends: the client's connection
+ * request carries a struct kverbs_ping_hello offering to take SENDs with
+ * invalidate (KVERBS_PING_HELLO_INV), and a server that will send them
+ * says so in its accept's hello.  rping sends no hello (an IB CM REQ
+ * pads the private data with zeros, iWARP has none) and reads none, so
+ * nothing changes for it.  Where both agreed, each go-ahead revokes the
+ * key it answers, as an NVMe/RDMA target's response does:
+ *
+ *   client                                 server
+ *   REG_MR(source, remote read)
+ *   SEND {source iova, rkey, size}  ---->  RDMA READ source
+ *                                   <----  SEND_WITH_INV(source rkey)
+ *   completes WITH_INVALIDATE, the
+ *   source's key checked; REG_MR(sink)
+ *   SEND {sink iova, rkey, size}    ---->  RDMA WRITE sink
+ *                                   <----  SEND_WITH_INV(sink rkey)
+ *   completes WITH_INVALIDATE, the
+ *   sink's key checked; check the sink
+ *
+ * and the client posts no LOCAL_INV: the next REG_MR of each buffer
+ * takes a fresh key, as after its own invalidation.
  */
 #ifndef _KVERBS_PING_H
 #define _KVERBS_PING_H
@@ -28,6 +50,28 @@ struct kverbs_ping_info {
 	__be64 addr;
 	__be32 rkey;
 	__be32 size;
+};
+
+#define KVERBS_PING_MAGIC	0x6b70	/* "kp" */
+#define KVERBS_PING_VERSION	1
+
+/* The client takes SENDs with invalidate; the server will send them. */
+#define KVERBS_PING_HELLO_INV	BIT(0)
+
+/**
+ * struct kverbs_ping_hello - what a kverbs ping end says in CM private data
+ * @magic: KVERBS_PING_MAGIC
+ * @version: KVERBS_PING_VERSION; an end reads the flags it knows of a
+ *	hello of any version, and takes a bit it does not know as declined
+ * @flags: KVERBS_PING_HELLO_*: the client's offer, the server's answer
+ *
+ * Little-endian, in the connection request and in the accept: 8 of the
+ * 56 bytes a ULP has in an IB CM REQ.
+ */
+struct kverbs_ping_hello {
+	__le16 magic;
+	__le16 version;
+	__le32 flags;
 };
 
 /**
@@ -47,6 +91,8 @@ struct kverbs_ping_info {
  * @result: the results that go back to userspace
  * @first_ns: when the first iteration started
  * @total_ns: sum of all iteration times
+ * @inv_remote: &kverbs_ping.inv_remote
+ * @inv_sent: &kverbs_ping.inv_sent
  */
 struct kverbs_ping_run {
 	struct kverbs_test common;
@@ -62,6 +108,8 @@ struct kverbs_ping_run {
 	struct kverbs_ping_result *result;
 	u64 first_ns;
 	u64 total_ns;
+	u64 inv_remote;
+	u64 inv_sent;
 };
 
 int kverbs_ping_client(struct kverbs_ping_run *run);

@@ -17,6 +17,7 @@ struct kverbs_ping_client {
 	struct kverbs_msg adv_src;	/* advertisement of @src */
 	struct kverbs_msg adv_sink;	/* advertisement of @sink */
 	struct kverbs_msg recv;		/* the server's go-ahead */
+	bool inv;			/* each go-ahead invalidates the key it answers */
 };
 
 /*
@@ -126,31 +127,61 @@ static int kverbs_ping_client_advertise(struct kverbs_ping_client *c,
 	return kverbs_post_send(ep, &send_wr, KVERBS_STEP_SEND);
 }
 
-/* Wait for the server's go-ahead and get ready for the next one. */
-static int kverbs_ping_client_wait_goahead(struct kverbs_ping_client *c)
+/*
+ * Wait for the server's go-ahead for @buf and get ready for the next one.
+ *
+ * Where remote invalidation was agreed, the go-ahead must have
+ * invalidated @buf's key (IB_WC_WITH_INVALIDATE, the key in
+ * ex.invalidate_rkey), as nvme_rdma_process_nvme_rsp()
+ * (drivers/nvme/host/rdma.c) checks a response's; where it was not, it
+ * must have invalidated nothing.  A device that checks the key fails a
+ * wrong one in the receive's completion (rxe); siw invalidates the MR the
+ * key's index names and reports the key, checked here.  Either way the
+ * buffer's state is no longer what the client thinks, and the ping ends.
+ * A key the server invalidated needs no LOCAL_INV: the buffer's next
+ * kverbs_buf_reg_wr() gives it a fresh key, as after one.
+ */
+static int kverbs_ping_client_wait_goahead(struct kverbs_ping_client *c,
+					   struct kverbs_buf *buf)
 {
+	struct kverbs_msg *recv = &c->recv;
 	struct kverbs_ep *ep = c->ep;
 	int ret;
 
-	ret = kverbs_ep_wait(ep, kverbs_is_done(&c->recv.done),
+	ret = kverbs_ep_wait(ep, kverbs_is_done(&recv->done),
 			     kverbs_ep_wait_timeout(c->run->common.timeout_ns));
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
-	if (c->recv.byte_len != sizeof(struct kverbs_ping_info))
+	if (recv->byte_len != sizeof(struct kverbs_ping_info))
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-	return kverbs_msg_post_recv(&c->recv, ep);
+	if (recv->invalidated != c->inv ||
+	    (c->inv && recv->inv_rkey != buf->mr->rkey)) {
+		ibdev_dbg(kverbs_ep_device(ep), "ping: the go-ahead invalidated key %#x, expected %#x (0: none)\n",
+			  recv->invalidated ? recv->inv_rkey : 0,
+			  c->inv ? buf->mr->rkey : 0);
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	}
+	c->run->inv_remote += recv->invalidated;
+	return kverbs_msg_post_recv(recv, ep);
 }
 
 /*
  * The server is done with the sink: revoke its key, and wait for that,
  * before the CPU reads it.  Until then the server could still write it,
  * and what the client checks and logs could differ from what it keeps.
+ *
+ * A go-ahead that invalidated the sink's key gives the same guarantee:
+ * the responder invalidates before it completes the receive, so when
+ * the client has the go-ahead the key is dead and nothing is posted.
  */
 static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
 {
 	struct kverbs_ep *ep = c->ep;
 	struct ib_send_wr inv_wr;
 	int ret;
+
+	if (c->inv)
+		return 0;
 
 	kverbs_buf_inv_wr(&c->sink, &inv_wr, true);
 	ret = kverbs_post_send(ep, &inv_wr, KVERBS_STEP_LOCAL_INV);
@@ -166,6 +197,35 @@ static int kverbs_ping_client_revoke(struct kverbs_ping_client *c)
 		return 0;
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_LOCAL_INV);
+	return 0;
+}
+
+/*
+ * Connect with our hello, offering remote invalidation unless told not
+ * to (ping.h), and learn from the server's accept whether it agreed: an
+ * rping server's accept has no hello (zeros on IB, nothing on iWARP).
+ */
+static int kverbs_ping_client_connect(struct kverbs_ping_client *c)
+{
+	bool offer = !(c->run->flags & KVERBS_PING_F_NO_INV);
+	struct kverbs_ping_hello hello = {
+		.magic = cpu_to_le16(KVERBS_PING_MAGIC),
+		.version = cpu_to_le16(KVERBS_PING_VERSION),
+		.flags = cpu_to_le32(offer ? KVERBS_PING_HELLO_INV : 0),
+	};
+	struct kverbs_ep *ep = c->ep;
+	int ret;
+
+	/* One RDMA READ at a time is all rping needs from the responder. */
+	ret = kverbs_ep_connect_data(ep, 1, c->run->common.timeout_ns,
+				     &hello, sizeof(hello));
+	if (ret)
+		return ret;
+	memset(&hello, 0, sizeof(hello));
+	if (kverbs_ep_private_data(ep, &hello, sizeof(hello)) < sizeof(hello) ||
+	    le16_to_cpu(hello.magic) != KVERBS_PING_MAGIC || !le16_to_cpu(hello.version))
+		return 0;
+	c->inv = offer && (le32_to_cpu(hello.flags) & KVERBS_PING_HELLO_INV);
 	return 0;
 }
 
@@ -188,16 +248,20 @@ static int kverbs_ping_client_iterate(struct kverbs_ping_client *c, u64 iter)
 	ret = kverbs_ping_client_advertise(c, &c->src, &c->adv_src,
 					   IB_ACCESS_REMOTE_READ, NULL);
 	if (!ret)
-		ret = kverbs_ping_client_wait_goahead(c);
+		ret = kverbs_ping_client_wait_goahead(c, &c->src);
 	if (ret)
 		return ret;
 
-	/* Remote write needs local write too, by the IB specification. */
+	/*
+	 * Remote write needs local write too, by the IB specification.  The
+	 * source's key is revoked here, unless its go-ahead did.
+	 */
 	ret = kverbs_ping_client_advertise(c, &c->sink, &c->adv_sink,
 					   IB_ACCESS_LOCAL_WRITE |
-					   IB_ACCESS_REMOTE_WRITE, &c->src);
+					   IB_ACCESS_REMOTE_WRITE,
+					   c->inv ? NULL : &c->src);
 	if (!ret)
-		ret = kverbs_ping_client_wait_goahead(c);
+		ret = kverbs_ping_client_wait_goahead(c, &c->sink);
 	if (!ret)
 		ret = kverbs_ping_client_revoke(c);
 	if (ret)
@@ -250,8 +314,7 @@ int kverbs_ping_client(struct kverbs_ping_run *run)
 	ret = kverbs_msg_post_recv(&c->recv, ep);
 	if (ret)
 		goto out_destroy;
-	/* One RDMA READ at a time is all rping needs from the responder. */
-	ret = kverbs_ep_connect(ep, 1, run->common.timeout_ns);
+	ret = kverbs_ping_client_connect(c);
 	if (ret)
 		goto out_destroy;
 

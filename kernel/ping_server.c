@@ -7,6 +7,11 @@
  * as in the NVMe and SCSI RDMA targets: it DMA-maps the buffer, and
  * decides per device whether plain scatter/gather entries will do or a
  * memory registration is needed, as iWARP requires for an RDMA READ sink.
+ *
+ * Where the client offered it and the device can (ping.h), each go-ahead
+ * is a SEND with invalidate of the key it answers, as
+ * nvmet_rdma_queue_response() (drivers/nvme/target/rdma.c) answers a
+ * command whose host asked for it.
  */
 #include "ping.h"
 #include "trace.h"
@@ -27,6 +32,7 @@ struct kverbs_ping_server {
 	struct kverbs_buf buf;		/* RDMA READ sink, RDMA WRITE source */
 	struct kverbs_msg recv;		/* the client's advertisements */
 	struct kverbs_msg goahead;	/* the answer to each, all zero as in rping */
+	bool inv;			/* the go-aheads invalidate the client's keys */
 	struct rdma_rw_ctx rw;
 	bool rw_active;			/* @rw holds a mapping of @buf */
 	enum dma_data_direction rw_dir;
@@ -129,9 +135,13 @@ static int kverbs_ping_server_wait_adv(struct kverbs_ping_server *s,
 	return kverbs_msg_post_recv(&s->recv, ep);
 }
 
-/* The go-ahead buffer is shared: send it again only once it went out. */
+/*
+ * The go-ahead that answers the client's advertisement of @rkey, which
+ * the server is done with.  The go-ahead buffer is shared: send it again
+ * only once it went out.
+ */
 static int kverbs_ping_server_goahead_wr(struct kverbs_ping_server *s,
-					 struct ib_send_wr *wr)
+					 struct ib_send_wr *wr, u32 rkey)
 {
 	struct kverbs_ep *ep = s->ep;
 	int ret;
@@ -141,7 +151,36 @@ static int kverbs_ping_server_goahead_wr(struct kverbs_ping_server *s,
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
 	kverbs_msg_send_wr(&s->goahead, wr);
+	if (s->inv) {
+		wr->opcode = IB_WR_SEND_WITH_INV;
+		wr->ex.invalidate_rkey = rkey;
+	}
 	return 0;
+}
+
+/*
+ * What the client's hello offers (ping.h), and the answer for its
+ * accept in @answer: 0 for a client that sent none (rping), which gets
+ * an accept without private data, as from rping; else its size.
+ */
+static u8 kverbs_ping_server_hello(struct kverbs_ping_server *s,
+				   struct kverbs_ping_hello *answer)
+{
+	struct ib_device *ibdev = kverbs_ep_device(s->ep);
+	struct kverbs_ping_hello hello = {};
+	u8 len;
+
+	len = kverbs_ep_private_data(s->ep, &hello, sizeof(hello));
+	if (len < sizeof(hello) || le16_to_cpu(hello.magic) != KVERBS_PING_MAGIC ||
+	    !le16_to_cpu(hello.version))
+		return 0;
+	s->inv = (le32_to_cpu(hello.flags) & KVERBS_PING_HELLO_INV) &&
+		 !(s->run->flags & KVERBS_PING_F_NO_INV) &&
+		 (ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS);
+	answer->magic = cpu_to_le16(KVERBS_PING_MAGIC);
+	answer->version = cpu_to_le16(KVERBS_PING_VERSION);
+	answer->flags = cpu_to_le32(s->inv ? KVERBS_PING_HELLO_INV : 0);
+	return sizeof(*answer);
 }
 
 static void kverbs_ping_server_rw_destroy(struct kverbs_ping_server *s)
@@ -240,13 +279,15 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 		return kverbs_ep_mismatch(ep, offset);
 	kverbs_ping_log(run, s->buf.vaddr, len);
 
-	ret = kverbs_ping_server_goahead_wr(s, &send_wr);
+	ret = kverbs_ping_server_goahead_wr(s, &send_wr, rkey);
 	if (!ret)
 		ret = kverbs_post_send(ep, &send_wr, KVERBS_STEP_SEND);
 	if (!ret)
 		ret = kverbs_ping_server_wait_adv(s, false, &addr, &rkey, &sink_len);
 	if (ret)
 		return ret;
+	/* The client advertises its sink only once it has the go-ahead. */
+	run->inv_sent += s->inv;
 	if (sink_len < len)
 		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 
@@ -256,7 +297,7 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 	 * place before the client sees the go-ahead.
 	 */
 	kverbs_buf_sync_for_device(&s->buf);
-	ret = kverbs_ping_server_goahead_wr(s, &send_wr);
+	ret = kverbs_ping_server_goahead_wr(s, &send_wr, rkey);
 	if (!ret)
 		ret = kverbs_ping_server_rdma(s, DMA_TO_DEVICE, addr, rkey,
 					      &send_wr, &s->goahead.done);
@@ -267,12 +308,14 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 	 */
 	if (ret == -ECONNRESET && s->goahead_posted) {
 		kverbs_ping_account(run, start, len);
+		run->inv_sent += s->inv;
 		return KVERBS_PING_CLIENT_LEFT;
 	}
 	if (ret)
 		return ret;
 
 	kverbs_ping_account(run, start, len);
+	run->inv_sent += s->inv;
 	trace_kverbs_ping_iter(ep->cq_id, ep->id->qp, true, iter, len, ktime_get_ns() - start);
 	return 0;
 }
@@ -281,8 +324,10 @@ static int kverbs_ping_server_iterate(struct kverbs_ping_server *s, u64 iter)
 static int kverbs_ping_server_session(struct kverbs_ping_run *run,
 				      struct kverbs_ep *ep)
 {
+	struct kverbs_ping_hello answer;
 	struct kverbs_ping_server *s;
 	u64 iter;
+	u8 answer_len;
 	int ret;
 
 	run->result->clients++;
@@ -305,7 +350,9 @@ static int kverbs_ping_server_session(struct kverbs_ping_run *run,
 		kverbs_ep_reject(ep);
 		goto out_free;
 	}
-	ret = kverbs_ep_accept(ep, run->common.timeout_ns);
+	answer_len = kverbs_ping_server_hello(s, &answer);
+	ret = kverbs_ep_accept_data(ep, run->common.timeout_ns,
+				    answer_len ? &answer : NULL, answer_len);
 	if (ret)
 		goto out_free;
 

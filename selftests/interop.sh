@@ -23,8 +23,10 @@ kserver_rping_client() {
 		> "$KV_TMP/rping.out" 2> "$KV_TMP/rping.err" ||
 		fail "rping -c exited $?: $(cat "$KV_TMP/rping.err")" || return
 	kv_wait srv 30 || fail "kverbs server: $(cat "$KV_TMP/srv.err")" || return
+	# rping offers no remote invalidation: its keys are never invalidated.
 	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['iterations'] == $count" \
-		"d['bytes_read'] == $count * $size" 'd["clients"] == 1' || return
+		"d['bytes_read'] == $count * $size" 'd["clients"] == 1' \
+		'd["inv_sent"] == 0' 'd["inv_remote"] == 0' || return
 	# rping validated our echo byte for byte; our data must be what it sent.
 	[ "$(grep -c '^ping data: ' "$KV_TMP/rping.out")" = "$count" ] ||
 		fail "rping printed $(grep -c '^ping data: ' "$KV_TMP/rping.out") of $count pings"
@@ -41,7 +43,9 @@ rping_server_kclient() {
 		fail "rping -s is not listening: $(cat "$KV_TMP/rs.err")" || return
 	kv_client cli "$port" -C "$count" -S "$size" -V ||
 		fail "kverbs client exited $?: $(cat "$KV_TMP/cli.err")" || return
-	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $count" || return
+	# rping agrees to no remote invalidation: the client revokes its keys.
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $count" \
+		'd["inv_remote"] == 0' 'd["inv_sent"] == 0' || return
 	kv_wait rs 30 || fail "rping -s: $(cat "$KV_TMP/rs.err")" || return
 	# rping's server prints what it read from us.
 	[ "$(grep -c '^server ping data: rdma-ping-' "$KV_TMP/rs.out")" = "$count" ] ||

@@ -9,7 +9,9 @@ port=17200
 
 # ping_case CLIENT_OPTS...: kv_ping_pair on a port of its own; each
 # call's wall-clock span lies within the case's and holds its test, the
-# server's beginning first.
+# server's beginning first.  Two kverbs ends agree on remote
+# invalidation: each of the server's two go-aheads per iteration
+# invalidated the key the client advertised, which the client checked.
 ping_case() {
 	local t0=${EPOCHREALTIME/./}000 t1
 	port=$((port + 1))
@@ -17,8 +19,10 @@ ping_case() {
 	t1=${EPOCHREALTIME/./}000
 	json_check "$KV_TMP/cli.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" \
 		'd["end_ns"] - d["start_ns"] >= d["elapsed_ns"]' \
+		'd["inv_remote"] == 2 * d["iterations"]' 'd["inv_sent"] == 0' \
 		-- "$KV_TMP/srv.json" "$t0 <= d['start_ns']" "d['end_ns'] <= $t1" \
-		'd["end_ns"] - d["start_ns"] >= d["elapsed_ns"]' || return
+		'd["end_ns"] - d["start_ns"] >= d["elapsed_ns"]' \
+		'd["inv_sent"] == 2 * d["iterations"]' 'd["inv_remote"] == 0' || return
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
 c, s = (json.load(open(p)) for p in sys.argv[1:])
@@ -99,6 +103,167 @@ if qp in early:
              f"completed, first: {early[qp][0]}")
 PY
 }
+
+# inv_traced SERVER_OPTS CLIENT_OPTS: a validated ping of 5 iterations
+# between SERVER_OPTS and CLIENT_OPTS (quoted lists), traced: its
+# work requests and completions in $KV_TMP/inv.trace.
+inv_traced() {
+	local tr=/sys/kernel/tracing rc srv_opts=$1 cli_opts=$2
+	trace_need
+	port=$((port + 1))
+	trace_start kverbs_post_send kverbs_wc || fail "cannot set up tracing" || return
+	# shellcheck disable=SC2086
+	kv_server srv "$port" -V $srv_opts || { trace_stop kverbs_post_send kverbs_wc; return 1; }
+	# shellcheck disable=SC2086
+	kv_client cli "$port" -V -C 5 $cli_opts
+	rc=$?
+	kv_wait srv 30
+	rc=$((rc | $?))
+	trace_stop kverbs_post_send kverbs_wc
+	cp $tr/trace "$KV_TMP/inv.trace"
+	[ $rc = 0 ] || fail "ping failed: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json" "$KV_TMP/srv.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["iterations"] == 5' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["iterations"] == 5'
+}
+
+# inv_trace_check MODE: what the client's QP (the one that posts REG_MR)
+# posted and saw in $KV_TMP/inv.trace.  MODE remote: no LOCAL_INV at all,
+# every go-ahead received as a SEND with invalidate of the key the
+# client's last REG_MR gave, and the server's QP posted 10 SEND_WITH_INV
+# naming those keys, no plain SEND.  MODE local: 10 LOCAL_INVs of the
+# keys registered, no SEND_WITH_INV anywhere, no receive invalidating.
+inv_trace_check() {
+	kv_python "$KV_TMP/inv.trace" "$1" <<'PY'
+import re, sys
+trace, mode = sys.argv[1], sys.argv[2]
+posts, wcs = [], []
+for line in open(trace):
+    m = re.search(r"kverbs_post_send: cq\.id=(\d+) cid=(\d+) qp=(\d+) (\w+) len=\d+ key=0x([0-9a-f]+)", line)
+    if m:
+        posts.append((m.group(3), m.group(4), int(m.group(5), 16)))
+        continue
+    m = re.search(r"kverbs_wc: cq\.id=\d+ cid=\d+ qp=(\d+) (\w+) SUCCESS len=\d+ vendor_err=0x0( invalidated=0x([0-9a-f]+))?", line)
+    if m:
+        wcs.append((m.group(1), m.group(2), int(m.group(4), 16) if m.group(4) else None))
+regs = {}
+for qp, op, key in posts:
+    if op == "REG_MR":
+        regs.setdefault(qp, []).append(key)
+client = [qp for qp, k in regs.items() if len(k) == 10]
+if len(client) != 1:
+    sys.exit(f"REG_MR posts per QP: { {q: len(k) for q, k in regs.items()} }, expected 10 on the client's")
+cqp = client[0]
+keys = regs[cqp]
+cli_inv = [key for qp, op, key in posts if qp == cqp and op == "LOCAL_INV"]
+withinv = [(qp, key) for qp, op, key in posts if op == "SEND_WITH_INV"]
+recv_inv = [key for qp, step, key in wcs if qp == cqp and step == "RECV" and key is not None]
+recvs = [key for qp, step, key in wcs if qp == cqp and step == "RECV"]
+if mode == "remote":
+    if cli_inv:
+        sys.exit(f"the client posted {len(cli_inv)} LOCAL_INVs, expected none")
+    if sorted(k for q, k in withinv if q != cqp) != sorted(keys) or len(withinv) != 10:
+        sys.exit(f"SEND_WITH_INV keys {[hex(k) for q, k in withinv]}, expected the client's {[hex(k) for k in keys]}")
+    if recv_inv != keys:
+        sys.exit(f"the client's receives invalidated {[hex(k) for k in recv_inv]}, expected {[hex(k) for k in keys]} in order")
+    plain = [1 for qp, op, key in posts if qp != cqp and op == "SEND"]
+    if plain:
+        sys.exit(f"the server posted {len(plain)} plain SENDs")
+else:
+    if sorted(cli_inv) != sorted(keys):
+        sys.exit(f"the client's LOCAL_INVs {[hex(k) for k in cli_inv]}, expected {[hex(k) for k in keys]}")
+    if withinv or recv_inv:
+        sys.exit(f"SEND_WITH_INV posted {withinv}, receives invalidating {recv_inv}")
+    if len(recvs) != 10:
+        sys.exit(f"the client completed {len(recvs)} receives, expected 10")
+PY
+}
+
+# Two kverbs ends: each go-ahead is a SEND with invalidate of the key the
+# client advertised (the trace shows it posted and received with that
+# key), and the client posts no LOCAL_INV.
+test_inv_remote_traced() {
+	inv_traced "" "" || return
+	inv_trace_check remote || return
+	json_check "$KV_TMP/cli.json" 'd["inv_remote"] == 10' 'd["inv_sent"] == 0' 'd["no_inv"] is False' \
+		-- "$KV_TMP/srv.json" 'd["inv_sent"] == 10' 'd["inv_remote"] == 0'
+}
+
+# --no-inv on either end: nothing is invalidated remotely, and the
+# client revokes each key itself, as with rping.
+test_inv_client_no_inv() {
+	inv_traced "" "--no-inv" || return
+	inv_trace_check local || return
+	json_check "$KV_TMP/cli.json" 'd["inv_remote"] == 0' 'd["inv_sent"] == 0' 'd["no_inv"] is True' \
+		-- "$KV_TMP/srv.json" 'd["inv_sent"] == 0' 'd["inv_remote"] == 0'
+}
+
+test_inv_server_no_inv() {
+	inv_traced "--no-inv" "" || return
+	inv_trace_check local || return
+	json_check "$KV_TMP/cli.json" 'd["inv_remote"] == 0' 'd["inv_sent"] == 0' \
+		-- "$KV_TMP/srv.json" 'd["inv_sent"] == 0' 'd["no_inv"] is True'
+}
+
+# The text report counts the keys on both ends.
+test_inv_text_output() {
+	port=$((port + 1))
+	"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" > "$KV_TMP/ts.out" 2>&1 &
+	kv_pid_ts=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" || fail "server not listening" || return
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 3 \
+		> "$KV_TMP/tc.out" 2>&1 || fail "client: $(cat "$KV_TMP/tc.out")" || return
+	kv_wait ts 30 || fail "server: $(cat "$KV_TMP/ts.out")" || return
+	grep -q '; remote invalidation: 6 of our keys by the peer, 0 SENDs with invalidate$' \
+		"$KV_TMP/tc.out" || fail "client output: $(cat "$KV_TMP/tc.out")" || return
+	grep -q '; remote invalidation: 0 of our keys by the peer, 6 SENDs with invalidate$' \
+		"$KV_TMP/ts.out" || fail "server output: $(cat "$KV_TMP/ts.out")"
+}
+
+# inv_peer MODE: a validated 3-iteration ping of the kverbs client with
+# selftests/ping_peer -m MODE as its server; the client's exit code in
+# rc, the peer's output in $KV_TMP/peer.out.
+inv_peer() {
+	port=$((port + 1))
+	"$(dirname "$KVERBS")/ping_peer" -a "$KV_ADDR" -p "$port" -m "$1" \
+		> "$KV_TMP/peer.out" 2>&1 &
+	kv_pid_peer=$!
+	wait_for 10 kv_listening "$KV_ADDR" "$port" ping_peer ||
+		fail "ping_peer is not listening: $(cat "$KV_TMP/peer.out")" || return
+	kv_client cli "$port" -C 3 -V
+	rc=$?
+	kv_wait peer 60 || fail "ping_peer exited $?: $(cat "$KV_TMP/peer.out")"
+}
+
+# The control for the peers below: one that keeps the agreement is
+# served, each key checked.
+inv_peer_fair() {
+	inv_peer ok || return
+	[ $rc = 0 ] || fail "client failed on a fair peer: $(cat "$KV_TMP/cli.json")" || return
+	grep -qx "iterations 3" "$KV_TMP/peer.out" || fail "ping_peer: $(cat "$KV_TMP/peer.out")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["inv_remote"] == 6'
+}
+
+# inv_peer_refused MODE ITERS: the client refuses the peer's go-ahead in
+# iteration ITERS (after ITERS complete ones) with EPROTO at its receive.
+inv_peer_refused() {
+	inv_peer_fair || return
+	inv_peer "$1" || return
+	[ $rc = 1 ] || fail "client should fail: $(cat "$KV_TMP/cli.json")" || return
+	grep -qx "iterations $2" "$KV_TMP/peer.out" || fail "ping_peer: $(cat "$KV_TMP/peer.out")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "EPROTO"' \
+		'd["error"]["step"] == "recv"' "d['iterations'] == $2" \
+		"d['inv_remote'] == 2 * $2"
+}
+
+# A server that agreed to invalidate and answers with a plain SEND.
+test_inv_peer_none_refused()		{ inv_peer_refused none 0; }
+# One that agreed to nothing and invalidates the source's key anyway.
+test_inv_peer_unasked_refused()		{ inv_peer_refused unasked 0; }
+# One that invalidates another key of the client's than the one it answers.
+test_inv_peer_other_key_refused()	{ inv_peer_refused other 1; }
 
 # Documentation/walkthrough.rst lists the trace of one ping: each side's
 # kverbs events, normalized by selftests/walkthrough.py, which says what
@@ -273,4 +438,7 @@ ktap_main "${matrix[@]}" test_count_10_size_4097 test_count_10_size_1000003 \
 	test_advertise_once_registered_traced test_walkthrough_trace_matches_doc \
 	test_tracing_recipes_as_written test_ipv6 \
 	test_verbose_output test_count_0_until_sigint \
-	test_server_limit_rejects_large_ping
+	test_server_limit_rejects_large_ping \
+	test_inv_remote_traced test_inv_client_no_inv test_inv_server_no_inv \
+	test_inv_text_output test_inv_peer_none_refused test_inv_peer_unasked_refused \
+	test_inv_peer_other_key_refused

@@ -1225,6 +1225,8 @@ static const struct kv_cmd kv_cmd_ping = {
 	.ioc = KVERBS_IOC_PING,
 	.nr = KVERBS_CMD_PING,
 	.size = sizeof(struct kverbs_ping),
+	/* The invalidation counts came with KVERBS_FEATURE_PING_INV. */
+	.min_size = offsetof(struct kverbs_ping, inv_remote),
 	.fill = kv_fill_ping,
 	.expect = EMSGSIZE,
 };
@@ -2421,6 +2423,60 @@ TEST_F_TIMEOUT(kverbs, ping_no_listener, KV_NET_TIMEOUT)
 	EXPECT_EQ(-ECONNREFUSED, p.result.error);
 	if (kv_failed())
 		kv_diag_result(_metadata, "client", &p.result);
+}
+
+/*
+ * KVERBS_PING_F_NO_INV is either side's, and passes the checks: a client
+ * gets as far as the connection, which nobody accepts.  The counts are
+ * (out) fields: whatever comes in, they go back as 0.
+ */
+TEST_F_TIMEOUT(kverbs, ping_no_inv_flag, KV_NET_TIMEOUT)
+{
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_ping p;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PING_INV);
+	kv_net_begin();
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	p.flags = KVERBS_PING_F_NO_INV | KVERBS_PING_F_VALIDATE;
+	p.inv_remote = 1;
+	p.inv_sent = 2;
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PING, &p));
+	EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
+	EXPECT_EQ(0, p.inv_remote);
+	EXPECT_EQ(0, p.inv_sent);
+	/* A server's too: refused here only for its message size. */
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.role = KVERBS_ROLE_SERVER;
+	p.flags = KVERBS_PING_F_NO_INV;
+	p.msg_size = kv_max_msg_size() + 1;
+	p.inv_sent = 3;
+	EXPECT_ERRNO(EMSGSIZE, kv_ioctl(KVERBS_IOC_PING, &p));
+	EXPECT_EQ(0, p.inv_sent);
+	/* The next bit is still unknown. */
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.flags = KVERBS_PING_F_NO_INV << 1;
+	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_PING, &p));
+}
+
+/*
+ * A caller whose struct ends with the result, as a tool built before the
+ * invalidation counts: its ping runs, and nothing is written past its
+ * struct.
+ */
+TEST_F_TIMEOUT(kverbs, ping_inv_not_written_past_struct, KV_NET_TIMEOUT)
+{
+	struct kverbs_ping p;
+
+	kv_net_begin();
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	p.size = offsetof(struct kverbs_ping, inv_remote);
+	memset(&p.inv_remote, 0xa5, sizeof(p.inv_remote) + sizeof(p.inv_sent));
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PING, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_TRUE(kv_all_bytes(&p.inv_remote, sizeof(p.inv_remote) + sizeof(p.inv_sent),
+				 0xa5));
 }
 
 /*

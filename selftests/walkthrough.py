@@ -131,6 +131,9 @@ class Names:
                 return f"cid={cids.setdefault(value, len(cids) + 1)}"
             if key == "key" and int(value, 16):
                 return f"key={self.name('key', value, 'k')}"
+            # A receive that invalidated a key names it as its post did.
+            if key == "invalidated":
+                return f"invalidated={self.name('key', value, 'k')}"
             if key == "raddr" and int(value, 16):
                 return f"raddr={self.name('raddr', value, 'a')}"
             if key == "mr.id":

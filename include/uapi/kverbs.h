@@ -86,6 +86,9 @@ enum {
  *	fills &kverbs_perf.rw_ctxs and .rw_mr_ctxs
  * @KVERBS_FEATURE_PERF_INV: KVERBS_IOC_PERF takes KVERBS_PERF_F_INV and
  *	fills &kverbs_perf.inv_remote to .inv_got
+ * @KVERBS_FEATURE_PING_INV: KVERBS_IOC_PING offers and agrees to remote
+ *	invalidation with a kverbs peer (see &enum kverbs_ping_flags), takes
+ *	KVERBS_PING_F_NO_INV, and fills &kverbs_ping.inv_remote and .inv_sent
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -107,6 +110,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_POST = 1 << 16,
 	KVERBS_FEATURE_PERF_RW = 1 << 17,
 	KVERBS_FEATURE_PERF_INV = 1 << 18,
+	KVERBS_FEATURE_PING_INV = 1 << 20,
 };
 
 /**
@@ -416,11 +420,20 @@ enum kverbs_role {
  *	one listener at once, in as many threads; each serves the next
  *	client that connects, which is how a persistent server serves
  *	several clients at once, as rping -P does.
+ * @KVERBS_PING_F_NO_INV: either side: no remote invalidation.  Without
+ *	it a kverbs client offers, in its connection request, to have its
+ *	keys invalidated by the server's go-aheads (IB_WR_SEND_WITH_INV),
+ *	and a kverbs server whose device can post them agrees in its
+ *	accept; the client then posts no IB_WR_LOCAL_INV of its own.  With
+ *	it a client does not offer and a server does not agree, and the
+ *	client revokes each key itself, as with rping, which neither offers
+ *	nor agrees.  Feature bit: KVERBS_FEATURE_PING_INV.
  */
 enum kverbs_ping_flags {
 	KVERBS_PING_F_VALIDATE = 1 << 0,
 	KVERBS_PING_F_PERSISTENT = 1 << 1,
 	KVERBS_PING_F_LISTENER = 1 << 2,
+	KVERBS_PING_F_NO_INV = 1 << 3,
 };
 
 /*
@@ -596,6 +609,21 @@ struct kverbs_ping_log {
  *	routing choose; server: must be all zero
  * @log: where to store each iteration's payload, or all zero
  * @result: (out) what happened, also filled in when the call fails
+ * @inv_remote: (out) keys of this side that the peer invalidated with a
+ *	SEND with invalidate, each checked to be the key this side
+ *	advertised: a client's two per iteration when remote invalidation
+ *	was agreed, else 0 (a server's are always 0)
+ * @inv_sent: (out) SENDs with invalidate this side posted whose
+ *	iteration the peer went on with or completed: a server's two per
+ *	iteration, over all its clients, when agreed, else 0 (a client's
+ *	are always 0).  Both exist since KVERBS_FEATURE_PING_INV, and go
+ *	back, also on failure, to a caller whose struct holds them; an
+ *	older module leaves them alone.
+ *
+ * Where remote invalidation was agreed (see KVERBS_PING_F_NO_INV), a
+ * go-ahead that does not invalidate exactly the key the client
+ * advertised fails the client with -EPROTO at KVERBS_STEP_RECV; where
+ * it was not, so does a go-ahead that invalidates any key.
  *
  * The call returns when the ping is over.  0 means every iteration
  * succeeded; on failure @result says which step failed and why.  A signal
@@ -631,6 +659,9 @@ struct kverbs_ping {
 	struct __kernel_sockaddr_storage src_addr;
 	struct kverbs_ping_log log;
 	struct kverbs_ping_result result;
+	/* KVERBS_FEATURE_PING_INV */
+	__aligned_u64 inv_remote;
+	__aligned_u64 inv_sent;
 };
 
 #define KVERBS_IOC_PING		_IO(KVERBS_TYPE, KVERBS_CMD_PING)

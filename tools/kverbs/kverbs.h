@@ -239,6 +239,10 @@ uint64_t kv_devices_max_mr(int fd);
 void kv_devices_print_text(FILE *f, const struct kv_devices *d, bool caps);
 void kv_devices_print_json(FILE *f, const struct kv_devices *d, bool caps);
 
+/* ping.c: its report's remote invalidation, also from an older module */
+void kv_ping_print_inv(FILE *f, const struct kverbs_ping *cmd, bool known);
+void kv_ping_json_inv(struct kv_json *j, const struct kverbs_ping *cmd, bool known);
+
 /* threads.c: tests in threads, which one signal ends */
 #define KV_THREADS_MAX	64
 int kv_threads_run(unsigned int n, void *(*fn)(void *arg), void **args, int *stop);

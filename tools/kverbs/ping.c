@@ -12,6 +12,10 @@
  * again; what they report is summed up at the end.  Each session runs in
  * its own ioctl, so it keeps its own kernel context and counts against
  * the module's limits as a session of its own.
+ *
+ * Between two kverbs ends the server's go-aheads invalidate the client's
+ * keys (IB_WR_SEND_WITH_INV), as the two ends agree when they connect,
+ * unless either has --no-inv; the report counts the keys.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -51,6 +55,7 @@ struct kv_ping_opts {
 	bool validate;
 	bool debug;
 	bool json;
+	bool no_inv;
 	uint64_t timeout_ns;
 };
 
@@ -72,12 +77,14 @@ struct kv_log {
 static void ping_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s ping -s [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-P] [-v] [-V] [-d] [--timeout SEC] [--json]\n"
-		"       %s ping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-I SRCADDR] [-v] [-V] [-d] [--timeout SEC] [--json]\n"
+		"usage: %s ping -s [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-P] [-v] [-V] [-d] [--no-inv] [--timeout SEC] [--json]\n"
+		"       %s ping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-I SRCADDR] [-v] [-V] [-d] [--no-inv] [--timeout SEC] [--json]\n"
 		"\n"
 		"Ping as rdma-core's rping does, with the kernel's verbs: per iteration the\n"
 		"client advertises a buffer that the server RDMA READs, then one that the\n"
-		"server RDMA WRITEs back.  Either end interoperates with rping.\n"
+		"server RDMA WRITEs back.  Either end interoperates with rping.  Between two\n"
+		"kverbs ends the server's answers invalidate the client's keys (SEND with\n"
+		"invalidate), so the client revokes none itself.\n"
 		"\n"
 		"  -s, --server          serve; one client, or one after another with -P\n"
 		"  -c, --client          ping a server\n"
@@ -97,6 +104,9 @@ static void ping_usage(FILE *f)
 		"  -v, --verbose         print the ping data, as rping does\n"
 		"  -V, --validate        check every byte received against the pattern\n"
 		"  -d, --debug           print everything the kernel reported\n"
+		"      --no-inv          client: do not offer remote invalidation; server: do\n"
+		"                        not agree to it (the client revokes its keys itself,\n"
+		"                        as with rping)\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
 		"      --json            one JSON document instead of text\n"
 		"  -h, --help            this help\n",
@@ -106,7 +116,7 @@ static void ping_usage(FILE *f)
 
 static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_JSON };
+	enum { OPT_TIMEOUT = 256, OPT_JSON, OPT_NO_INV };
 	static const struct option longopts[] = {
 		{ "server", no_argument, NULL, 's' },
 		{ "client", no_argument, NULL, 'c' },
@@ -122,6 +132,7 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		{ "debug", no_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "no-inv", no_argument, NULL, OPT_NO_INV },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -194,6 +205,9 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_NO_INV:
+			o->no_inv = true;
 			break;
 		case 'h':
 			ping_usage(stdout);
@@ -367,6 +381,8 @@ static void kv_log_free(struct kv_log *l)
  * @lock: protects what follows
  * @sum: every session's numbers added up; the failure fields are those
  *	of the last client that failed, or of the call that stopped them all
+ * @inv_remote: every session's &kverbs_ping.inv_remote added up
+ * @inv_sent: ... and .inv_sent
  * @iter_ns: the sum of every iteration's time, for the mean
  * @first_ns: when the earliest session's first iteration began
  *	(CLOCK_MONOTONIC), 0 before any
@@ -381,6 +397,8 @@ struct kv_pserve {
 	const struct kverbs_ping *tmpl;
 	pthread_mutex_t lock;
 	struct kverbs_ping_result sum;
+	uint64_t inv_remote;
+	uint64_t inv_sent;
 	uint64_t iter_ns;
 	uint64_t first_ns;
 	uint64_t last_ns;
@@ -411,9 +429,10 @@ static void kv_ping_copy_failure(struct kverbs_ping_result *to,
 }
 
 /* Add one session's report to the server's. */
-static void kv_pserve_add(struct kv_pserve *ps, const struct kverbs_ping_result *r,
+static void kv_pserve_add(struct kv_pserve *ps, const struct kverbs_ping *cmd,
 			  struct kv_log *log)
 {
+	const struct kverbs_ping_result *r = &cmd->result;
 	struct kverbs_ping_result *s = &ps->sum;
 	uint64_t now = kv_mono_ns();
 	size_t i;
@@ -434,6 +453,8 @@ static void kv_pserve_add(struct kv_pserve *ps, const struct kverbs_ping_result 
 	s->bytes_written += r->bytes_written;
 	s->clients += r->clients;
 	s->clients_failed += r->clients_failed;
+	ps->inv_remote += cmd->inv_remote;
+	ps->inv_sent += cmd->inv_sent;
 	s->iter_ns_avg = s->iterations ? ps->iter_ns / s->iterations : 0;
 	s->elapsed_ns = ps->last_ns - ps->first_ns;
 	if (r->clients_failed)
@@ -475,10 +496,10 @@ static void *kv_pserve_worker(void *arg)
 			err = -kv_ioctl(ps->fd, KVERBS_IOC_PING, &cmd);
 			if (o->verbose) {
 				kv_log_stop(&log);
-				kv_pserve_add(ps, &cmd.result, &log);
+				kv_pserve_add(ps, &cmd, &log);
 				kv_log_free(&log);
 			} else {
-				kv_pserve_add(ps, &cmd.result, NULL);
+				kv_pserve_add(ps, &cmd, NULL);
 			}
 		}
 		if (err == EINTR)
@@ -535,9 +556,42 @@ static int kv_ping_serve_many(int fd, const struct kv_ping_opts *o,
 	ret = kv_threads_run(o->jobs, kv_pserve_worker, args, &ps.stop);
 	pthread_mutex_destroy(&ps.lock);
 	cmd->result = ps.sum;
+	cmd->inv_remote = ps.inv_remote;
+	cmd->inv_sent = ps.inv_sent;
 	if (ret < 0)
 		return -ret;
 	return ps.fatal ? ps.fatal : EINTR;
+}
+
+/**
+ * kv_ping_print_inv - the text report's remote invalidation clause
+ * @f: where
+ * @cmd: the call, its counts filled in
+ * @known: the module reports them (KVERBS_FEATURE_PING_INV); an older
+ *	one does not, and they are unknown, not 0
+ */
+void kv_ping_print_inv(FILE *f, const struct kverbs_ping *cmd, bool known)
+{
+	if (known)
+		fprintf(f, "; remote invalidation: %" PRIu64 " of our keys by the peer, %" PRIu64 " SENDs with invalidate",
+			(uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent);
+	else
+		fprintf(f, "; remote invalidation: unknown, the kverbs module loaded is older than this tool");
+}
+
+/* The same for --json: null where the module does not say. */
+void kv_ping_json_inv(struct kv_json *j, const struct kverbs_ping *cmd, bool known)
+{
+	kv_json_key(j, "inv_remote");
+	if (known)
+		kv_json_u64(j, cmd->inv_remote);
+	else
+		kv_json_null(j);
+	kv_json_key(j, "inv_sent");
+	if (known)
+		kv_json_u64(j, cmd->inv_sent);
+	else
+		kv_json_null(j);
 }
 
 static double kv_ms(uint64_t ns)
@@ -545,8 +599,10 @@ static double kv_ms(uint64_t ns)
 	return ns / 1e6;
 }
 
+/* @inv: the module reports the invalidation counts (kv_ping_print_inv()). */
 static void kv_ping_print_text(const struct kv_ping_opts *o,
-			       const struct kverbs_ping *cmd, const char *where)
+			       const struct kverbs_ping *cmd, const char *where,
+			       bool inv)
 {
 	const struct kverbs_ping_result *r = &cmd->result;
 
@@ -564,13 +620,15 @@ static void kv_ping_print_text(const struct kv_ping_opts *o,
 		       kv_ms(r->iter_ns_max));
 	if (o->validate && r->iterations)
 		printf("; data validated");
+	kv_ping_print_inv(stdout, cmd, inv);
 	printf("\n");
 }
 
 static void kv_ping_print_json(const struct kv_ping_opts *o,
 			       const struct kverbs_ping *cmd, const char *addr,
 			       int err, const char *status, const char *message,
-			       const struct kv_span *span, const struct kv_log *log)
+			       const struct kv_span *span, const struct kv_log *log,
+			       bool inv)
 {
 	const struct kverbs_ping_result *r = &cmd->result;
 	struct kv_json j;
@@ -590,6 +648,8 @@ static void kv_ping_print_json(const struct kv_ping_opts *o,
 	kv_json_u64(&j, o->count);
 	kv_json_key(&j, "validate");
 	kv_json_bool(&j, o->validate);
+	kv_json_key(&j, "no_inv");
+	kv_json_bool(&j, o->no_inv);
 	kv_json_key(&j, "status");
 	kv_json_string(&j, status);
 	kv_json_key(&j, "iterations");
@@ -601,6 +661,7 @@ static void kv_ping_print_json(const struct kv_ping_opts *o,
 	kv_json_key(&j, "elapsed_ns");
 	kv_json_u64(&j, r->elapsed_ns);
 	kv_json_span(&j, span);
+	kv_ping_json_inv(&j, cmd, inv);
 	kv_json_key(&j, "iter_ns");
 	kv_json_begin_object(&j);
 	kv_json_key(&j, "min");
@@ -640,7 +701,8 @@ static void kv_ping_print_debug(const struct kverbs_ping *cmd, int err)
 		"iterations %" PRIu64 " bytes_read %" PRIu64 " bytes_written %" PRIu64 "\n"
 		"elapsed_ns %" PRIu64 " iter_ns min %" PRIu64 " avg %" PRIu64 " max %" PRIu64 "\n"
 		"clients %u clients_failed %u valid 0x%x failed_step %u (%s)\n"
-		"wc_status %u (%s) vendor_err 0x%x cm_event %u (%s) cm_status %d mismatch_offset %u\n",
+		"wc_status %u (%s) vendor_err 0x%x cm_event %u (%s) cm_status %d mismatch_offset %u\n"
+		"inv_remote %" PRIu64 " inv_sent %" PRIu64 "\n",
 		-err, kv_errno_name(err), (uint64_t)r->iterations,
 		(uint64_t)r->bytes_read, (uint64_t)r->bytes_written,
 		(uint64_t)r->elapsed_ns, (uint64_t)r->iter_ns_min,
@@ -648,7 +710,8 @@ static void kv_ping_print_debug(const struct kverbs_ping *cmd, int err)
 		r->clients_failed, r->valid, r->failed_step,
 		kv_step_str(r->failed_step), r->wc_status,
 		kv_wc_status_str(r->wc_status), r->vendor_err, r->cm_event,
-		kv_cm_event_str(r->cm_event), r->cm_status, r->mismatch_offset);
+		kv_cm_event_str(r->cm_event), r->cm_status, r->mismatch_offset,
+		(uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent);
 }
 
 /* Map the call's outcome to an exit code and a status word. */
@@ -689,7 +752,7 @@ int kv_cmd_ping(int argc, char **argv)
 	const char *status, *message = NULL;
 	struct kv_span span = { 0 };
 	int fd, ret, err, code, failure;
-	bool have_log = false;
+	bool have_log = false, inv;
 
 	ret = kv_ping_parse(argc, argv, &o);
 	if (ret)
@@ -703,6 +766,8 @@ int kv_cmd_ping(int argc, char **argv)
 		cmd.flags |= KVERBS_PING_F_VALIDATE;
 	if (o.persistent)
 		cmd.flags |= KVERBS_PING_F_PERSISTENT;
+	if (o.no_inv)
+		cmd.flags |= KVERBS_PING_F_NO_INV;
 	if (kv_parse_addr(o.addr ? o.addr : "0.0.0.0", o.port,
 			  (struct sockaddr_storage *)&cmd.addr)) {
 		kv_usage_error("ping", "cannot resolve address '%s'", o.addr);
@@ -723,6 +788,14 @@ int kv_cmd_ping(int argc, char **argv)
 	fd = kv_open();
 	if (fd < 0)
 		return KV_EXIT_ENV;
+	inv = kv_features(fd) & KVERBS_FEATURE_PING_INV;
+	/* Said in words of its own, as perf's options: the flag would be EINVAL. */
+	if (o.no_inv && !inv) {
+		fprintf(stderr, "%s ping: the kverbs module loaded does not support --no-inv (it never uses remote invalidation in a ping): load the module built with this tool, or leave --no-inv out\n",
+			kv_prog);
+		close(fd);
+		return KV_EXIT_ENV;
+	}
 
 	/* A module without KVERBS_PING_F_LISTENER serves one after another. */
 	if (o.persistent && kv_features(fd) & KVERBS_FEATURE_PING_LISTENER) {
@@ -776,7 +849,7 @@ int kv_cmd_ping(int argc, char **argv)
 		kv_ping_print_debug(&cmd, err);
 	if (o.json) {
 		kv_ping_print_json(&o, &cmd, addr, failure, status, message, &span,
-				   have_log ? &log : NULL);
+				   have_log ? &log : NULL, inv);
 	} else {
 		if (message)
 			fprintf(stderr, "%s ping: %s%s\n", kv_prog,
@@ -784,7 +857,7 @@ int kv_cmd_ping(int argc, char **argv)
 				message);
 		if (code != KV_EXIT_USAGE && (cmd.result.iterations || !err ||
 					      cmd.result.clients))
-			kv_ping_print_text(&o, &cmd, where);
+			kv_ping_print_text(&o, &cmd, where, inv);
 	}
 	if (have_log)
 		kv_log_free(&log);

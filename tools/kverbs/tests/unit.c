@@ -1610,6 +1610,55 @@ KV_TEST(devices_json_caps_unknown)
 	free(out);
 }
 
+/* ---- the ping's remote invalidation counts ---- */
+
+KV_TEST(ping_inv_counts)
+{
+	struct kverbs_ping cmd = { .size = sizeof(cmd), .inv_remote = 20, .inv_sent = 0 };
+	struct kv_mem m;
+	struct kv_json j;
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		KV_FAIL_AT(1, "open_memstream: %s", strerror(errno));
+	kv_ping_print_inv(f, &cmd, true);
+	fclose(f);
+	KV_EXPECT_STREQ(text, "; remote invalidation: 20 of our keys by the peer, 0 SENDs with invalidate");
+	free(text);
+	kv_mem_open(&m, &j);
+	kv_json_begin_object(&j);
+	kv_ping_json_inv(&j, &cmd, true);
+	kv_json_end_object(&j);
+	kv_json_end(&j);
+	KV_EXPECT_JSON(&m, "{\"inv_remote\":20,\"inv_sent\":0}\n");
+}
+
+/* A newer tool on an older module: unknown, not 0. */
+KV_TEST(ping_inv_counts_unknown)
+{
+	struct kverbs_ping cmd = { .size = sizeof(cmd) };
+	struct kv_mem m;
+	struct kv_json j;
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		KV_FAIL_AT(1, "open_memstream: %s", strerror(errno));
+	kv_ping_print_inv(f, &cmd, false);
+	fclose(f);
+	KV_EXPECT_STREQ(text, "; remote invalidation: unknown, the kverbs module loaded is older than this tool");
+	free(text);
+	kv_mem_open(&m, &j);
+	kv_json_begin_object(&j);
+	kv_ping_json_inv(&j, &cmd, false);
+	kv_json_end_object(&j);
+	kv_json_end(&j);
+	KV_EXPECT_JSON(&m, "{\"inv_remote\":null,\"inv_sent\":null}\n");
+}
+
 /*
  * KV_MAIN()'s loop calls setjmp() once per test, and its counters only
  * change after the test returned, so they are not really clobbered; but
