@@ -105,7 +105,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
 			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
 			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW |
-			KVERBS_FEATURE_PERF_INV;
+			KVERBS_FEATURE_PERF_INV | KVERBS_FEATURE_PERF_SRQ;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -177,7 +177,7 @@ static int kverbs_perf_run(void *cmd, int refused,
 
 /*
  * The immediate data, the CQ's description, the QP's inline data,
- * rdma_rw's counts and the invalidation counts are further blocks of
+ * rdma_rw's counts, the invalidation counts and the SRQ's are further blocks of
  * output, after the result: a caller whose struct predates one does not
  * get it.
  */
@@ -194,6 +194,7 @@ static const struct {
 	KVERBS_PERF_OUT(max_inline, max_inline),
 	KVERBS_PERF_OUT(rw_ctxs, rw_mr_ctxs),
 	KVERBS_PERF_OUT(inv_remote, inv_got),
+	KVERBS_PERF_OUT(srq_wr, srq_shared),
 };
 
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)

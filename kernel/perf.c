@@ -868,7 +868,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
 		if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS |
-				   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL) ||
+				   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL |
+				   KVERBS_PERF_F_SRQ) ||
 		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
 		    cmd->samples_max || cmd->post_list || cmd->cq_mod ||
@@ -882,6 +883,12 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (cmd->max_duration_ns > kverbs_perf_max_duration_ns() ||
 		    cmd->max_iterations > kverbs_perf_max_iterations())
 			return -EINVAL;
+		/* The SRQ's size and limit go with the flag. */
+		if (cmd->__reserved_srq ||
+		    (!(cmd->flags & KVERBS_PERF_F_SRQ) && (cmd->srq_wr || cmd->srq_limit)) ||
+		    cmd->srq_wr > KVERBS_PERF_SRQ_MAX_WR ||
+		    cmd->srq_limit > (cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR))
+			return -EINVAL;
 		/* As accept(2) on a socket that does not listen. */
 		if (cmd->flags & KVERBS_PERF_F_LISTENER &&
 		    (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr))))
@@ -889,8 +896,9 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	} else {
 		if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS))
 			return -EINVAL;
-		/* The ceilings are the server's. */
-		if (cmd->max_duration_ns || cmd->max_iterations)
+		/* The ceilings are the server's, and so is how it receives. */
+		if (cmd->max_duration_ns || cmd->max_iterations ||
+		    cmd->srq_wr || cmd->srq_limit || cmd->__reserved_srq)
 			return -EINVAL;
 		/* The client sees each answer by polling its memory. */
 		if (poll && poll != KVERBS_PERF_POLL_DIRECT && t->seen_in_memory)
@@ -969,6 +977,17 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	run->inline_size = cmd->inline_size;
 	run->no_reverse = cmd->flags & KVERBS_PERF_F_NO_REVERSE;
 	run->flags &= ~KVERBS_PERF_F_NO_REVERSE;
+	run->srq = cmd->flags & KVERBS_PERF_F_SRQ;
+	run->flags &= ~KVERBS_PERF_F_SRQ;
+	if (run->srq) {
+		run->srq_wr = cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR;
+		run->srq_limit = cmd->srq_limit ?: run->srq_wr / 4;
+		/* Room for a control message at least (kverbs_perf_ctrl_len()). */
+		run->srq_msg_size = max_t(u32, cmd->msg_size ?: KVERBS_PERF_SRQ_MSG_SIZE,
+					  sizeof(struct kverbs_perf_msg) + 8);
+		if ((u64)run->srq_wr * run->srq_msg_size > KVERBS_PERF_SRQ_MAX_BYTES)
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -1000,6 +1019,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->max_inline = 0;
 	cmd->rw_ctxs = 0;
 	cmd->rw_mr_ctxs = 0;
+	cmd->srq_limit_events = 0;
+	cmd->srq_shared = 0;
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -1040,6 +1061,12 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->read_inv = run->read_inv;
 	cmd->inv_expected = run->inv_expected;
 	cmd->inv_got = run->inv_got;
+	if (run->srq) {
+		cmd->srq_wr = run->srq_shared ? run->srq_wr : 0;
+		cmd->srq_limit = run->srq_shared ? run->srq_limit : 0;
+		cmd->srq_limit_events = run->srq_limit_events;
+		cmd->srq_shared = run->srq_shared;
+	}
 	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;

@@ -1956,6 +1956,111 @@ test_client_killed() {
 # test, size, direction or option.  KV_PERF_MATRIX=0 leaves them out,
 # one case of each path staying: make check's 6.1 guest, whose rxe is
 # the slowest of its kernels under TCG (Documentation/testing.rst).
+# The SRQs of kverbs in rdma's view (rdma resource show srq), one line
+# each.
+kv_srqs() {
+	rdma res show srq 2>/dev/null | grep -c 'comm \[kverbs\]'
+}
+
+# perf_srq QPS SRV_OPTS -- CLIENT_OPTS: send_bw with -q QPS against a
+# server with --srq and SRV_OPTS, every byte validated by the server out
+# of the SRQ's receives.  The SRQ is gone from rdma's view once the
+# server's file is closed; with srq_view=1 (a client that runs long
+# enough to be seen) it is there, one for all QPS, while the client runs.
+srq_view=0
+perf_srq() {
+	local qps=$1 srv=() rc n=0 c
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	[ "$(kv_srqs)" = 0 ] || fail "SRQs before the test: $(rdma res show srq)" || return
+	port=$((port + 1))
+	perf_server srv send_bw -q "$qps" --srq "${srv[@]}" || return
+	perf_client cli send_bw -q "$qps" --validate "$@" &
+	kv_pid_cli=$!
+	# The most SRQs seen at once while the client runs.
+	while [ "$srq_view" = 1 ] && kill -0 "$kv_pid_cli" 2>/dev/null; do
+		c=$(kv_srqs)
+		if [ "$c" -gt "$n" ]; then
+			n=$c
+			rdma res show srq >"$KV_TMP/srqs" 2>&1
+		fi
+		sleep 0.1
+	done
+	wait "$kv_pid_cli"
+	rc=$?
+	kv_wait srv 60 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	[ "$srq_view" = 0 ] || [ "$n" = 1 ] ||
+		fail "$n SRQs of kverbs in rdma's view during the test, not 1: $(cat "$KV_TMP/srqs" 2>/dev/null)" ||
+		return
+	wait_for 10 eval '[ "$(kv_srqs)" = 0 ]' ||
+		fail "SRQ left after the server ended: $(rdma res show srq)" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
+		'd["validate"] is True' 'd["bytes"] == d["iterations"] * d["size"]' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
+		'd["srq"] is True' "d['srq_shared'] == $qps" 'd["srq_wr"] > 0' || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("test", "size", "iterations", "bytes", "elapsed_ns", "validate"):
+    if c[k] != s[k]:
+        sys.exit(f"client and server disagree on {k}: {c[k]} != {s[k]}")
+PY
+}
+
+# -q 4 against a --srq server: four QPs on one SRQ, every byte of every
+# SEND checked by the server in the SRQ's receive it landed in.
+test_send_bw_srq_4_qps_validate() {
+	local n
+	n=$(perf_iters 1000)
+	perf_srq 4 -- -s 4096 -n "$n" || return
+	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n" \
+		-- "$KV_TMP/srv.json" 'd["srq_wr"] == 256' 'd["srq_limit"] == 64'
+}
+
+# The limit: an SRQ of 16 receives whose limit is 16 goes below it with
+# the first message taken, so IB_EVENT_SRQ_LIMIT_REACHED certainly comes;
+# the server arms it again each time it has posted all 16 back.  Two QPs
+# of a window of 64 each keep the 16 receives short, and every byte is
+# still checked.
+test_send_bw_srq_limit_validate() {
+	local n
+	n=$(perf_iters 500)
+	perf_srq 2 --srq-wr 16 --srq-limit 16 -- -s 1024 -t 64 -n "$n" || return
+	json_check "$KV_TMP/srv.json" 'd["srq_wr"] == 16' 'd["srq_limit"] == 16' \
+		'd["srq_limit_events"] >= 1' "d['iterations'] == 2 * $n"
+}
+
+# rdma's view: one SRQ for the four QPs while a 3 s validated run goes
+# on, owned by kverbs, and none once the server has closed its file.
+test_send_bw_srq_rdma_view() {
+	srq_view=1 perf_srq 4 -- -s 4096 -D 3 || return
+	grep -q 'lqpn' "$KV_TMP/srqs" || fail "no QPs on the SRQ: $(cat "$KV_TMP/srqs")"
+}
+
+# A client with --srq: the tool refuses it (how the server receives is
+# the server's choice); the module's EINVAL is uapi.c's.  A message
+# larger than the SRQ's receives (64 KiB for a server without -s): the
+# server refuses the client with EMSGSIZE at setup.
+test_send_bw_srq_refused() {
+	local rc
+	"$KVERBS" send_bw --srq -n 10 "$KV_ADDR" >"$KV_TMP/cli.out" 2>&1
+	rc=$?
+	[ $rc = 2 ] || fail "client --srq exited $rc, not 2: $(cat "$KV_TMP/cli.out")" || return
+	grep -q -- "--srq is for the server" "$KV_TMP/cli.out" ||
+		fail "no reason given: $(cat "$KV_TMP/cli.out")" || return
+	port=$((port + 1))
+	perf_server srv send_bw --srq || return
+	perf_client cli send_bw -s 131072 -n 10
+	rc=$?
+	kv_wait srv 30
+	[ $rc != 0 ] || fail "a message larger than the SRQ's receives was served" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] != "ok"' 'd["error"]["reject_value"] == 90' \
+		-- "$KV_TMP/srv.json" 'd["status"] != "ok"' 'd["error"]["name"] == "EMSGSIZE"'
+}
+
 perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	atomic_bw_fetch_add read_lat_64K_validate write_lat_4096_validate
 	send_lat_4096_validate read_bw_bidir_validate send_bw_bidir_validate
@@ -2031,7 +2136,9 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_bw_inv_validate test_read_bw_inv_validate test_read_bw_1M_inv_validate \
 	test_read_lat_inv_validate test_write_bw_inv_bidir_validate test_read_bw_inv_traced \
 	test_inv_missing_caught test_inv_unasked_caught test_inv_wrong_key_caught \
-	test_inv_old_key_refused test_inv_hello_refused test_inv_text_output)
+	test_inv_old_key_refused test_inv_hello_refused test_inv_text_output \
+	test_send_bw_srq_4_qps_validate test_send_bw_srq_limit_validate \
+	test_send_bw_srq_rdma_view test_send_bw_srq_refused)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&
