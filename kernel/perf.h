@@ -618,6 +618,8 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
  * @sq_done: ... and known to be out of the send queue
  * @recv: SEND_LAT: the receive kept posted
  * @iters: messages answered (server) or answers seen (client)
+ * @srq: SEND_LAT's server with KVERBS_PERF_F_SRQ: the client's messages
+ *	arrive in this SRQ's receives, not in @recv
  */
 struct kverbs_perf_pp {
 	struct kverbs_perf_run *run;
@@ -640,6 +642,7 @@ struct kverbs_perf_pp {
 	u64 sq_done;
 	struct kverbs_perf_recv recv;
 	u64 iters;
+	struct kverbs_srq *srq;
 };
 
 void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,

@@ -164,17 +164,27 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	ret = kverbs_perf_device_check(t, s->flags, ep);
 	if (ret)
 		return ret;
-	if (s->run->srq && ring && !apart) {
+	/* SEND_BW's ring and SEND_LAT's one receive: the SRQ's instead. */
+	if (s->run->srq && t->op == KVERBS_PERF_OP_SEND && (ring || pingpong)) {
 		ret = kverbs_perf_resp_srq_setup(s, &caps);
 		if (ret)
 			return ret;
-		/* One slot: the buffer is registered, and offered to none. */
+		/*
+		 * One slot: the buffer is registered, and offered to none; a
+		 * ping-pong builds its answers in a second.
+		 */
 		s->slots = 1;
-		ret = kverbs_perf_create_qp(s->run, ep, &caps, false);
-		if (ret)
+		ret = kverbs_perf_create_qp(s->run, ep, &caps, pingpong);
+		if (!ret)
+			ret = kverbs_perf_alloc(ep, &s->buf, (size_t)(1 + pingpong) * s->stride,
+						true, &s->ctrl_send,
+						sizeof(struct kverbs_perf_msg));
+		if (ret || !pingpong)
 			return ret;
-		return kverbs_perf_alloc(ep, &s->buf, s->stride, true, &s->ctrl_send,
-					 sizeof(struct kverbs_perf_msg));
+		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
+				    s->msg_size, s->stride);
+		s->pp.srq = s->srq;
+		return 0;
 	}
 	/*
 	 * A ping-pong has one message in flight, whatever the client said.
@@ -372,7 +382,7 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 				   s->run->common.timeout_ns);
 	if (ret)
 		return ret;
-	if (s->srq) {
+	if (s->srq && !kverbs_perf_is_pingpong(s->t)) {
 		/* The SRQ's receives are posted, for every QP on it. */
 	} else if (s->recvs) {
 		/* The requester sends nothing before it has the ADV. */
@@ -682,7 +692,7 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	u64 n;
 	int ret;
 
-	if (s->srq)
+	if (s->srq && !kverbs_perf_is_pingpong(s->t))
 		return kverbs_perf_resp_srq_next(s, ops, elapsed, peak);
 	if (kverbs_perf_is_pingpong(s->t)) {
 		ret = kverbs_perf_pp_server(&s->pp, kverbs_perf_recv_data(s->t, s->flags) ?

@@ -800,11 +800,12 @@ enum kverbs_perf_test {
  *	and the file is closed, or with its device.  A server without
  *	the listener has an SRQ of its own.  Every receive, the client's
  *	control messages too, lands in the SRQ; the server posts each one
- *	again once it has taken its message.  Only the responder of
- *	KVERBS_PERF_SEND_BW uses it: a server whose client asks for
- *	another test, or for the reverse direction, runs it on its QP's
- *	own receives, as without the flag, and reports
- *	&kverbs_perf.srq_wr 0.  A device without SRQs (max_srq 0) fails
+ *	again once it has taken its message (SEND_LAT: before it answers).
+ *	Only the responder of KVERBS_PERF_SEND_BW and _SEND_LAT uses it: a
+ *	server whose client asks for another test, or for the reverse
+ *	direction, runs it on its QP's own receives, as without the flag,
+ *	and reports &kverbs_perf.srq_wr 0, as a server that takes any
+ *	client (kverbs serve) must.  A device without SRQs (max_srq 0) fails
  *	with -EOPNOTSUPP at KVERBS_STEP_SETUP (the client is rejected with
  *	KVERBS_PERF_REJECT_SETUP, value EOPNOTSUPP), and so does an iWARP
  *	device: iWARP has no receiver-not-ready retry, and the share of a

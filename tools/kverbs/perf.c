@@ -155,7 +155,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "send_lat", .test = KVERBS_PERF_SEND_LAT, .verb = "Send",
 		.kind = KV_PERF_LAT | KV_PERF_RECV,
-		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
+		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -367,10 +367,10 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 	if (t->opts & KV_OPT_SRQ)
 		fprintf(f,
 			"      --srq, --use-srq  server: take the client's SENDs in a shared receive\n"
-			"                        queue, as nvmet-rdma does: the -q connections of one\n"
-			"                        server share one SRQ on one PD, each receive posted\n"
-			"                        again once its message is taken.  Messages up to\n"
-			"                        -s SIZE, else 64 KiB.  Not on iWARP\n"
+			"                        queue, as nvmet-rdma does: the connections of one\n"
+			"                        server (-q) share one SRQ on one PD, each receive\n"
+			"                        posted again once its message is taken.  Messages\n"
+			"                        up to -s SIZE, else 64 KiB.  Not on iWARP\n"
 			"      --srq-wr N        server, --srq: receives the SRQ holds (default 256)\n"
 			"      --srq-limit N     server, --srq: the SRQ limit armed (IB_SRQ_LIMIT);\n"
 			"                        each IB_EVENT_SRQ_LIMIT_REACHED is counted and the\n"
@@ -973,7 +973,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		case OPT_SRQ_WR:
 		case OPT_SRQ_LIMIT:
 			if (!(t->opts & KV_OPT_SRQ)) {
-				kv_usage_error(cmd, "--srq is for send_bw's server: %s's server takes no SENDs in bulk",
+				kv_usage_error(cmd, "--srq is for send_bw's and send_lat's server: %s's server takes no SENDs",
 					       cmd);
 				return -1;
 			}
