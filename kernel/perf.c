@@ -835,6 +835,32 @@ int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 flags, u32 tx_de
 	return 0;
 }
 
+/*
+ * KVERBS_PERF_F_SRQ: the bytes of each of the SRQ's receives, room for a
+ * control message at least (kverbs_perf_ctrl_len()).
+ */
+static u32 kverbs_perf_srq_msg_size(const struct kverbs_perf *cmd)
+{
+	return max_t(u32, cmd->msg_size ?: KVERBS_PERF_SRQ_MSG_SIZE,
+		     sizeof(struct kverbs_perf_msg) + 8);
+}
+
+/* A server's SRQ fields: 0 when they are fine, else -EINVAL. */
+static int kverbs_perf_srq_check(const struct kverbs_perf *cmd)
+{
+	u32 wr = cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR;
+
+	if (cmd->__reserved_srq)
+		return -EINVAL;
+	/* The SRQ's size and limit go with the flag. */
+	if (!(cmd->flags & KVERBS_PERF_F_SRQ))
+		return cmd->srq_wr || cmd->srq_limit ? -EINVAL : 0;
+	if (cmd->srq_wr > KVERBS_PERF_SRQ_MAX_WR || cmd->srq_limit > wr ||
+	    (u64)wr * kverbs_perf_srq_msg_size(cmd) > KVERBS_PERF_SRQ_MAX_BYTES)
+		return -EINVAL;
+	return 0;
+}
+
 static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,
 			     struct kverbs_perf_run *run)
 {
@@ -883,11 +909,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (cmd->max_duration_ns > kverbs_perf_max_duration_ns() ||
 		    cmd->max_iterations > kverbs_perf_max_iterations())
 			return -EINVAL;
-		/* The SRQ's size and limit go with the flag. */
-		if (cmd->__reserved_srq ||
-		    (!(cmd->flags & KVERBS_PERF_F_SRQ) && (cmd->srq_wr || cmd->srq_limit)) ||
-		    cmd->srq_wr > KVERBS_PERF_SRQ_MAX_WR ||
-		    cmd->srq_limit > (cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR))
+		if (kverbs_perf_srq_check(cmd))
 			return -EINVAL;
 		/* As accept(2) on a socket that does not listen. */
 		if (cmd->flags & KVERBS_PERF_F_LISTENER &&
@@ -982,11 +1004,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	if (run->srq) {
 		run->srq_wr = cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR;
 		run->srq_limit = cmd->srq_limit ?: run->srq_wr / 4;
-		/* Room for a control message at least (kverbs_perf_ctrl_len()). */
-		run->srq_msg_size = max_t(u32, cmd->msg_size ?: KVERBS_PERF_SRQ_MSG_SIZE,
-					  sizeof(struct kverbs_perf_msg) + 8);
-		if ((u64)run->srq_wr * run->srq_msg_size > KVERBS_PERF_SRQ_MAX_BYTES)
-			return -EINVAL;
+		run->srq_msg_size = kverbs_perf_srq_msg_size(cmd);
 	}
 	return 0;
 }
