@@ -179,7 +179,9 @@ static void kverbs_srq_arm(struct kverbs_srq *srq)
  * @srq: the SRQ
  * @r: one of its receives, taken and done with
  *
- * Process context.  Return: 0 or ib_post_srq_recv()'s error.
+ * Process context.
+ *
+ * Return: 0 or ib_post_srq_recv()'s error.
  */
 int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r)
 {
