@@ -105,7 +105,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_BUSY_POLL | KVERBS_FEATURE_DEVICE_CAPS |
 			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
 			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW |
-			KVERBS_FEATURE_PERF_INV | KVERBS_FEATURE_PING_INV;
+			KVERBS_FEATURE_PERF_INV | KVERBS_FEATURE_PERF_SRQ |
+			KVERBS_FEATURE_PING_INV;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -191,9 +192,9 @@ static int kverbs_perf_run(void *cmd, int refused,
 
 /*
  * The immediate data, the CQ's description, the QP's inline data,
- * rdma_rw's counts, the invalidation counts and the measured phase's
- * end are further blocks of output, after the result: a caller whose struct predates one does not
- * get it.
+ * rdma_rw's counts, the invalidation counts, the SRQ's and the measured
+ * phase's end are further blocks of output, after the result: a caller
+ * whose struct predates one does not get it.
  */
 /* The output blocks after the result, each [start, end) of struct kverbs_perf. */
 #define KVERBS_PERF_OUT(first, last)					\
@@ -208,6 +209,7 @@ static const struct {
 	KVERBS_PERF_OUT(max_inline, max_inline),
 	KVERBS_PERF_OUT(rw_ctxs, rw_mr_ctxs),
 	KVERBS_PERF_OUT(inv_remote, inv_got),
+	KVERBS_PERF_OUT(srq_wr, srq_shared),
 	KVERBS_PERF_OUT(ended_ns, ended_ns),
 };
 

@@ -373,6 +373,7 @@ struct kverbs_ep *kverbs_ep_alloc(void)
 	init_waitqueue_head(&ep->wait);
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->pending);
+	INIT_LIST_HEAD(&ep->srq_done);
 	return ep;
 }
 
@@ -560,7 +561,8 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 
 	/* +1 on each queue for the marker kverbs_ep_drain() posts. */
 	send_wr = caps->max_send_wr + 1;
-	recv_wr = caps->max_recv_wr + 1;
+	/* On an SRQ there is no receive queue, and nothing to drain there. */
+	recv_wr = caps->srq ? 0 : caps->max_recv_wr + 1;
 	if (send_wr + rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0) >
 	    ibdev->attrs.max_qp_wr || recv_wr > ibdev->attrs.max_qp_wr ||
 	    caps->max_send_sge > ibdev->attrs.max_send_sge) {
@@ -569,11 +571,17 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 		return -EINVAL;
 	}
 
-	ep->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(ep->pd)) {
-		ret = PTR_ERR(ep->pd);
-		ep->pd = NULL;
-		return ret;
+	if (caps->srq) {
+		/* A QP and its SRQ are on one PD. */
+		ep->pd = caps->srq_pd;
+		ep->pd_borrowed = true;
+	} else {
+		ep->pd = ib_alloc_pd(ibdev, 0);
+		if (IS_ERR(ep->pd)) {
+			ret = PTR_ERR(ep->pd);
+			ep->pd = NULL;
+			return ret;
+		}
 	}
 
 	/*
@@ -581,7 +589,7 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	 * completes, signaled or not, so the CQ must hold them all,
 	 * including those rdma_rw adds for its contexts.
 	 */
-	ret = kverbs_ep_create_cq(ep, caps, send_wr + recv_wr +
+	ret = kverbs_ep_create_cq(ep, caps, send_wr + recv_wr + caps->srq_wr +
 				  rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0));
 	if (ret)
 		return ret;
@@ -599,7 +607,8 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	attr.cap.max_send_wr = send_wr;
 	attr.cap.max_recv_wr = recv_wr;
 	attr.cap.max_send_sge = caps->max_send_sge;
-	attr.cap.max_recv_sge = 1;
+	attr.cap.max_recv_sge = caps->srq ? 0 : 1;
+	attr.srq = caps->srq;
 	attr.cap.max_inline_data = caps->max_inline_data;
 	attr.cap.max_rdma_ctxs = caps->max_rdma_ctxs;
 	/* rdma_rw and the device add to it and round it up: keep ours. */
@@ -1053,7 +1062,14 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 	/* There is room for both (kverbs_ep_create_qp()). */
 	if (ib_post_send(qp, &swr.wr, NULL))
 		return false;
-	if (ib_post_recv(qp, &rwr, NULL))
+	/*
+	 * A QP on an SRQ has no receive queue to flush: the SRQ's receives
+	 * stay posted for the QPs that share it, as ib_drain_qp() leaves
+	 * them (nvmet-rdma's use_srq).
+	 */
+	if (qp->srq)
+		ep->drain_rq.done = true;
+	else if (ib_post_recv(qp, &rwr, NULL))
 		return false;
 
 	if (ep->cq->poll_ctx != IB_POLL_DIRECT) {
@@ -1234,10 +1250,9 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	if (!ep)
 		return;
 	kverbs_ep_quiesce(ep);
-	if (ep->pd) {
+	if (ep->pd && !ep->pd_borrowed)
 		ib_dealloc_pd(ep->pd);
-		ep->pd = NULL;
-	}
+	ep->pd = NULL;
 	/*
 	 * Destroying the ID of an established connection sends a DREQ, and
 	 * ib_cm's cm_destroy_id() waits, uninterruptibly, until the MAD

@@ -218,6 +218,9 @@ enum kverbs_ep_flags {
  * @drain_rq: ... and on the receive queue
  * @flags: &enum kverbs_ep_flags, with set_bit() and test_bit()
  * @reap: releases the endpoint when that may wait long
+ * @pd_borrowed: @pd is an SRQ's, which the endpoint does not free
+ * @srq_done: receives of an SRQ that completed on the QP, in order,
+ *	until the test takes them (srq.c); under @lock
  */
 struct kverbs_ep {
 	enum kverbs_cm_kind kind;
@@ -248,6 +251,8 @@ struct kverbs_ep {
 	struct kverbs_drain_marker drain_rq;
 	unsigned long flags;
 	struct work_struct reap;
+	bool pd_borrowed;
+	struct list_head srq_done;
 };
 
 /**
@@ -270,6 +275,12 @@ struct kverbs_ep {
  *	with IB_POLL_DIRECT
  * @cq_dim: the CQ must have adaptive interrupt moderation (cq->dim), else
  *	-EOPNOTSUPP; not with IB_POLL_DIRECT
+ * @srq: the QP takes its receives from this SRQ, and has no receive
+ *	queue of its own (@max_recv_wr must be 0); or NULL
+ * @srq_pd: ... the SRQ's PD, which the QP and the test's memory use
+ *	instead of a PD of the endpoint's own
+ * @srq_wr: ... the SRQ's receives, every one of which may complete on
+ *	this QP's CQ
  */
 struct kverbs_ep_caps {
 	u32 max_send_wr;
@@ -280,6 +291,9 @@ struct kverbs_ep_caps {
 	enum ib_poll_context poll_ctx;
 	bool cq_pool;
 	bool cq_dim;
+	struct ib_srq *srq;
+	struct ib_pd *srq_pd;
+	u32 srq_wr;
 };
 
 struct kverbs_ep *kverbs_ep_create(void);
@@ -446,6 +460,8 @@ enum kverbs_listener_state {
  * @timeout: how long a request may wait for a server, in jiffies
  * @release: destroys @id and detaches, for @shared
  * @expire: rejects the requests that waited longer than @timeout
+ * @srqs: the SRQs its servers share, one per device (srq.c), under
+ *	kverbs_srq_lock
  */
 struct kverbs_listener {
 	enum kverbs_cm_kind kind;
@@ -462,11 +478,14 @@ struct kverbs_listener {
 	unsigned long timeout;
 	struct work_struct release;
 	struct delayed_work expire;
+	struct list_head srqs;
 };
 
 struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 					       bool shared, u64 timeout_ns);
 void kverbs_listener_destroy(struct kverbs_listener *lsn);
+/* srq.c: the SRQs a file's listener keeps for its servers. */
+void kverbs_srq_release_all(struct kverbs_listener *lsn);
 struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
 struct kverbs_ep *kverbs_listener_accept_timeout(struct kverbs_listener *lsn,
 						 long timeout);

@@ -19,6 +19,10 @@
  * flushes both; the abort and the expiry check the state under the same
  * lock before they queue anything.  So after the flush nothing is
  * queued, nothing runs, and the memory can go.
+ *
+ * A file's listener also keeps the SRQs its servers share, one per
+ * device (@srqs; srq.c has their rules): its destruction drops the
+ * list's references, after every server of the file has ended.
  */
 #include "cm.h"
 #include "trace.h"
@@ -243,6 +247,7 @@ static void kverbs_listener_shutdown(struct kverbs_listener *lsn)
 	cancel_work_sync(&lsn->release);
 	cancel_delayed_work_sync(&lsn->expire);
 	kverbs_listener_release(lsn, true);
+	kverbs_srq_release_all(lsn);
 	kfree(lsn);
 }
 
@@ -281,6 +286,7 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 	init_waitqueue_head(&lsn->wait);
 	spin_lock_init(&lsn->lock);
 	INIT_LIST_HEAD(&lsn->pending);
+	INIT_LIST_HEAD(&lsn->srqs);
 
 	lsn->id = rdma_create_id(current->nsproxy->net_ns, kverbs_cm_handler,
 				 &lsn->kind, RDMA_PS_TCP, IB_QPT_RC);

@@ -835,6 +835,32 @@ int kverbs_perf_post_check(const struct kverbs_perf_ops *t, u32 flags, u32 tx_de
 	return 0;
 }
 
+/*
+ * KVERBS_PERF_F_SRQ: the bytes of each of the SRQ's receives, room for a
+ * control message at least (kverbs_perf_ctrl_len()).
+ */
+static u32 kverbs_perf_srq_msg_size(const struct kverbs_perf *cmd)
+{
+	return max_t(u32, cmd->msg_size ?: KVERBS_PERF_SRQ_MSG_SIZE,
+		     sizeof(struct kverbs_perf_msg) + 8);
+}
+
+/* A server's SRQ fields: 0 when they are fine, else -EINVAL. */
+static int kverbs_perf_srq_check(const struct kverbs_perf *cmd)
+{
+	u32 wr = cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR;
+
+	if (cmd->__reserved_srq)
+		return -EINVAL;
+	/* The SRQ's size and limit go with the flag. */
+	if (!(cmd->flags & KVERBS_PERF_F_SRQ))
+		return cmd->srq_wr || cmd->srq_limit ? -EINVAL : 0;
+	if (cmd->srq_wr > KVERBS_PERF_SRQ_MAX_WR || cmd->srq_limit > wr ||
+	    (u64)wr * kverbs_perf_srq_msg_size(cmd) > KVERBS_PERF_SRQ_MAX_BYTES)
+		return -EINVAL;
+	return 0;
+}
+
 static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,
 			     struct kverbs_perf_run *run)
 {
@@ -868,7 +894,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	if (server) {
 		/* The client says what to run; the server only sets limits. */
 		if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS |
-				   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL) ||
+				   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL |
+				   KVERBS_PERF_F_SRQ) ||
 		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
 		    cmd->samples_max || cmd->post_list || cmd->cq_mod ||
@@ -882,6 +909,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (cmd->max_duration_ns > kverbs_perf_max_duration_ns() ||
 		    cmd->max_iterations > kverbs_perf_max_iterations())
 			return -EINVAL;
+		if (kverbs_perf_srq_check(cmd))
+			return -EINVAL;
 		/* As accept(2) on a socket that does not listen. */
 		if (cmd->flags & KVERBS_PERF_F_LISTENER &&
 		    (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr))))
@@ -889,8 +918,9 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	} else {
 		if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS))
 			return -EINVAL;
-		/* The ceilings are the server's. */
-		if (cmd->max_duration_ns || cmd->max_iterations)
+		/* The ceilings are the server's, and so is how it receives. */
+		if (cmd->max_duration_ns || cmd->max_iterations ||
+		    cmd->srq_wr || cmd->srq_limit || cmd->__reserved_srq)
 			return -EINVAL;
 		/* The client sees each answer by polling its memory. */
 		if (poll && poll != KVERBS_PERF_POLL_DIRECT && t->seen_in_memory)
@@ -969,6 +999,13 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	run->inline_size = cmd->inline_size;
 	run->no_reverse = cmd->flags & KVERBS_PERF_F_NO_REVERSE;
 	run->flags &= ~KVERBS_PERF_F_NO_REVERSE;
+	run->srq = cmd->flags & KVERBS_PERF_F_SRQ;
+	run->flags &= ~KVERBS_PERF_F_SRQ;
+	if (run->srq) {
+		run->srq_wr = cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR;
+		run->srq_limit = cmd->srq_limit ?: run->srq_wr / 4;
+		run->srq_msg_size = kverbs_perf_srq_msg_size(cmd);
+	}
 	return 0;
 }
 
@@ -1001,6 +1038,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->max_inline = 0;
 	cmd->rw_ctxs = 0;
 	cmd->rw_mr_ctxs = 0;
+	cmd->srq_limit_events = 0;
+	cmd->srq_shared = 0;
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -1042,6 +1081,12 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->inv_expected = run->inv_expected;
 	cmd->inv_got = run->inv_got;
 	cmd->ended_ns = run->ended_ns;
+	if (run->srq) {
+		cmd->srq_wr = run->srq_shared ? run->srq_wr : 0;
+		cmd->srq_limit = run->srq_shared ? run->srq_limit : 0;
+		cmd->srq_limit_events = run->srq_limit_events;
+		cmd->srq_shared = run->srq_shared;
+	}
 	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;

@@ -407,6 +407,13 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  * @read_inv: ... .read_inv
  * @inv_expected: a wrong invalidation: &kverbs_perf.inv_expected
  * @inv_got: ... .inv_got
+ * @srq: server: KVERBS_PERF_F_SRQ
+ * @srq_wr: server, KVERBS_PERF_F_SRQ: the receives of an SRQ it creates;
+ *	then &kverbs_perf.srq_wr, the SRQ's, 0 if the session had none
+ * @srq_limit: ... its limit; then &kverbs_perf.srq_limit
+ * @srq_msg_size: ... the largest message its receives take
+ * @srq_limit_events: &kverbs_perf.srq_limit_events
+ * @srq_shared: &kverbs_perf.srq_shared
  * @ended_ns: when the measured phase ended: &kverbs_perf.ended_ns
  */
 struct kverbs_perf_run {
@@ -442,6 +449,12 @@ struct kverbs_perf_run {
 	u64 read_inv;
 	u32 inv_expected;
 	u32 inv_got;
+	bool srq;
+	u32 srq_wr;
+	u32 srq_limit;
+	u32 srq_msg_size;
+	u64 srq_limit_events;
+	u32 srq_shared;
 	u64 ended_ns;
 };
 
@@ -607,6 +620,8 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
  * @sq_done: ... and known to be out of the send queue
  * @recv: SEND_LAT: the receive kept posted
  * @iters: messages answered (server) or answers seen (client)
+ * @srq: SEND_LAT's server with KVERBS_PERF_F_SRQ: the client's messages
+ *	arrive in this SRQ's receives, not in @recv
  */
 struct kverbs_perf_pp {
 	struct kverbs_perf_run *run;
@@ -629,6 +644,7 @@ struct kverbs_perf_pp {
 	u64 sq_done;
 	struct kverbs_perf_recv recv;
 	u64 iters;
+	struct kverbs_srq *srq;
 };
 
 void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
@@ -640,6 +656,93 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 int kverbs_perf_pp_server_start(struct kverbs_perf_pp *pp);
 int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_recv,
 			  u32 ctrl_len, struct kverbs_perf_msg *m);
+
+/**
+ * struct kverbs_srq_recv - one receive of a shared receive queue
+ * @cqe: its completion; @cqe.ep is set when it completes, to the
+ *	endpoint of the QP that took it
+ * @srq: the SRQ it belongs to
+ * @node: on &kverbs_ep.srq_done once completed
+ * @buf: the bytes, DMA-mapped at @dma for the device to write
+ * @dma: ... their DMA address
+ * @status: the completion's status, @vendor_err its vendor error
+ * @vendor_err: ...
+ * @byte_len: what arrived, with @opcode, @wc_flags, @imm (host order)
+ *	and @inv_rkey as &kverbs_perf_recv has them
+ * @opcode: ...
+ * @wc_flags: ...
+ * @imm: ...
+ * @inv_rkey: ...
+ */
+struct kverbs_srq_recv {
+	struct kverbs_cqe cqe;
+	struct kverbs_srq *srq;
+	struct list_head node;
+	void *buf;
+	u64 dma;
+	u32 status;
+	u32 vendor_err;
+	u32 byte_len;
+	u32 opcode;
+	u32 wc_flags;
+	u32 imm;
+	u32 inv_rkey;
+};
+
+/**
+ * struct kverbs_srq - a shared receive queue, its PD and its receives
+ *	(srq.c says who owns it)
+ * @ref: the list's, each session's, a pending @remove's
+ * @node: in &kverbs_listener.srqs while @listed
+ * @listed: on a file's listener's list; under kverbs_srq_lock
+ * @shared: made for a file's listener, not for one session
+ * @flags: KVERBS_SRQ_REMOVING
+ * @ibdev: its device
+ * @user: its attachment to the device
+ * @remove: takes it off the list after its device's removal began
+ * @pd: the PD it, and every QP on it, belongs to
+ * @srq: the queue
+ * @wr: receives it holds
+ * @limit: the limit armed, 0 for none
+ * @recv_len: bytes of each receive
+ * @recvs: the @wr receives
+ * @posted: receives in the SRQ now
+ * @armed: the limit is armed
+ * @arm_lock: serializes arming it
+ * @limit_events: IB_EVENT_SRQ_LIMIT_REACHED events
+ * @qps: QPs that have used it
+ * @next_cid: the number of the next receive posted, for the trace
+ */
+struct kverbs_srq {
+	struct kref ref;
+	struct list_head node;
+	bool listed;
+	bool shared;
+	unsigned long flags;
+	struct ib_device *ibdev;
+	struct kverbs_dev_user user;
+	struct work_struct remove;
+	struct ib_pd *pd;
+	struct ib_srq *srq;
+	u32 wr;
+	u32 limit;
+	u32 recv_len;
+	struct kverbs_srq_recv *recvs;
+	atomic_t posted;
+	atomic_t armed;
+	struct mutex arm_lock;		/* serializes ib_modify_srq() */
+	atomic64_t limit_events;
+	atomic_t qps;
+	atomic_t next_cid;
+};
+
+struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device *ibdev,
+				  u32 wr, u32 limit, u32 recv_len);
+void kverbs_srq_put(struct kverbs_srq *srq);
+int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r);
+struct kverbs_srq_recv *kverbs_srq_take(struct kverbs_ep *ep);
+bool kverbs_srq_ready(struct kverbs_ep *ep);
+void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep);
 
 int kverbs_perf_client(struct kverbs_perf_run *run);
 int kverbs_perf_server(struct kverbs_perf_run *run);

@@ -330,6 +330,84 @@ static int kverbs_perf_pp_server_ctrl(struct kverbs_perf_pp *pp,
 	return 0;
 }
 
+static bool kverbs_perf_pp_srq_ready(void *ep)
+{
+	return kverbs_srq_ready(ep);
+}
+
+/* Done with an SRQ's receive: post it again; returns @ret or the post's failure. */
+static int kverbs_perf_pp_srq_repost(struct kverbs_perf_pp *pp, struct kverbs_srq_recv *r,
+				     int ret)
+{
+	int err = kverbs_srq_post(pp->srq, r);
+
+	if (err && !ret)
+		ret = kverbs_ep_failed(pp->ep, err, KVERBS_STEP_RECV);
+	return ret;
+}
+
+/*
+ * SEND_LAT's server with KVERBS_PERF_F_SRQ: each of the client's
+ * messages lands in whichever receive of the SRQ is at its head; it is
+ * checked there, the receive is posted again, and only then is the
+ * answer sent, so that the client's next message finds the SRQ as full
+ * as the last one did.
+ */
+static int kverbs_perf_pp_server_srq(struct kverbs_perf_pp *pp, u32 ctrl_len,
+				     struct kverbs_perf_msg *m)
+{
+	struct kverbs_ep *ep = pp->ep;
+	struct kverbs_srq_recv *r;
+	u32 offset;
+	u64 iter;
+	int ret;
+
+	for (;;) {
+		iter = pp->iters;
+		ret = kverbs_perf_wait(ep, kverbs_perf_pp_srq_ready, ep,
+				       pp->run->common.timeout_ns);
+		if (ret)
+			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+		r = kverbs_srq_take(ep);
+		if (r->status) {
+			/* Its endpoint gives it back: kverbs_srq_give_back(). */
+			kverbs_perf_pp_srq_repost(pp, r, 0);
+			return kverbs_ep_failed(ep, -EIO, KVERBS_STEP_RECV);
+		}
+		ib_dma_sync_single_for_cpu(pp->srq->ibdev, r->dma, r->byte_len,
+					   DMA_FROM_DEVICE);
+		pp->recv.byte_len = r->byte_len;
+		pp->recv.opcode = r->opcode;
+		pp->recv.wc_flags = r->wc_flags;
+		pp->recv.imm = r->imm;
+		pp->recv.inv_rkey = r->inv_rkey;
+		if (!kverbs_perf_recv_is_data(pp->t, &pp->recv, pp->msg_size)) {
+			/* Data and control differ in length: kverbs_perf_ctrl_len(). */
+			if (r->byte_len != ctrl_len || r->opcode != IB_WC_RECV)
+				ret = kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+			else
+				memcpy(m, r->buf, sizeof(*m));
+			/* SEND_LAT's client sends no ADV. */
+			if (!ret && le32_to_cpu(m->type) == KVERBS_PERF_MSG_ADV)
+				ret = kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+			return kverbs_perf_pp_srq_repost(pp, r, ret);
+		}
+		ret = kverbs_perf_imm_check(pp->run, &pp->recv, iter);
+		if (!ret && (pp->flags & KVERBS_PERF_F_VALIDATE) &&
+		    !kverbs_perf_check(r->buf, pp->msg_size, iter, &offset)) {
+			pp->run->result->mismatch_iter = iter;
+			ret = kverbs_ep_mismatch(ep, offset);
+		}
+		/* The client's next message must find a receive. */
+		ret = kverbs_perf_pp_srq_repost(pp, r, ret);
+		if (!ret)
+			ret = kverbs_perf_pp_post(pp, iter);
+		if (ret)
+			return ret;
+		pp->iters = iter + 1;
+	}
+}
+
 /**
  * kverbs_perf_pp_server - answer the client's messages until it sends a
  *	control message
@@ -357,6 +435,8 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
 	u64 iter;
 	int ret;
 
+	if (pp->srq)
+		return kverbs_perf_pp_server_srq(pp, ctrl_len, m);
 	for (;;) {
 		iter = pp->iters;
 		w.iter = iter;
@@ -409,5 +489,8 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
  */
 int kverbs_perf_pp_server_start(struct kverbs_perf_pp *pp)
 {
+	/* An SRQ's receives are posted already, for every QP on it. */
+	if (pp->srq)
+		return 0;
 	return kverbs_perf_pp_post_recv(pp);
 }

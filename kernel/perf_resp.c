@@ -43,6 +43,7 @@ struct kverbs_perf_resp {
 	u64 received;			/* SEND_BW: data messages received */
 	u64 next_round;			/* --validate: the next round's first iteration */
 	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
+	struct kverbs_srq *srq;		/* KVERBS_PERF_F_SRQ: every receive is there */
 };
 
 /*
@@ -90,6 +91,41 @@ static u32 kverbs_perf_resp_credits(const struct kverbs_perf_ops *t)
 	return kverbs_perf_is_pingpong(t) ? 1 : KVERBS_PERF_CTRL_CREDITS;
 }
 
+/*
+ * KVERBS_PERF_F_SRQ, SEND_BW: the QP takes its receives, the requester's
+ * control messages and its data alike, from an SRQ it shares with the
+ * other servers of the file's listener (srq.c), and is created on the
+ * SRQ's PD.  Not on iWARP: with no receiver-not-ready retry there, the
+ * responder grants its receives ring by ring (kverbs_perf_req_credit()),
+ * and a share of a queue others take from is no ring it can grant.
+ */
+static int kverbs_perf_resp_srq_setup(struct kverbs_perf_resp *s,
+				      struct kverbs_ep_caps *caps)
+{
+	struct kverbs_perf_run *run = s->run;
+	struct ib_device *ibdev = kverbs_ep_device(s->ep);
+	struct kverbs_srq *srq;
+
+	if (rdma_protocol_iwarp(ibdev, kverbs_ep_port(s->ep))) {
+		ibdev_dbg(ibdev, "srq: not on iWARP, which has no receiver-not-ready retry\n");
+		return -EOPNOTSUPP;
+	}
+	srq = kverbs_srq_get(run->lsn, ibdev, run->srq_wr, run->srq_limit,
+			     run->srq_msg_size);
+	if (IS_ERR(srq))
+		return PTR_ERR(srq);
+	s->srq = srq;
+	run->srq_wr = srq->wr;
+	run->srq_limit = srq->limit;
+	run->srq_shared = atomic_read(&srq->qps);
+	if (s->stride > srq->recv_len)
+		return -EMSGSIZE;
+	caps->srq = srq->srq;
+	caps->srq_pd = srq->pd;
+	caps->srq_wr = srq->wr;
+	return 0;
+}
+
 static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 {
 	struct kverbs_ep *ep = s->ep;
@@ -128,6 +164,28 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	ret = kverbs_perf_device_check(t, s->flags, ep);
 	if (ret)
 		return ret;
+	/* SEND_BW's ring and SEND_LAT's one receive: the SRQ's instead. */
+	if (s->run->srq && t->op == KVERBS_PERF_OP_SEND && (ring || pingpong)) {
+		ret = kverbs_perf_resp_srq_setup(s, &caps);
+		if (ret)
+			return ret;
+		/*
+		 * One slot: the buffer is registered, and offered to none; a
+		 * ping-pong builds its answers in a second.
+		 */
+		s->slots = 1;
+		ret = kverbs_perf_create_qp(s->run, ep, &caps, pingpong);
+		if (!ret)
+			ret = kverbs_perf_alloc(ep, &s->buf, (size_t)(1 + pingpong) * s->stride,
+						true, &s->ctrl_send,
+						sizeof(struct kverbs_perf_msg));
+		if (ret || !pingpong)
+			return ret;
+		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
+				    s->msg_size, s->stride);
+		s->pp.srq = s->srq;
+		return 0;
+	}
 	/*
 	 * A ping-pong has one message in flight, whatever the client said.
 	 * The ring's receives stay within what the device's receive queue
@@ -278,6 +336,8 @@ static void kverbs_perf_resp_fill(struct kverbs_perf_resp *s, u64 first)
  * (see perf.h).  Then, SEND_BW and SEND_LAT take everything in their own
  * receives; the other tests take the rest in the same ctrl_recv.
  */
+static int kverbs_perf_resp_srq_await_start(struct kverbs_perf_resp *s);
+
 static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 {
 	struct kverbs_msg *recv = kverbs_perf_resp_ctrl_recv(s);
@@ -285,6 +345,8 @@ static int kverbs_perf_resp_await_start(struct kverbs_perf_resp *s)
 	struct kverbs_perf_msg m;
 	int ret;
 
+	if (s->srq)
+		return kverbs_perf_resp_srq_await_start(s);
 	ret = kverbs_perf_wait_done(ep, &recv->done, s->run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
@@ -307,7 +369,7 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 {
 	struct kverbs_perf_msg m = {
 		.type = cpu_to_le32(KVERBS_PERF_MSG_ADV),
-		.slots = cpu_to_le32(s->slots),
+		.slots = cpu_to_le32(s->srq ? s->srq->wr : s->slots),
 		.stride = cpu_to_le32(s->stride),
 	};
 	int ret;
@@ -320,7 +382,9 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 				   s->run->common.timeout_ns);
 	if (ret)
 		return ret;
-	if (s->recvs) {
+	if (s->srq && !kverbs_perf_is_pingpong(s->t)) {
+		/* The SRQ's receives are posted, for every QP on it. */
+	} else if (s->recvs) {
 		/* The requester sends nothing before it has the ADV. */
 		for (i = 0; i < s->nrecvs; i++) {
 			ret = kverbs_perf_resp_post_recv(s, i);
@@ -477,6 +541,138 @@ static u64 kverbs_perf_resp_silence(const struct kverbs_perf_resp *s)
 	return 2 * s->run->common.timeout_ns;
 }
 
+/* Put a receive taken back at the head of the endpoint's list. */
+static void kverbs_perf_resp_srq_untake(struct kverbs_ep *ep, struct kverbs_srq_recv *r)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add(&r->node, &ep->srq_done);
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
+/*
+ * Done with @r: post it again, for any QP of the SRQ.  Returns @ret, or
+ * the post's failure.
+ */
+static int kverbs_perf_resp_srq_repost(struct kverbs_perf_resp *s,
+				       struct kverbs_srq_recv *r, int ret)
+{
+	int err = kverbs_srq_post(s->srq, r);
+
+	if (err) {
+		kverbs_perf_resp_srq_untake(s->ep, r);
+		if (!ret)
+			ret = kverbs_ep_failed(s->ep, err, KVERBS_STEP_RECV);
+	}
+	return ret;
+}
+
+static bool kverbs_perf_resp_srq_cond(void *ep)
+{
+	return kverbs_srq_ready(ep);
+}
+
+/*
+ * KVERBS_PERF_F_SRQ: the next receive that completed on our QP, in the
+ * order the requester's messages arrived, whichever receive of the SRQ
+ * each landed in.  The caller posts it again (kverbs_srq_post()) once
+ * done with its bytes; a failed one is given back with the endpoint.
+ */
+static int kverbs_perf_resp_srq_take(struct kverbs_perf_resp *s, u64 timeout_ns,
+				     struct kverbs_srq_recv **rp)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct kverbs_srq_recv *r;
+	int ret;
+
+	ret = kverbs_perf_wait(ep, kverbs_perf_resp_srq_cond, ep, timeout_ns);
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	r = kverbs_srq_take(ep);
+	if (r->status) {
+		/* Back on the list, for kverbs_srq_give_back(). */
+		kverbs_perf_resp_srq_untake(ep, r);
+		return kverbs_ep_failed(ep, -EIO, KVERBS_STEP_RECV);
+	}
+	ib_dma_sync_single_for_cpu(s->srq->ibdev, r->dma, r->byte_len, DMA_FROM_DEVICE);
+	*rp = r;
+	return 0;
+}
+
+/* A control message from a receive of the SRQ, or -EPROTO. */
+static int kverbs_perf_resp_srq_ctrl(struct kverbs_perf_resp *s,
+				     const struct kverbs_srq_recv *r,
+				     struct kverbs_perf_msg *m)
+{
+	if (r->byte_len != s->ctrl_len || r->opcode != IB_WC_RECV)
+		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+	memcpy(m, r->buf, sizeof(*m));
+	return kverbs_perf_inv_check(s->run, s->ep, r->wc_flags & IB_WC_WITH_INVALIDATE,
+				     r->inv_rkey, false, 0);
+}
+
+static int kverbs_perf_resp_srq_await_start(struct kverbs_perf_resp *s)
+{
+	struct kverbs_srq_recv *r;
+	struct kverbs_perf_msg m;
+	int ret;
+
+	ret = kverbs_perf_resp_srq_take(s, s->run->common.timeout_ns, &r);
+	if (ret)
+		return ret;
+	ret = kverbs_perf_resp_srq_ctrl(s, r, &m);
+	if (!ret && le32_to_cpu(m.type) != KVERBS_PERF_MSG_START)
+		ret = kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+	return kverbs_perf_resp_srq_repost(s, r, ret);
+}
+
+/*
+ * KVERBS_PERF_F_SRQ: take the requester's next message, data or control,
+ * from the SRQ's receive it landed in, check it, and post the receive
+ * again for whichever QP of the SRQ needs it next.
+ * Returns 1 when the requester said DONE, 0 to go on, or the failure.
+ */
+static int kverbs_perf_resp_srq_next(struct kverbs_perf_resp *s, u64 *ops,
+				     u64 *elapsed, u64 *peak)
+{
+	struct kverbs_perf_run *run = s->run;
+	struct kverbs_ep *ep = s->ep;
+	struct kverbs_perf_recv data = {};
+	struct kverbs_srq_recv *r;
+	struct kverbs_perf_msg m;
+	u32 offset;
+	int ret;
+
+	ret = kverbs_perf_resp_srq_take(s, kverbs_perf_resp_silence(s), &r);
+	if (ret)
+		return ret;
+	data.byte_len = r->byte_len;
+	data.opcode = r->opcode;
+	data.wc_flags = r->wc_flags;
+	data.imm = r->imm;
+	if (kverbs_perf_recv_is_data(s->t, &data, s->msg_size)) {
+		ret = kverbs_perf_inv_check(run, ep, r->wc_flags & IB_WC_WITH_INVALIDATE,
+					    r->inv_rkey, false, 0);
+		if (!ret)
+			ret = kverbs_perf_imm_check(run, &data, s->received);
+		if (!ret && (s->flags & KVERBS_PERF_F_VALIDATE) &&
+		    !kverbs_perf_check(r->buf, r->byte_len, s->received, &offset)) {
+			run->result->mismatch_iter = s->received;
+			ret = kverbs_ep_mismatch(ep, offset);
+		}
+		if (!ret)
+			s->received++;
+		return kverbs_perf_resp_srq_repost(s, r, ret);
+	}
+	ret = kverbs_perf_resp_srq_ctrl(s, r, &m);
+	/* The requester's next message may come before our answer to this one. */
+	ret = kverbs_perf_resp_srq_repost(s, r, ret);
+	if (ret)
+		return ret;
+	return kverbs_perf_resp_msg(s, &m, true, ops, elapsed, peak);
+}
+
 /*
  * Take the requester's next message: a control message, or for SEND_BW also
  * data; in a ping-pong, answer its messages until a control message comes.
@@ -496,6 +692,8 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 	u64 n;
 	int ret;
 
+	if (s->srq && !kverbs_perf_is_pingpong(s->t))
+		return kverbs_perf_resp_srq_next(s, ops, elapsed, peak);
 	if (kverbs_perf_is_pingpong(s->t)) {
 		ret = kverbs_perf_pp_server(&s->pp, kverbs_perf_recv_data(s->t, s->flags) ?
 					    NULL : &s->ctrl_recv[0], s->ctrl_len, &m);
@@ -697,5 +895,12 @@ void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
 	kverbs_msg_free(&s->ctrl_send);
 	kverbs_buf_free(&s->buf);
 	kvfree(s->recvs);
+	if (s->srq) {
+		/* The QP is gone: what it took and did not post again goes back. */
+		kverbs_srq_give_back(s->srq, s->ep);
+		s->run->srq_shared = atomic_read(&s->srq->qps);
+		s->run->srq_limit_events = atomic64_read(&s->srq->limit_events);
+		kverbs_srq_put(s->srq);
+	}
 	kfree(s);
 }

@@ -1956,6 +1956,194 @@ test_client_killed() {
 # test, size, direction or option.  KV_PERF_MATRIX=0 leaves them out,
 # one case of each path staying: make check's 6.1 guest, whose rxe is
 # the slowest of its kernels under TCG (Documentation/testing.rst).
+# The SRQs of kverbs in rdma's view (rdma resource show srq), one line
+# each.
+kv_srqs() {
+	rdma res show srq 2>/dev/null | grep -c 'comm \[kverbs\]'
+}
+
+# perf_srq QPS SRV_OPTS -- CLIENT_OPTS: send_bw with -q QPS against a
+# server with --srq and SRV_OPTS, every byte validated by the server out
+# of the SRQ's receives; the SRQ is gone from rdma's view once the
+# server's file is closed.
+perf_srq() {
+	local qps=$1 srv=() rc
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	[ "$(kv_srqs)" = 0 ] || fail "SRQs before the test: $(rdma res show srq)" || return
+	port=$((port + 1))
+	perf_server srv send_bw -q "$qps" --srq "${srv[@]}" || return
+	perf_client cli send_bw -q "$qps" --validate "$@"
+	rc=$?
+	kv_wait srv 60 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	wait_for 10 eval '[ "$(kv_srqs)" = 0 ]' ||
+		fail "SRQ left after the server ended: $(rdma res show srq)" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
+		'd["validate"] is True' 'd["bytes"] == d["iterations"] * d["size"]' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' "d['qps'] == $qps" \
+		'd["srq"] is True' "d['srq_shared'] == $qps" 'd["srq_wr"] > 0' || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("test", "size", "iterations", "bytes", "elapsed_ns", "validate"):
+    if c[k] != s[k]:
+        sys.exit(f"client and server disagree on {k}: {c[k]} != {s[k]}")
+PY
+}
+
+# -q 4 against a --srq server: four QPs on one SRQ, every byte of every
+# SEND checked by the server in the SRQ's receive it landed in.
+test_send_bw_srq_4_qps_validate() {
+	local n
+	n=$(perf_iters 1000)
+	perf_srq 4 -- -s 4096 -n "$n" || return
+	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n" \
+		-- "$KV_TMP/srv.json" 'd["srq_wr"] == 256' 'd["srq_limit"] == 64'
+}
+
+# The limit: an SRQ of 16 receives whose limit is 16 goes below it with
+# the first message taken, so IB_EVENT_SRQ_LIMIT_REACHED certainly comes;
+# the server arms it again each time it has posted all 16 back.  Two QPs
+# of a window of 64 each keep the 16 receives short, and every byte is
+# still checked.
+test_send_bw_srq_limit_validate() {
+	local n
+	n=$(perf_iters 500)
+	perf_srq 2 --srq-wr 16 --srq-limit 16 -- -s 1024 -t 64 -n "$n" || return
+	json_check "$KV_TMP/srv.json" 'd["srq_wr"] == 16' 'd["srq_limit"] == 16' \
+		'd["srq_limit_events"] >= 1' "d['iterations'] == 2 * $n"
+}
+
+# rdma's view: the SRQ belongs to the server's file, not to a session.
+# kverbs serve --srq keeps its file open after a send_bw -q 4 client is
+# done: exactly one SRQ of kverbs is there (four QPs used it); once serve
+# ends on SIGINT and its file is closed, none.
+test_send_bw_srq_rdma_view() {
+	local n
+	n=$(perf_iters 500)
+	port=$((port + 1))
+	"$KVERBS" serve -p "$port" -j 4 --srq --timeout "$step_limit" --json \
+		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	[ "$(kv_srqs)" = 0 ] || fail "an SRQ before any client: $(rdma res show srq)" || return
+	perf_client cli send_bw -q 4 -s 4096 -n "$n" --validate ||
+		fail "client: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	# Each session reports as it ends: wait for all four.
+	wait_for 10 eval '[ "$(grep -c . "$KV_TMP/srv.json")" -ge 4 ]' ||
+		fail "serve reported $(grep -c . "$KV_TMP/srv.json") sessions, not 4" || return
+	[ "$(kv_srqs)" = 1 ] ||
+		fail "$(kv_srqs) SRQs of kverbs with serve's file open, not 1: $(rdma res show srq)" ||
+		return
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 30 || fail "serve did not end on SIGINT: $(cat "$KV_TMP/srv.err")" || return
+	wait_for 10 eval '[ "$(kv_srqs)" = 0 ]' ||
+		fail "SRQ left after serve ended: $(rdma res show srq)" || return
+	kv_python "$KV_TMP/srv.json" <<'PY'
+import json, sys
+# The four served, and the waiting jobs SIGINT ended.
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+sessions = [d for d in docs if d["status"] != "interrupted"]
+assert len(sessions) == 4, docs
+for s in sessions:
+    assert s["status"] == "ok" and s["test"] == "send_bw" and s["validate"], s
+    assert s["srq"] is True and s["srq_wr"] == 256 and 1 <= s["srq_shared"] <= 4, s
+assert max(s["srq_shared"] for s in sessions) == 4, sessions
+PY
+}
+
+# kverbs serve -j 2 --srq: a send_bw and a send_lat client at once, both
+# validated, their QPs on the one SRQ of the server's file (the session
+# that ends last saw both: srq_shared 2); then a write_bw client, whose
+# data lands in no receive, runs on its own QP's receives (srq_wr 0).
+test_serve_srq_send_bw_send_lat_validate() {
+	local rc1 rc2 p1 p2
+	port=$((port + 1))
+	"$KVERBS" serve -p "$port" -C 3 -j 2 --srq --timeout "$step_limit" --json \
+		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	perf_client bw send_bw -s 4096 -D 2 --validate &
+	p1=$!
+	perf_client lat send_lat -s 64 -D 2 --validate &
+	p2=$!
+	wait "$p1"
+	rc1=$?
+	wait "$p2"
+	rc2=$?
+	[ $rc1 = 0 ] || fail "send_bw exited $rc1: $(cat "$KV_TMP/bw.err" "$KV_TMP/bw.json")" || return
+	[ $rc2 = 0 ] || fail "send_lat exited $rc2: $(cat "$KV_TMP/lat.err" "$KV_TMP/lat.json")" ||
+		return
+	perf_client wr write_bw -s 4096 -n 100 --validate ||
+		fail "write_bw: $(cat "$KV_TMP/wr.err" "$KV_TMP/wr.json")" || return
+	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	wait_for 10 eval '[ "$(kv_srqs)" = 0 ]' ||
+		fail "SRQ left after serve ended: $(rdma res show srq)" || return
+	kv_python "$KV_TMP/srv.json" "$KV_TMP/bw.json" "$KV_TMP/lat.json" <<'PY'
+import json, sys
+sessions = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+bw, lat = (json.load(open(p)) for p in sys.argv[2:])
+assert bw["status"] == "ok" and lat["status"] == "ok", (bw, lat)
+assert bw["validate"] and lat["validate"]
+by = {s["test"]: s for s in sessions}
+assert sorted(by) == ["send_bw", "send_lat", "write_bw"], sessions
+for t in ("send_bw", "send_lat"):
+    s = by[t]
+    assert s["status"] == "ok" and s["srq"] is True, s
+    assert s["srq_wr"] == 256 and s["srq_limit"] == 64, s
+    assert s["srq_shared"] in (1, 2), s
+assert max(by[t]["srq_shared"] for t in ("send_bw", "send_lat")) == 2, sessions
+assert by["send_bw"]["iterations"] == bw["iterations"], (by["send_bw"], bw)
+assert by["send_lat"]["iterations"] == lat["iterations"], (by["send_lat"], lat)
+w = by["write_bw"]
+assert w["status"] == "ok" and w["srq"] is True and w["srq_wr"] == 0, w
+PY
+}
+
+# send_lat's server with --srq, its one QP on an SRQ of its own: each
+# message checked in the SRQ's receive and posted again before the
+# answer.  At 48 bytes, a control message's length, the server must still
+# tell data from control; with --imm every immediate is checked too.
+test_send_lat_srq_validate() {
+	srv_opts=(--srq)
+	perf_lat send_lat 500 -s 48 --validate --imm || return
+	json_check "$KV_TMP/srv.json" 'd["srq"] is True' 'd["srq_wr"] == 256' \
+		'd["srq_shared"] == 1' 'd["imm"] is True'
+}
+
+# send_bw at a control message's length, with immediate data, through
+# an SRQ: data, control and immediates all come out of the SRQ's receives.
+test_send_bw_srq_48_imm_validate() {
+	srv_opts=(--srq)
+	perf_validated send_bw 48 500 --imm || return
+	json_check "$KV_TMP/srv.json" 'd["srq"] is True' 'd["srq_shared"] == 1' \
+		'd["imm"] is True'
+}
+
+# A client with --srq: the tool refuses it (how the server receives is
+# the server's choice); the module's EINVAL is uapi.c's.  A message
+# larger than the SRQ's receives (64 KiB for a server without -s): the
+# server refuses the client with EMSGSIZE at setup.
+test_send_bw_srq_refused() {
+	local rc
+	"$KVERBS" send_bw --srq -n 10 "$KV_ADDR" >"$KV_TMP/cli.out" 2>&1
+	rc=$?
+	[ $rc = 2 ] || fail "client --srq exited $rc, not 2: $(cat "$KV_TMP/cli.out")" || return
+	grep -q -- "--srq is for the server" "$KV_TMP/cli.out" ||
+		fail "no reason given: $(cat "$KV_TMP/cli.out")" || return
+	port=$((port + 1))
+	perf_server srv send_bw --srq || return
+	perf_client cli send_bw -s 131072 -n 10
+	rc=$?
+	kv_wait srv 30
+	[ $rc != 0 ] || fail "a message larger than the SRQ's receives was served" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] != "ok"' 'd["error"]["reject_value"] == 90' \
+		-- "$KV_TMP/srv.json" 'd["status"] != "ok"' 'd["error"]["name"] == "EMSGSIZE"'
+}
+
 perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	atomic_bw_fetch_add read_lat_64K_validate write_lat_4096_validate
 	send_lat_4096_validate read_bw_bidir_validate send_bw_bidir_validate
@@ -2031,7 +2219,11 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_bw_inv_validate test_read_bw_inv_validate test_read_bw_1M_inv_validate \
 	test_read_lat_inv_validate test_write_bw_inv_bidir_validate test_read_bw_inv_traced \
 	test_inv_missing_caught test_inv_unasked_caught test_inv_wrong_key_caught \
-	test_inv_old_key_refused test_inv_hello_refused test_inv_text_output)
+	test_inv_old_key_refused test_inv_hello_refused test_inv_text_output \
+	test_send_bw_srq_4_qps_validate test_send_bw_srq_limit_validate \
+	test_send_bw_srq_rdma_view test_send_bw_srq_refused \
+	test_serve_srq_send_bw_send_lat_validate test_send_lat_srq_validate \
+	test_send_bw_srq_48_imm_validate)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&

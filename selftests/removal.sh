@@ -167,6 +167,78 @@ test_link_del_idle_listener() {
 	kv_rxe_readd || fail "cannot add $KV_DEV back"
 }
 
+# kverbs serve --srq on the device's address, a send_bw client on the
+# SRQ and a thread waiting for the next: the removal ends both with
+# ENODEV, the SRQ goes with its device, and serve exits saying why.
+test_link_del_under_serve_srq() { then_readd link_del_under_serve_srq; }
+
+link_del_under_serve_srq() {
+	local pid spid limit=$((30 * KV_TIME_SCALE))
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	"$KVERBS" serve -p 17607 -j 2 --srq --timeout $limit --json "$KV_ADDR" \
+		> "$KV_TMP/sq.json" 2>"$KV_TMP/sq.err" &
+	spid=$!
+	wait_for 10 kv_listening "$KV_ADDR" 17607 || fail "serve not listening" || return
+	"$KVERBS" send_bw -p 17607 -s 4096 -D 600 --timeout $limit --json "$KV_ADDR" \
+		> "$KV_TMP/sc.json" 2>"$KV_TMP/sc.err" &
+	pid=$!
+	# A receive completed: the SRQ's, on the server (the client has none).
+	kv_trace_wait 30 1 kverbs_wc 'step == 9' ||
+		fail "no receive completed: $(cat "$KV_TMP/sc.err")" || return
+	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/sc.json")" || return
+	[ "$(rdma res show srq | grep -c 'comm \[kverbs\]')" = 1 ] ||
+		fail "no SRQ of kverbs: $(rdma res show srq)" || return
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
+	wait_for 5 kv_ended $pid || fail "client alive after removal" || return
+	wait $pid
+	[ $? = 1 ] || fail "client exit code, expected 1: $(cat "$KV_TMP/sc.json")" || return
+	json_check "$KV_TMP/sc.json" 'd["error"]["name"] == "ENODEV"' || return
+	wait_for 5 kv_ended $spid || fail "serve alive after removal" || return
+	wait $spid
+	[ $? = 1 ] || fail "serve exit code, expected 1: $(cat "$KV_TMP/sq.err")" || return
+	kv_python "$KV_TMP/sq.json" <<'PY' || fail "serve's report: $(cat "$KV_TMP/sq.json")"
+import json, sys
+L = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+assert all(d["error"]["name"] == "ENODEV" for d in L), L
+assert any(d["test"] == "send_bw" and d["srq_wr"] == 256 for d in L), L
+PY
+}
+
+# An SRQ kept by a file whose servers wait for no one (its process
+# stopped) must not hold up the removal of its device: the file listens
+# on the wildcard, so only the SRQ is on the device, and it lets go by
+# itself, from a work item, while the file stays open.
+test_link_del_idle_srq() {
+	local spid rc lpid
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	"$KVERBS" serve -p 17608 -j 1 --srq --json > "$KV_TMP/si.json" 2>"$KV_TMP/si.err" &
+	spid=$!
+	wait_for 10 kv_listening 0.0.0.0 17608 || fail "serve not listening" || return
+	"$KVERBS" send_bw -p 17608 -s 4096 -n 200 --validate "$KV_ADDR" > "$KV_TMP/si1.out" 2>&1 ||
+		fail "the client: $(cat "$KV_TMP/si1.out")" || return
+	[ "$(rdma res show srq | grep -c 'comm \[kverbs\]')" = 1 ] ||
+		fail "the file holds no SRQ after its client: $(rdma res show srq)" || return
+	kill -STOP $spid
+	# In the background: a removal that waits for the SRQ sleeps in the
+	# kernel until the file is closed, which only ending serve does.
+	rdma link del "$KV_DEV" &
+	lpid=$!
+	wait_for 20 kv_ended $lpid
+	rc=$?
+	kill -CONT $spid
+	kill -INT $spid 2>/dev/null
+	wait $spid
+	wait $lpid || rc=1
+	[ $rc = 0 ] || fail "rdma link del failed, or waited for the SRQ of a stopped process" ||
+		return
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	kv_python "$KV_TMP/si.json" <<'PY'
+import json, sys
+L = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+assert L[0]["status"] == "ok" and L[0]["srq_wr"] == 256 and L[0]["srq_shared"] == 1, L
+PY
+}
+
 # Has the stall program's test (output in $2) come to a stop: asleep on
 # its userfaultfd page, or returned?  Or has the program found no
 # userfaultfd to stall with?
@@ -382,4 +454,5 @@ ktap_main test_link_del_during_ping test_device_usable_after_readd \
 	test_link_del_during_write_bw test_write_bw_after_readd \
 	test_link_del_under_serve test_link_del_idle_listener \
 	test_link_del_during_write_bw_events test_link_del_with_ping_log_unserved \
-	test_link_del_with_samples_unserved test_close_listeners_during_removal
+	test_link_del_with_samples_unserved test_close_listeners_during_removal \
+	test_link_del_under_serve_srq test_link_del_idle_srq

@@ -1771,6 +1771,80 @@ TEST_F(kverbs, perf_inv_rounds_only)
 }
 
 /*
+ * How a server receives is the server's: a client with KVERBS_PERF_F_SRQ
+ * or its fields is refused, and a server's SRQ fields go with the flag,
+ * the limit within the receives, the receives within
+ * KVERBS_PERF_SRQ_MAX_WR and their memory within
+ * KVERBS_PERF_SRQ_MAX_BYTES.  Each refusal has a control that differs
+ * only there and gets past it, to the message size (-EMSGSIZE).
+ */
+TEST_F(kverbs, perf_srq_server_only)
+{
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_perf p;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_SRQ);
+	/* The client: the flag, the receives, the limit, the reserved word. */
+	kv_perf_base_test(&p, KVERBS_PERF_SEND_BW);
+	p.msg_size = kv_max_msg_size() + 1;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	p.flags = KVERBS_PERF_F_SRQ;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.flags = 0;
+	p.srq_wr = 16;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.srq_wr = 0;
+	p.srq_limit = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.srq_limit = 0;
+	p.__reserved_srq = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+
+	/*
+	 * The server: a valid SRQ gets to the message size.  Of receives as
+	 * large as the message (max_msg_size + 1) at most 15 fit in
+	 * KVERBS_PERF_SRQ_MAX_BYTES.
+	 */
+	kv_perf_server_base(&p);
+	p.msg_size = kv_max_msg_size() + 1;
+	p.flags = KVERBS_PERF_F_SRQ;
+	p.srq_wr = 2;
+	p.srq_limit = 2;
+	/* (out) fields: whatever comes in, they go back as 0. */
+	p.srq_limit_events = 7;
+	p.srq_shared = 7;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	ASSERT_EQ(0, p.srq_limit_events);
+	ASSERT_EQ(0, p.srq_shared);
+	/* ... the SRQ's fields without the flag do not. */
+	p.flags = 0;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.srq_wr = 0;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.srq_wr = 2;
+	p.srq_limit = 0;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* A limit above the receives. */
+	p.flags = KVERBS_PERF_F_SRQ;
+	p.srq_limit = 3;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* Too many receives. */
+	p.srq_limit = 0;
+	p.srq_wr = KVERBS_PERF_SRQ_MAX_WR + 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* Too much memory: 15 such receives fit, 16 do not. */
+	p.srq_wr = KVERBS_PERF_SRQ_MAX_BYTES / p.msg_size;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	p.srq_wr++;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* The reserved word. */
+	p.srq_wr = 2;
+	p.__reserved_srq = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
  * The reverse direction is a client's request, and only for the
  * bandwidth tests: a latency test times the client's own operations.
  */
@@ -2768,6 +2842,36 @@ TEST_F_TIMEOUT(kverbs, perf_cq_not_written_past_struct, KV_NET_TIMEOUT)
 	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
 	EXPECT_EQ(-ECONNREFUSED, p.result.error);
 	EXPECT_TRUE(kv_all_bytes(&p.cq, sizeof(p.cq), 0xa5));
+}
+
+/*
+ * A caller whose struct ends before &kverbs_perf.srq_wr, as one built before
+ * the SRQ's fields, gets its result and nothing written past its struct;
+ * one that holds them gets them back, 0 from a client.
+ */
+TEST_F_TIMEOUT(kverbs, perf_srq_not_written_past_struct, KV_NET_TIMEOUT)
+{
+	size_t old = offsetof(struct kverbs_perf, srq_wr);
+	struct kverbs_perf p;
+
+	kv_net_begin();
+	kv_perf_base(&p);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.size = old;
+	memset((char *)&p + old, 0xa5, sizeof(p) - old);
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_TRUE(kv_all_bytes((char *)&p + old, sizeof(p) - old, 0xa5));
+	/* The same call at today's size: the block comes back, zeroed. */
+	kv_perf_base(&p);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.srq_limit_events = 5;
+	p.srq_shared = 5;
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(0, p.srq_wr);
+	EXPECT_EQ(0, p.srq_limit);
+	EXPECT_EQ(0, p.srq_limit_events);
+	EXPECT_EQ(0, p.srq_shared);
 }
 
 /*

@@ -89,6 +89,8 @@ enum {
  * @KVERBS_FEATURE_PING_INV: KVERBS_IOC_PING offers and agrees to remote
  *	invalidation with a kverbs peer (see &enum kverbs_ping_flags), takes
  *	KVERBS_PING_F_NO_INV, and fills &kverbs_ping.inv_remote and .inv_sent
+ * @KVERBS_FEATURE_PERF_SRQ: KVERBS_IOC_PERF servers take KVERBS_PERF_F_SRQ
+ *	(&kverbs_perf.srq_wr to .srq_shared)
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -110,6 +112,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_POST = 1 << 16,
 	KVERBS_FEATURE_PERF_RW = 1 << 17,
 	KVERBS_FEATURE_PERF_INV = 1 << 18,
+	KVERBS_FEATURE_PERF_SRQ = 1 << 19,
 	KVERBS_FEATURE_PING_INV = 1 << 20,
 };
 
@@ -818,6 +821,31 @@ enum kverbs_perf_test {
  *	(no IB_DEVICE_MEM_MGT_EXTENSIONS) with -EOPNOTSUPP at
  *	KVERBS_STEP_SETUP.  A server that predates the flag rejects it with
  *	KVERBS_PERF_REJECT_RESERVED.  Feature bit: KVERBS_FEATURE_PERF_INV.
+ * @KVERBS_PERF_F_SRQ: server only: take the client's SENDs in a shared
+ *	receive queue (ib_create_srq()), as nvmet-rdma does with use_srq,
+ *	instead of in receives posted on the QP.  Servers of one file's
+ *	listener (KVERBS_PERF_F_LISTENER) share one SRQ per RDMA device,
+ *	on one PD: the first that needs it creates it, with
+ *	&kverbs_perf.srq_wr receives and &kverbs_perf.srq_limit, the next
+ *	ones take it as it is, and it goes when the last of them has ended
+ *	and the file is closed, or with its device.  A server without
+ *	the listener has an SRQ of its own.  Every receive, the client's
+ *	control messages too, lands in the SRQ; the server posts each one
+ *	again once it has taken its message (SEND_LAT: before it answers).
+ *	Only the responder of KVERBS_PERF_SEND_BW and _SEND_LAT uses it: a
+ *	server whose client asks for another test, or for the reverse
+ *	direction, runs it on its QP's own receives, as without the flag,
+ *	and reports &kverbs_perf.srq_wr 0, as a server that takes any
+ *	client (kverbs serve) must.  A device without SRQs (max_srq 0) fails
+ *	with -EOPNOTSUPP at KVERBS_STEP_SETUP (the client is rejected with
+ *	KVERBS_PERF_REJECT_SETUP, value EOPNOTSUPP), and so does an iWARP
+ *	device: iWARP has no receiver-not-ready retry, and the share of a
+ *	shared queue one connection may count on is not known.  The
+ *	client's messages must fit the SRQ's receives (at most its
+ *	server's &kverbs_perf.msg_size, or KVERBS_PERF_SRQ_MSG_SIZE),
+ *	else -EMSGSIZE at KVERBS_STEP_SETUP.  Not part of the hello: a
+ *	client with the flag fails with -EINVAL.
+ *	Feature bit: KVERBS_FEATURE_PERF_SRQ.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
@@ -830,6 +858,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_IMM = 1 << 7,
 	KVERBS_PERF_F_RW = 1 << 8,
 	KVERBS_PERF_F_INV = 1 << 9,
+	KVERBS_PERF_F_SRQ = 1 << 10,
 };
 
 /**
@@ -1161,6 +1190,26 @@ struct kverbs_perf_result {
  * @inv_got: (out) ... and the key it did invalidate, 0 for none.  The
  *	five exist since KVERBS_FEATURE_PERF_INV, and go back to a caller
  *	whose struct holds them; an older module leaves them alone.
+ * @srq_wr: server, KVERBS_PERF_F_SRQ: the receives of an SRQ this call
+ *	creates, 0 for KVERBS_PERF_SRQ_DEFAULT_WR, at most the device's
+ *	max_srq_wr (-EINVAL above KVERBS_PERF_SRQ_MAX_WR; -EOPNOTSUPP at
+ *	KVERBS_STEP_SETUP above the device's).  (out) the receives of the
+ *	SRQ the session ran on, 0 when it ran without one.  Client: must
+ *	be 0.
+ * @srq_limit: server, KVERBS_PERF_F_SRQ: the limit armed on an SRQ this
+ *	call creates (ib_modify_srq() with IB_SRQ_LIMIT), 0 for a quarter
+ *	of its receives; at most @srq_wr, else -EINVAL.  The device raises
+ *	IB_EVENT_SRQ_LIMIT_REACHED once fewer receives than this are
+ *	posted, and disarms the limit; kverbs arms it again as soon as the
+ *	server has posted the receives back up to it.  (out) the SRQ's
+ *	limit.  Client: must be 0.
+ * @srq_limit_events: (out) the IB_EVENT_SRQ_LIMIT_REACHED events of the
+ *	SRQ, over its life until this session ended
+ * @srq_shared: (out) the QPs that have used the SRQ, this one included,
+ *	until this session ended.  The four exist since
+ *	KVERBS_FEATURE_PERF_SRQ and go back to a caller whose struct holds
+ *	them; an older module leaves them alone.
+ * @__reserved_srq: must be 0
  * @ended_ns: (out) when this side's measured phase ended, in ns of
  *	CLOCK_REALTIME: the instant @result.elapsed_ns runs up to, so the
  *	test's messages moved between @ended_ns - elapsed_ns and @ended_ns
@@ -1227,8 +1276,24 @@ struct kverbs_perf {
 	__aligned_u64 read_inv;
 	__u32 inv_expected;
 	__u32 inv_got;
+	/* KVERBS_PERF_F_SRQ: KVERBS_FEATURE_PERF_SRQ */
+	__u32 srq_wr;
+	__u32 srq_limit;
+	__aligned_u64 srq_limit_events;
+	__u32 srq_shared;
+	__u32 __reserved_srq;
 	__aligned_u64 ended_ns;
 };
+
+/* KVERBS_PERF_F_SRQ: the SRQ's receives by default, and at most. */
+#define KVERBS_PERF_SRQ_DEFAULT_WR	256
+#define KVERBS_PERF_SRQ_MAX_WR		16384
+/*
+ * ... the largest message in them when the server sets no msg_size; and
+ * the most memory they take, receives times their size, else -EINVAL.
+ */
+#define KVERBS_PERF_SRQ_MSG_SIZE	65536
+#define KVERBS_PERF_SRQ_MAX_BYTES	(64U << 20)
 
 #define KVERBS_IOC_PERF		_IO(KVERBS_TYPE, KVERBS_CMD_PERF)
 

@@ -40,6 +40,7 @@ int kv_opt_port(const char *cmd, const char *arg, uint16_t *port);
 int kv_opt_timeout(const char *cmd, const char *arg, uint64_t *ns);
 int kv_opt_max_duration(const char *cmd, const char *arg, uint64_t *ns);
 int kv_opt_max_iters(const char *cmd, const char *arg, uint64_t *n);
+int kv_opt_srq(const char *cmd, const char *name, const char *arg, uint32_t *n);
 int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
 const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 const char *kv_bad_option(char **argv, const char *optstring, char *buf,
@@ -188,6 +189,9 @@ struct kv_perf_opts {
 	uint64_t max_iters;		/* --max-iters */
 	bool no_reverse;		/* --no-reverse: refuse -b's reverse half */
 	bool busy_poll;			/* --busy-poll: a server polls for its clients */
+	bool srq;			/* --srq: a server's receives in a shared queue */
+	uint32_t srq_wr;		/* --srq-wr: its receives, 0 for the module's */
+	uint32_t srq_limit;		/* --srq-limit: its limit, 0 for the module's */
 	const char *json_file;		/* --out_json(_file): the report there too */
 	FILE *json_out;			/* ... open while the test runs */
 };
@@ -201,6 +205,9 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		const char *addr, const char *where);
 int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 			    uint64_t *features);
+int kv_perf_server_srq(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd);
+void kv_perf_print_srq(const struct kverbs_perf *cmd);
+void kv_perf_json_srq(struct kv_json *j, const struct kverbs_perf *cmd);
 void kv_perf_hint(const struct kv_perf_opts *o, const struct kverbs_perf *cmd, int err,
 		  const char *where);
 int kv_perf_describe_reject(char *buf, size_t len,

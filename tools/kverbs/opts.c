@@ -268,3 +268,23 @@ void kv_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s %s --help'.\n", kv_prog, cmd);
 }
+
+/**
+ * kv_opt_srq - the value of --srq-wr or --srq-limit: 1 to
+ *	KVERBS_PERF_SRQ_MAX_WR
+ * @cmd: the command, for the message
+ * @name: the option, for the message
+ * @arg: the option's value
+ * @n: set to it
+ *
+ * Returns 0, or -1 after a usage error was printed.
+ */
+int kv_opt_srq(const char *cmd, const char *name, const char *arg, uint32_t *n)
+{
+	if (kv_parse_u32(arg, n) || !*n || *n > KVERBS_PERF_SRQ_MAX_WR) {
+		kv_usage_error(cmd, "invalid %s '%s' (1 to %u)", name, arg,
+			       KVERBS_PERF_SRQ_MAX_WR);
+		return -1;
+	}
+	return 0;
+}

@@ -56,6 +56,7 @@ enum {
 	KV_OPT_INLINE = 1 << 6,		/* -I: the messages a WRITE or SEND carries */
 	KV_OPT_RW = 1 << 7,		/* --rw: READ or WRITE through rdma_rw contexts */
 	KV_OPT_INV = 1 << 8,		/* --inv: each round's key invalidated by the peer */
+	KV_OPT_SRQ = 1 << 9,		/* --srq: the server's receives in a shared queue */
 };
 
 /*
@@ -115,7 +116,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "send_bw", .test = KVERBS_PERF_SEND_BW, .verb = "Send",
 		.kind = KV_PERF_RECV,
-		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -154,7 +155,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "send_lat", .test = KVERBS_PERF_SEND_LAT, .verb = "Send",
 		.kind = KV_PERF_LAT | KV_PERF_RECV,
-		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
+		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -363,6 +364,17 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"                        workqueue (not direct)\n"
 		"      --dim             require adaptive interrupt moderation on the CQ (not\n"
 		"                        with direct; rxe and siw have none)\n");
+	if (t->opts & KV_OPT_SRQ)
+		fprintf(f,
+			"      --srq, --use-srq  server: take the client's SENDs in a shared receive\n"
+			"                        queue, as nvmet-rdma does: the connections of one\n"
+			"                        server (-q) share one SRQ on one PD, each receive\n"
+			"                        posted again once its message is taken.  Messages\n"
+			"                        up to -s SIZE, else 64 KiB.  Not on iWARP\n"
+			"      --srq-wr N        server, --srq: receives the SRQ holds (default 256)\n"
+			"      --srq-limit N     server, --srq: the SRQ limit armed (IB_SRQ_LIMIT);\n"
+			"                        each IB_EVENT_SRQ_LIMIT_REACHED is counted and the\n"
+			"                        limit armed again (default: a quarter of --srq-wr)\n");
 	fprintf(f,
 		"  -p, --port PORT       port (default %u)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
@@ -716,6 +728,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
 		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
 		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL, OPT_RW, OPT_INV,
+		OPT_SRQ, OPT_SRQ_WR, OPT_SRQ_LIMIT,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -740,6 +753,11 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		/* perftest's name for it, which its write tests take */
 		{ "write_with_imm", no_argument, NULL, OPT_WRITE_WITH_IMM },
 		{ "inv", no_argument, NULL, OPT_INV },
+		{ "srq", no_argument, NULL, OPT_SRQ },
+		/* perftest's name for it */
+		{ "use-srq", no_argument, NULL, OPT_SRQ },
+		{ "srq-wr", required_argument, NULL, OPT_SRQ_WR },
+		{ "srq-limit", required_argument, NULL, OPT_SRQ_LIMIT },
 		{ "poll", required_argument, NULL, OPT_POLL },
 		{ "cq-pool", no_argument, NULL, OPT_CQ_POOL },
 		{ "dim", no_argument, NULL, OPT_DIM },
@@ -951,6 +969,21 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			/* Where it makes no sense the module says so: kv_perf_describe(). */
 			o->rw = true;
 			break;
+		case OPT_SRQ:
+		case OPT_SRQ_WR:
+		case OPT_SRQ_LIMIT:
+			if (!(t->opts & KV_OPT_SRQ)) {
+				kv_usage_error(cmd, "--srq is for send_bw's and send_lat's server: %s's server takes no SENDs",
+					       cmd);
+				return -1;
+			}
+			if (opt == OPT_SRQ_WR && kv_opt_srq(cmd, "--srq-wr", optarg, &o->srq_wr))
+				return -1;
+			if (opt == OPT_SRQ_LIMIT &&
+			    kv_opt_srq(cmd, "--srq-limit", optarg, &o->srq_limit))
+				return -1;
+			o->srq = true;
+			break;
 		case OPT_INV:
 			if (!(t->opts & KV_OPT_INV)) {
 				kv_usage_error(cmd, "--inv is for write_bw, read_bw and read_lat: %s has no rounds that end with a key handed back",
@@ -1033,6 +1066,15 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		kv_usage_error(cmd, "%s is for the server: the client asks, the server sets ceilings",
 			       o->max_duration_ns ? "--max-duration" :
 			       o->max_iters ? "--max-iters" : "--no-reverse");
+		return -1;
+	}
+	if (o->role == KVERBS_ROLE_CLIENT && o->srq) {
+		kv_usage_error(cmd, "--srq is for the server: how it takes its receives is its own choice");
+		return -1;
+	}
+	if (o->srq_limit > (o->srq_wr ? o->srq_wr : KVERBS_PERF_SRQ_DEFAULT_WR)) {
+		kv_usage_error(cmd, "--srq-limit %u is above the SRQ's receives, %u", o->srq_limit,
+			       o->srq_wr ? o->srq_wr : KVERBS_PERF_SRQ_DEFAULT_WR);
 		return -1;
 	}
 	if (o->role == KVERBS_ROLE_CLIENT && o->busy_poll) {
@@ -1193,6 +1235,7 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 		printf(" Invalidation   : ON: %" PRIu64 " of our keys by the peer, %" PRIu64
 		       " SENDs and %" PRIu64 " READs with invalidate\n",
 		       (uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent, (uint64_t)cmd->read_inv);
+	kv_perf_print_srq(cmd);
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
@@ -1620,6 +1663,7 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_u64(&j, cmd->inv_sent);
 	kv_json_key(&j, "read_inv");
 	kv_json_u64(&j, cmd->read_inv);
+	kv_perf_json_srq(&j, cmd);
 	if (t->kind & KV_PERF_ATOMIC) {
 		kv_json_key(&j, "atomic_type");
 		if (atomic_type)
@@ -1969,6 +2013,17 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 	agg.inv_remote = agg.inv_sent = agg.read_inv = 0;
 	for (i = 0; i < n; i++) {
 		const struct kverbs_perf_result *q = &qps[i].cmd.result;
+		const struct kverbs_perf *qc = &qps[i].cmd;
+
+		/* One SRQ for all: the most any session saw of it. */
+		if (qc->srq_wr > agg.srq_wr) {
+			agg.srq_wr = qc->srq_wr;
+			agg.srq_limit = qc->srq_limit;
+		}
+		if (qc->srq_limit_events > agg.srq_limit_events)
+			agg.srq_limit_events = qc->srq_limit_events;
+		if (qc->srq_shared > agg.srq_shared)
+			agg.srq_shared = qc->srq_shared;
 
 		agg.rw_ctxs += qps[i].cmd.rw_ctxs;
 		agg.rw_mr_ctxs += qps[i].cmd.rw_mr_ctxs;
@@ -2200,6 +2255,10 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		close(fd);
 		return KV_EXIT_ENV;
 	}
+	if (kv_perf_server_srq(fd, &o, &cmd)) {
+		close(fd);
+		return KV_EXIT_ENV;
+	}
 	if (o.inv && !(kv_features(fd) & KVERBS_FEATURE_PERF_INV)) {
 		fprintf(stderr, "%s %s: the kverbs module loaded does not support --inv (remote invalidation): load the module built with this tool\n",
 			kv_prog, o.cmd);
@@ -2292,6 +2351,70 @@ int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cm
 		cmd->flags |= KVERBS_PERF_F_NO_REVERSE;
 	*features |= KVERBS_FEATURE_PERF_CEILINGS;
 	return 0;
+}
+
+/**
+ * kv_perf_server_srq - a server's --srq into its ioctl argument
+ * @fd: the module
+ * @o: the command line
+ * @cmd: the argument, a server's
+ *
+ * Returns 0, or -1 after saying that the module loaded cannot.
+ */
+int kv_perf_server_srq(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd)
+{
+	if (!o->srq)
+		return 0;
+	/* In words of its own, as --imm: an older module would take none of it. */
+	if (!(kv_features(fd) & KVERBS_FEATURE_PERF_SRQ)) {
+		fprintf(stderr, "%s %s: the kverbs module loaded does not support --srq (shared receive queues): load the module built with this tool\n",
+			kv_prog, o->cmd);
+		return -1;
+	}
+	cmd->flags |= KVERBS_PERF_F_SRQ;
+	cmd->srq_wr = o->srq_wr;
+	cmd->srq_limit = o->srq_limit;
+	return 0;
+}
+
+/**
+ * kv_perf_print_srq - a server's SRQ line of the report
+ * @cmd: the server's argument, as the module returned it
+ */
+void kv_perf_print_srq(const struct kverbs_perf *cmd)
+{
+	if (!(cmd->flags & KVERBS_PERF_F_SRQ))
+		return;
+	if (!cmd->srq_wr) {
+		printf(" SRQ            : not used by this test (its own receives)\n");
+		return;
+	}
+	printf(" SRQ            : %u receives, limit %u, %" PRIu64 " limit events, shared by %u QPs\n",
+	       cmd->srq_wr, cmd->srq_limit, (uint64_t)cmd->srq_limit_events, cmd->srq_shared);
+}
+
+/**
+ * kv_perf_json_srq - a server's SRQ in its --json report
+ * @j: the report, inside its object
+ * @cmd: the server's argument, as the module returned it
+ *
+ * "srq" is false when the server did not ask for one; its fields are 0
+ * when the test ran without (another test than send_bw).
+ */
+void kv_perf_json_srq(struct kv_json *j, const struct kverbs_perf *cmd)
+{
+	if (cmd->role != KVERBS_ROLE_SERVER)
+		return;
+	kv_json_key(j, "srq");
+	kv_json_bool(j, cmd->flags & KVERBS_PERF_F_SRQ);
+	kv_json_key(j, "srq_wr");
+	kv_json_u64(j, cmd->srq_wr);
+	kv_json_key(j, "srq_limit");
+	kv_json_u64(j, cmd->srq_limit);
+	kv_json_key(j, "srq_limit_events");
+	kv_json_u64(j, cmd->srq_limit_events);
+	kv_json_key(j, "srq_shared");
+	kv_json_u64(j, cmd->srq_shared);
 }
 
 /**

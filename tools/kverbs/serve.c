@@ -43,6 +43,7 @@ static void serve_usage(FILE *f)
 		"usage: %s serve [-p PORT] [-s SIZE] [-j JOBS] [-C COUNT] [--busy-poll]\n"
 		"       %*s [--poll POLICY] [--cq-pool] [--dim]\n"
 		"       %*s [--timeout SEC] [--max-duration SEC] [--max-iters N] [--no-reverse]\n"
+		"       %*s [--srq [--srq-wr N] [--srq-limit N]]\n"
 		"       %*s [--report_gbits] [--json] [-d] [ADDR]\n"
 		"\n"
 		"Serve every perf test (write_bw, read_bw, send_bw, read_lat, atomic_lat,\n"
@@ -82,6 +83,16 @@ static void serve_usage(FILE *f)
 		"                        (default: the module's perf_max_iterations; at most it)\n"
 		"      --no-reverse      refuse the reverse direction, the half of a client's -b\n"
 		"                        in which the server moves the data\n"
+		"      --srq, --use-srq  take send_bw's and send_lat's SENDs in a shared\n"
+		"                        receive queue, one per RDMA device for all the\n"
+		"                        sessions of this server, as nvmet-rdma does; other\n"
+		"                        tests run on their own receives (their report says\n"
+		"                        srq_wr 0).  Messages up to -s SIZE, else 64 KiB.\n"
+		"                        Not on iWARP\n"
+		"      --srq-wr N        --srq: receives the SRQ holds (default 256)\n"
+		"      --srq-limit N     --srq: the SRQ limit armed; each limit event is\n"
+		"                        counted and the limit armed again (default: a\n"
+		"                        quarter of --srq-wr)\n"
 		"      --report_gbits    bandwidth in Gb/s instead of MiB/s\n"
 		"      --json            one JSON document per session, one per line (a\n"
 		"                        client's -q, -b or -a makes several sessions)\n"
@@ -95,7 +106,7 @@ static void serve_usage(FILE *f)
 		"test it served passed, 1 when one failed; so does the end of -C COUNT.  A\n"
 		"signal before the COUNT clients were served exits 130.\n",
 		kv_prog, (int)strlen(kv_prog), "", (int)strlen(kv_prog), "",
-		(int)strlen(kv_prog), "", KVERBS_PERF_DEFAULT_PORT,
+		(int)strlen(kv_prog), "", (int)strlen(kv_prog), "", KVERBS_PERF_DEFAULT_PORT,
 		KV_SERVE_JOBS, KV_SERVE_MAX_JOBS);
 }
 
@@ -106,6 +117,7 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 	enum {
 		OPT_GBITS = 256, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION, OPT_MAX_ITERS,
 		OPT_NO_REVERSE, OPT_BUSY_POLL, OPT_POLL, OPT_CQ_POOL, OPT_DIM,
+		OPT_SRQ, OPT_SRQ_WR, OPT_SRQ_LIMIT,
 	};
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
@@ -121,6 +133,10 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		{ "poll", required_argument, NULL, OPT_POLL },
 		{ "cq-pool", no_argument, NULL, OPT_CQ_POOL },
 		{ "dim", no_argument, NULL, OPT_DIM },
+		{ "srq", no_argument, NULL, OPT_SRQ },
+		{ "use-srq", no_argument, NULL, OPT_SRQ },
+		{ "srq-wr", required_argument, NULL, OPT_SRQ_WR },
+		{ "srq-limit", required_argument, NULL, OPT_SRQ_LIMIT },
 		{ "report_gbits", no_argument, NULL, OPT_GBITS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "debug", no_argument, NULL, 'd' },
@@ -197,6 +213,19 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 		case OPT_DIM:
 			o->dim = true;
 			break;
+		case OPT_SRQ_WR:
+			if (kv_opt_srq(o->cmd, "--srq-wr", optarg, &o->srq_wr))
+				return -1;
+			o->srq = true;
+			break;
+		case OPT_SRQ_LIMIT:
+			if (kv_opt_srq(o->cmd, "--srq-limit", optarg, &o->srq_limit))
+				return -1;
+			o->srq = true;
+			break;
+		case OPT_SRQ:
+			o->srq = true;
+			break;
 		case OPT_GBITS:
 			o->gbits = true;
 			break;
@@ -226,6 +255,11 @@ static int kv_serve_parse(int argc, char **argv, struct kv_serve *sv,
 	}
 	if (o->busy_poll && o->events) {
 		kv_usage_error(o->cmd, "--busy-poll and -e exclude each other");
+		return -1;
+	}
+	if (o->srq_limit > (o->srq_wr ? o->srq_wr : KVERBS_PERF_SRQ_DEFAULT_WR)) {
+		kv_usage_error(o->cmd, "--srq-limit %u is above the SRQ's receives, %u", o->srq_limit,
+			       o->srq_wr ? o->srq_wr : KVERBS_PERF_SRQ_DEFAULT_WR);
 		return -1;
 	}
 	if (kv_perf_parse_poll(o, NULL))
@@ -307,6 +341,10 @@ int kv_cmd_serve(int argc, char **argv)
 	sv.fd = kv_open_for(features, what);
 	if (sv.fd < 0)
 		return KV_EXIT_ENV;
+	if (kv_perf_server_srq(sv.fd, &sv.o, cmd)) {
+		close(sv.fd);
+		return KV_EXIT_ENV;
+	}
 	code = kv_serve_listen(&sv);
 	if (code) {
 		close(sv.fd);

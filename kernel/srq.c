@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared receive queues: the receives of a perf server's SENDs, taken
+ * from one queue by several QPs, as nvmet-rdma takes its commands with
+ * use_srq (drivers/nvme/target/rdma.c, nvmet_rdma_init_srqs()).
+ *
+ * Normal operation: an SRQ, the PD it lives on, and its receives -
+ * each a buffer of its own, DMA-mapped once, posted with
+ * ib_post_srq_recv() - are made by the first session that needs one
+ * (kverbs_srq_get()).  Its QP is created on the SRQ's PD with
+ * ib_qp_init_attr.srq set, and so is every QP after it that shares the
+ * SRQ: a QP and its SRQ must be on one PD.  The device hands a message
+ * to whichever receive is at the head of the SRQ, and completes it on
+ * the CQ of the QP the message came on: kverbs_srq_recv_done() finds
+ * the session through wc->qp->qp_context and queues the receive on
+ * its endpoint (&kverbs_ep.srq_done), in the order the QP's messages
+ * arrived.  The session takes it from there (kverbs_srq_take()), and
+ * once it is done with the bytes posts it again (kverbs_srq_post()):
+ * receives are replenished from the completion path, as nvmet posts a
+ * command's receive again when its response has completed.
+ *
+ * A receive is in exactly one place: posted in the SRQ, consumed by a
+ * QP whose completion is on its way, or on one endpoint's srq_done.  A
+ * session gives back what is left on its endpoint once its QP is
+ * destroyed (kverbs_srq_give_back()).  A receive a QP consumed and the
+ * device never completed (a message cut short by the QP's error) is
+ * lost to the SRQ until it is destroyed.
+ *
+ * The limit: ib_modify_srq(IB_SRQ_LIMIT) arms it, and the device raises
+ * IB_EVENT_SRQ_LIMIT_REACHED once fewer receives than the limit are
+ * posted, disarming it; the event is a ULP's cue to post more.  The
+ * handler only counts: it may run in the device's atomic context (rxe
+ * raises it from its responder), and ib_modify_srq() may sleep on a
+ * hardware device.  kverbs_srq_post() arms the limit again, in process
+ * context, once the posted receives are back up to it.  nvmet never
+ * arms one: its SRQ is sized for the queue depth its hosts may use.
+ *
+ * Owner and release: an SRQ is refcounted (@ref).  A server without a
+ * file's listener holds the one reference to its own SRQ.  A file's
+ * listener (KVERBS_IOC_LISTEN) keeps a list, one SRQ per device, under
+ * kverbs_srq_lock: the list holds a reference, and so does each
+ * session using the SRQ.  The list's reference is dropped when the
+ * file's listener is destroyed (kverbs_srq_release_all(), at close),
+ * or when the device goes away: the abort runs under kverbs_dev_lock
+ * and must not sleep, so it queues @remove, which takes the SRQ off
+ * the list.  The work holds a reference of its own and touches only
+ * the SRQ and the global list lock, never the listener, so it may
+ * outlive the listener.  The last reference destroys the SRQ, frees
+ * its receives and PD, and detaches from the device: every QP on it is
+ * gone by then, since each session drops its reference only after its
+ * QP is destroyed.
+ */
+#include "perf.h"
+#include "trace.h"
+
+#include <linux/slab.h>
+
+/* Protects every listener's list of SRQs, and &kverbs_srq.listed. */
+static DEFINE_MUTEX(kverbs_srq_lock);
+
+enum {
+	KVERBS_SRQ_REMOVING,	/* the device is going: no new sharers */
+};
+
+static void kverbs_srq_free(struct kref *ref)
+{
+	struct kverbs_srq *srq = container_of(ref, struct kverbs_srq, ref);
+	struct kverbs_srq_recv *r;
+	u32 i;
+
+	if (srq->srq)
+		ib_destroy_srq(srq->srq);
+	for (i = 0; srq->recvs && i < srq->wr; i++) {
+		r = &srq->recvs[i];
+		if (r->dma)
+			ib_dma_unmap_single(srq->ibdev, r->dma, srq->recv_len,
+					    DMA_FROM_DEVICE);
+		kfree(r->buf);
+	}
+	kvfree(srq->recvs);
+	if (srq->pd)
+		ib_dealloc_pd(srq->pd);
+	kverbs_dev_detach(&srq->user);
+	kfree(srq);
+}
+
+/**
+ * kverbs_srq_put - drop a reference to an SRQ
+ * @srq: the SRQ, or NULL
+ *
+ * Process context: the last reference destroys it.
+ */
+void kverbs_srq_put(struct kverbs_srq *srq)
+{
+	if (srq)
+		kref_put(&srq->ref, kverbs_srq_free);
+}
+
+/* Take @srq off its listener's list: true once, for the list's reference. */
+static bool kverbs_srq_unlist(struct kverbs_srq *srq)
+{
+	lockdep_assert_held(&kverbs_srq_lock);
+	if (!srq->listed)
+		return false;
+	srq->listed = false;
+	list_del_init(&srq->node);
+	return true;
+}
+
+static void kverbs_srq_remove_work(struct work_struct *work)
+{
+	struct kverbs_srq *srq = container_of(work, struct kverbs_srq, remove);
+	bool unlisted;
+
+	mutex_lock(&kverbs_srq_lock);
+	unlisted = kverbs_srq_unlist(srq);
+	mutex_unlock(&kverbs_srq_lock);
+	if (unlisted)
+		kverbs_srq_put(srq);
+	/* The work's own reference. */
+	kverbs_srq_put(srq);
+}
+
+/*
+ * The device is being removed: under kverbs_dev_lock, must not sleep.
+ * Sessions on the SRQ end with their endpoints, which are aborted too;
+ * the file's list lets go from @remove.  The final put detaches, which
+ * takes kverbs_dev_lock: never here.
+ */
+static void kverbs_srq_abort(struct kverbs_dev_user *user, int error)
+{
+	struct kverbs_srq *srq = container_of(user, struct kverbs_srq, user);
+
+	if (test_and_set_bit(KVERBS_SRQ_REMOVING, &srq->flags) || !srq->shared)
+		return;
+	if (kref_get_unless_zero(&srq->ref))
+		queue_work(system_wq, &srq->remove);
+}
+
+static void kverbs_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct kverbs_srq *srq = ctx;
+
+	switch (ev->event) {
+	case IB_EVENT_SRQ_LIMIT_REACHED:
+		atomic64_inc(&srq->limit_events);
+		/* The device disarmed it; kverbs_srq_post() arms it again. */
+		atomic_set(&srq->armed, 0);
+		break;
+	default:
+		ibdev_dbg(srq->ibdev, "srq: event %s\n", ib_event_msg(ev->event));
+		break;
+	}
+}
+
+/* Arm the limit, if it is not armed and the posted receives reach it. */
+static void kverbs_srq_arm(struct kverbs_srq *srq)
+{
+	struct ib_srq_attr attr = { .srq_limit = srq->limit };
+	int ret;
+
+	if (!srq->limit || atomic_read(&srq->armed) ||
+	    atomic_read(&srq->posted) < srq->limit)
+		return;
+	mutex_lock(&srq->arm_lock);
+	/* Armed before the call: an event that comes at once disarms it. */
+	if (!atomic_xchg(&srq->armed, 1)) {
+		ret = ib_modify_srq(srq->srq, &attr, IB_SRQ_LIMIT);
+		if (ret) {
+			atomic_set(&srq->armed, 0);
+			ibdev_dbg(srq->ibdev, "srq: arming the limit failed: %d\n", ret);
+		}
+	}
+	mutex_unlock(&srq->arm_lock);
+}
+
+/**
+ * kverbs_srq_post - post a receive to its SRQ, and arm the limit again
+ * @srq: the SRQ
+ * @r: one of its receives, taken and done with
+ *
+ * Process context.
+ *
+ * Return: 0 or ib_post_srq_recv()'s error.
+ */
+int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r)
+{
+	struct ib_sge sge = {
+		.addr = r->dma,
+		.length = srq->recv_len,
+		.lkey = srq->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &r->cqe.cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int ret;
+
+	ib_dma_sync_single_for_device(srq->ibdev, r->dma, srq->recv_len,
+				      DMA_FROM_DEVICE);
+	r->cqe.cid = atomic_inc_return(&srq->next_cid);
+	/* Counted first: the completion may come before the post returns. */
+	atomic_inc(&srq->posted);
+	ret = ib_post_srq_recv(srq->srq, &wr, NULL);
+	if (ret) {
+		atomic_dec(&srq->posted);
+		return ret;
+	}
+	kverbs_srq_arm(srq);
+	return 0;
+}
+
+static void kverbs_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kverbs_srq_recv *r = container_of(wc->wr_cqe, struct kverbs_srq_recv,
+						 cqe.cqe);
+	struct kverbs_ep *ep = wc->qp->qp_context;
+	unsigned long flags;
+
+	/* The trace names the QP by its endpoint: whichever took the receive. */
+	r->cqe.ep = ep;
+	trace_kverbs_wc(cq, wc, KVERBS_STEP_RECV);
+	atomic_dec(&r->srq->posted);
+	r->status = wc->status;
+	r->vendor_err = wc->vendor_err;
+	r->byte_len = wc->status ? 0 : wc->byte_len;
+	r->opcode = wc->status ? 0 : wc->opcode;
+	r->wc_flags = wc->status ? 0 : wc->wc_flags;
+	r->imm = r->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
+	r->inv_rkey = r->wc_flags & IB_WC_WITH_INVALIDATE ? wc->ex.invalidate_rkey : 0;
+	spin_lock_irqsave(&ep->lock, flags);
+	list_add_tail(&r->node, &ep->srq_done);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	if (wc->status)
+		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_RECV);
+	kverbs_perf_wake(ep);
+}
+
+/**
+ * kverbs_srq_take - the next receive that completed on @ep's QP
+ * @ep: an endpoint whose QP is on an SRQ
+ *
+ * Return: the receive, now the caller's until it posts it again or
+ * gives it back, or NULL if none has completed.
+ */
+struct kverbs_srq_recv *kverbs_srq_take(struct kverbs_ep *ep)
+{
+	struct kverbs_srq_recv *r;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	r = list_first_entry_or_null(&ep->srq_done, struct kverbs_srq_recv, node);
+	if (r)
+		list_del_init(&r->node);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return r;
+}
+
+/**
+ * kverbs_srq_ready - whether a receive completed on @ep's QP
+ * @ep: the endpoint
+ *
+ * Return: true if kverbs_srq_take() would find one.
+ */
+bool kverbs_srq_ready(struct kverbs_ep *ep)
+{
+	unsigned long flags;
+	bool ready;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ready = !list_empty(&ep->srq_done);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	return ready;
+}
+
+/**
+ * kverbs_srq_give_back - post again the receives left on an endpoint
+ * @srq: the SRQ
+ * @ep: an endpoint whose QP is destroyed: nothing completes on it
+ *
+ * For the sessions that share the SRQ after this one.
+ */
+void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep)
+{
+	struct kverbs_srq_recv *r;
+
+	while ((r = kverbs_srq_take(ep)))
+		if (kverbs_srq_post(srq, r))
+			ibdev_dbg(srq->ibdev, "srq: a receive could not be posted again\n");
+}
+
+static struct kverbs_srq *kverbs_srq_create(struct ib_device *ibdev, bool shared,
+					    u32 wr, u32 limit, u32 recv_len)
+{
+	struct ib_srq_init_attr attr = {};
+	struct kverbs_srq_recv *r;
+	struct kverbs_srq *srq;
+	int ret;
+	u32 i;
+
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
+	if (!srq)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&srq->ref);
+	INIT_LIST_HEAD(&srq->node);
+	INIT_WORK(&srq->remove, kverbs_srq_remove_work);
+	mutex_init(&srq->arm_lock);
+	srq->ibdev = ibdev;
+	srq->shared = shared;
+	srq->wr = wr;
+	srq->limit = limit;
+	srq->recv_len = recv_len;
+	srq->user.abort = kverbs_srq_abort;
+	ret = kverbs_dev_attach(&srq->user, ibdev, 0);
+	if (ret)
+		goto out_free;
+
+	srq->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(srq->pd)) {
+		ret = PTR_ERR(srq->pd);
+		srq->pd = NULL;
+		goto out_free;
+	}
+	attr.event_handler = kverbs_srq_event;
+	attr.srq_context = srq;
+	attr.srq_type = IB_SRQT_BASIC;
+	attr.attr.max_wr = wr;
+	attr.attr.max_sge = 1;
+	srq->srq = ib_create_srq(srq->pd, &attr);
+	if (IS_ERR(srq->srq)) {
+		ret = PTR_ERR(srq->srq);
+		srq->srq = NULL;
+		goto out_free;
+	}
+
+	srq->recvs = kvcalloc(wr, sizeof(*srq->recvs), GFP_KERNEL_ACCOUNT);
+	if (!srq->recvs) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < wr; i++) {
+		r = &srq->recvs[i];
+		r->srq = srq;
+		r->cqe.cqe.done = kverbs_srq_recv_done;
+		INIT_LIST_HEAD(&r->node);
+		r->buf = kmalloc(recv_len, GFP_KERNEL_ACCOUNT);
+		if (!r->buf) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		r->dma = ib_dma_map_single(ibdev, r->buf, recv_len, DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, r->dma)) {
+			r->dma = 0;
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		ret = kverbs_srq_post(srq, r);
+		if (ret)
+			goto out_free;
+	}
+	ibdev_dbg(ibdev, "srq: %u receives of %u bytes, limit %u\n", wr, recv_len, limit);
+	return srq;
+
+out_free:
+	kverbs_srq_put(srq);
+	return ERR_PTR(ret);
+}
+
+/**
+ * kverbs_srq_get - the SRQ a perf server's session receives in
+ * @lsn: the file's listener the session took its client from, whose
+ *	SRQ on @ibdev it shares; or NULL for an SRQ of the session's own
+ * @ibdev: the device of the session's QP
+ * @wr: receives, if the SRQ is created now
+ * @limit: its limit, 0 for none
+ * @recv_len: the bytes of each receive
+ *
+ * Return: a reference for the session, kverbs_srq_put() when its QP
+ * is gone; or an ERR_PTR: -EOPNOTSUPP for a device without SRQs or
+ * with smaller ones than @wr, -ENODEV while it is being removed,
+ * -ENOMEM, or the device's error.
+ */
+struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device *ibdev,
+				  u32 wr, u32 limit, u32 recv_len)
+{
+	struct kverbs_srq *srq;
+
+	if (!ibdev->attrs.max_srq || wr > ibdev->attrs.max_srq_wr) {
+		ibdev_dbg(ibdev, "srq: none of %u receives (max_srq %d, max_srq_wr %d)\n",
+			  wr, ibdev->attrs.max_srq, ibdev->attrs.max_srq_wr);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!lsn) {
+		srq = kverbs_srq_create(ibdev, false, wr, limit, recv_len);
+		if (!IS_ERR(srq))
+			atomic_inc(&srq->qps);
+		return srq;
+	}
+
+	mutex_lock(&kverbs_srq_lock);
+	list_for_each_entry(srq, &lsn->srqs, node) {
+		if (srq->ibdev == ibdev &&
+		    !test_bit(KVERBS_SRQ_REMOVING, &srq->flags)) {
+			kref_get(&srq->ref);
+			goto out_unlock;
+		}
+	}
+	srq = kverbs_srq_create(ibdev, true, wr, limit, recv_len);
+	if (!IS_ERR(srq)) {
+		/* The list's reference, and the session's. */
+		kref_get(&srq->ref);
+		srq->listed = true;
+		list_add_tail(&srq->node, &lsn->srqs);
+	}
+out_unlock:
+	if (!IS_ERR(srq))
+		atomic_inc(&srq->qps);
+	mutex_unlock(&kverbs_srq_lock);
+	return srq;
+}
+
+/**
+ * kverbs_srq_release_all - a file's listener is going: let go of its SRQs
+ * @lsn: the listener; no session uses it any more
+ *
+ * Each SRQ goes with its last session, which has ended too by now.
+ */
+void kverbs_srq_release_all(struct kverbs_listener *lsn)
+{
+	struct kverbs_srq *srq;
+
+	for (;;) {
+		mutex_lock(&kverbs_srq_lock);
+		srq = list_first_entry_or_null(&lsn->srqs, struct kverbs_srq, node);
+		if (srq)
+			kverbs_srq_unlist(srq);
+		mutex_unlock(&kverbs_srq_lock);
+		if (!srq)
+			return;
+		kverbs_srq_put(srq);
+	}
+}
