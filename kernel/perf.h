@@ -728,6 +728,8 @@ struct kverbs_srq {
 	u32 limit;
 	u32 recv_len;
 	struct kverbs_srq_recv *recvs;
+	struct kverbs_user *pin_user;
+	u64 pin_pages;
 	atomic_t posted;
 	atomic_t armed;
 	struct mutex arm_lock;		/* serializes ib_modify_srq() */

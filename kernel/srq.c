@@ -78,6 +78,7 @@ static void kverbs_srq_free(struct kref *ref)
 		kfree(r->buf);
 	}
 	kvfree(srq->recvs);
+	kverbs_pin_unaccount(srq->pin_user, srq->pin_pages);
 	if (srq->pd)
 		ib_dealloc_pd(srq->pd);
 	kverbs_dev_detach(&srq->user);
@@ -333,6 +334,18 @@ static struct kverbs_srq *kverbs_srq_create(struct ib_device *ibdev, bool shared
 		srq->srq = NULL;
 		goto out_free;
 	}
+
+	/*
+	 * The receives are the DMA memory of whoever made the SRQ, as a
+	 * test's buffers are (kverbs_buf_alloc()), and stay so while an idle
+	 * listener file keeps the SRQ: charged to max_pinned_mb and the
+	 * user's share of it.
+	 */
+	ret = kverbs_pin_account(&srq->pin_user,
+				 DIV_ROUND_UP_ULL((u64)wr * recv_len, PAGE_SIZE));
+	if (ret)
+		goto out_free;
+	srq->pin_pages = DIV_ROUND_UP_ULL((u64)wr * recv_len, PAGE_SIZE);
 
 	srq->recvs = kvcalloc(wr, sizeof(*srq->recvs), GFP_KERNEL_ACCOUNT);
 	if (!srq->recvs) {

@@ -48,6 +48,38 @@ test_max_pinned_mb() {
 	kv_client again 17803 -C 3 -S 1M -V || fail "after the limit: $(cat "$KV_TMP/again.err")"
 }
 
+# srq_session PORT WR: a send_bw server with an SRQ of WR receives of
+# 64 KiB and a validated client of 20 1 KiB SENDs; the server's JSON in
+# $KV_TMP/srq.json, the client's exit code in rc.
+srq_session() {
+	"$KVERBS" send_bw -p "$1" --srq --srq-wr "$2" -s 65536 --json \
+		> "$KV_TMP/srq.json" 2> "$KV_TMP/srq.err" &
+	kv_pid_srq=$!
+	wait_for 10 kv_listening 0.0.0.0 "$1" || fail "no server: $(cat "$KV_TMP/srq.err")" ||
+		return
+	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" send_bw -p "$1" -s 1024 -n 20 --validate \
+		"$KV_ADDR" > "$KV_TMP/srqc.out" 2>&1
+	rc=$?
+	kv_wait srq 30
+}
+
+# An SRQ's receives are pinned memory too: 64 of 64 KiB (4 MiB) under a
+# 1 MiB max_pinned_mb, and the server's session fails at its setup with
+# ENOBUFS; 4 of them (256 KiB) under the same limit serve the client.
+over_max_pinned_srq() {
+	srq_session 17806 64
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/srqc.out")" || return
+	json_check "$KV_TMP/srq.json" 'd["error"]["name"] == "ENOBUFS"' \
+		'd["error"]["step"] == "setup"' || return
+	srq_session 17807 4
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/srqc.out")" || return
+	json_check "$KV_TMP/srq.json" 'd["status"] == "ok"' 'd["srq_wr"] == 4'
+}
+
+test_max_pinned_mb_srq() {
+	with_param max_pinned_mb 1 over_max_pinned_srq
+}
+
 # The per-user limits, with two unprivileged users A and B: uids with no
 # passwd entry, in group rdma (or, where the guest has no such group, a
 # gid with no entry either), for which /dev/kverbs is made group-usable
@@ -289,6 +321,7 @@ test_timeout_ms_range() {
 	kv_ping_pair 17805 -C 2
 }
 
-ktap_main test_max_sessions test_max_pinned_mb test_max_msg_size_is_enforced_by_the_module \
+ktap_main test_max_sessions test_max_pinned_mb test_max_pinned_mb_srq \
+	test_max_msg_size_is_enforced_by_the_module \
 	test_timeout_ms_range test_max_sessions_per_user test_max_pinned_mb_per_user \
 	test_per_user_counts_return
