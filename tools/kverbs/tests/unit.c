@@ -1612,9 +1612,10 @@ KV_TEST(devices_json_caps_unknown)
 
 /* ---- the ping's remote invalidation counts ---- */
 
-KV_TEST(ping_inv_counts)
+/* The counts of @cmd, @known or not, as text and as JSON. */
+static void kv_expect_ping_inv(const struct kverbs_ping *cmd, bool known,
+			       const char *want_text, const char *want_json)
 {
-	struct kverbs_ping cmd = { .size = sizeof(cmd), .inv_remote = 20, .inv_sent = 0 };
 	struct kv_mem m;
 	struct kv_json j;
 	char *text;
@@ -1623,40 +1624,35 @@ KV_TEST(ping_inv_counts)
 
 	if (!f)
 		KV_FAIL_AT(1, "open_memstream: %s", strerror(errno));
-	kv_ping_print_inv(f, &cmd, true);
+	kv_ping_print_inv(f, cmd, known);
 	fclose(f);
-	KV_EXPECT_STREQ(text, "; remote invalidation: 20 of our keys by the peer, 0 SENDs with invalidate");
+	KV_EXPECT_STREQ(text, want_text);
 	free(text);
 	kv_mem_open(&m, &j);
 	kv_json_begin_object(&j);
-	kv_ping_json_inv(&j, &cmd, true);
+	kv_ping_json_inv(&j, cmd, known);
 	kv_json_end_object(&j);
 	kv_json_end(&j);
-	KV_EXPECT_JSON(&m, "{\"inv_remote\":20,\"inv_sent\":0}\n");
+	KV_EXPECT_JSON(&m, want_json);
+}
+
+KV_TEST(ping_inv_counts)
+{
+	struct kverbs_ping cmd = { .size = sizeof(cmd), .inv_remote = 20, .inv_sent = 0 };
+
+	kv_expect_ping_inv(&cmd, true,
+			   "; remote invalidation: 20 of our keys by the peer, 0 SENDs with invalidate",
+			   "{\"inv_remote\":20,\"inv_sent\":0}\n");
 }
 
 /* A newer tool on an older module: unknown, not 0. */
 KV_TEST(ping_inv_counts_unknown)
 {
 	struct kverbs_ping cmd = { .size = sizeof(cmd) };
-	struct kv_mem m;
-	struct kv_json j;
-	char *text;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
 
-	if (!f)
-		KV_FAIL_AT(1, "open_memstream: %s", strerror(errno));
-	kv_ping_print_inv(f, &cmd, false);
-	fclose(f);
-	KV_EXPECT_STREQ(text, "; remote invalidation: unknown, the kverbs module loaded is older than this tool");
-	free(text);
-	kv_mem_open(&m, &j);
-	kv_json_begin_object(&j);
-	kv_ping_json_inv(&j, &cmd, false);
-	kv_json_end_object(&j);
-	kv_json_end(&j);
-	KV_EXPECT_JSON(&m, "{\"inv_remote\":null,\"inv_sent\":null}\n");
+	kv_expect_ping_inv(&cmd, false,
+			   "; remote invalidation: unknown, the kverbs module loaded is older than this tool",
+			   "{\"inv_remote\":null,\"inv_sent\":null}\n");
 }
 
 /*
