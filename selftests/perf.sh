@@ -1998,6 +1998,7 @@ PY
 # SEND checked by the server in the SRQ's receive it landed in.
 test_send_bw_srq_4_qps_validate() {
 	local n
+	kv_srq_skip_iwarp
 	n=$(perf_iters 1000)
 	perf_srq 4 -- -s 4096 -n "$n" || return
 	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n" \
@@ -2011,6 +2012,7 @@ test_send_bw_srq_4_qps_validate() {
 # still checked.
 test_send_bw_srq_limit_validate() {
 	local n
+	kv_srq_skip_iwarp
 	n=$(perf_iters 500)
 	perf_srq 2 --srq-wr 16 --srq-limit 16 -- -s 1024 -t 64 -n "$n" || return
 	json_check "$KV_TMP/srv.json" 'd["srq_wr"] == 16' 'd["srq_limit"] == 16' \
@@ -2023,6 +2025,7 @@ test_send_bw_srq_limit_validate() {
 # ends on SIGINT and its file is closed, none.
 test_send_bw_srq_rdma_view() {
 	local n
+	kv_srq_skip_iwarp
 	n=$(perf_iters 500)
 	port=$((port + 1))
 	"$KVERBS" serve -p "$port" -j 4 --srq --timeout "$step_limit" --json \
@@ -2061,6 +2064,7 @@ PY
 # data lands in no receive, runs on its own QP's receives (srq_wr 0).
 test_serve_srq_send_bw_send_lat_validate() {
 	local rc1 rc2 p1 p2
+	kv_srq_skip_iwarp
 	port=$((port + 1))
 	"$KVERBS" serve -p "$port" -C 3 -j 2 --srq --timeout "$step_limit" --json \
 		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
@@ -2108,6 +2112,7 @@ PY
 # answer.  At 48 bytes, a control message's length, the server must still
 # tell data from control; with --imm every immediate is checked too.
 test_send_lat_srq_validate() {
+	kv_srq_skip_iwarp
 	srv_opts=(--srq)
 	perf_lat send_lat 500 -s 48 --validate --imm || return
 	json_check "$KV_TMP/srv.json" 'd["srq"] is True' 'd["srq_wr"] == 256' \
@@ -2117,6 +2122,7 @@ test_send_lat_srq_validate() {
 # send_bw at a control message's length, with immediate data, through
 # an SRQ: data, control and immediates all come out of the SRQ's receives.
 test_send_bw_srq_48_imm_validate() {
+	kv_srq_skip_iwarp
 	srv_opts=(--srq)
 	perf_validated send_bw 48 500 --imm || return
 	json_check "$KV_TMP/srv.json" 'd["srq"] is True' 'd["srq_shared"] == 1' \
@@ -2134,6 +2140,7 @@ test_send_bw_srq_refused() {
 	[ $rc = 2 ] || fail "client --srq exited $rc, not 2: $(cat "$KV_TMP/cli.out")" || return
 	grep -q -- "--srq is for the server" "$KV_TMP/cli.out" ||
 		fail "no reason given: $(cat "$KV_TMP/cli.out")" || return
+	kv_srq_skip_iwarp
 	port=$((port + 1))
 	perf_server srv send_bw --srq || return
 	perf_client cli send_bw -s 131072 -n 10
@@ -2142,6 +2149,23 @@ test_send_bw_srq_refused() {
 	[ $rc != 0 ] || fail "a message larger than the SRQ's receives was served" || return
 	json_check "$KV_TMP/cli.json" 'd["status"] != "ok"' 'd["error"]["reject_value"] == 90' \
 		-- "$KV_TMP/srv.json" 'd["status"] != "ok"' 'd["error"]["name"] == "EMSGSIZE"'
+}
+
+# Over iWARP a --srq server refuses its send_bw client at setup with
+# EOPNOTSUPP, and says so to the client (KVERBS_PERF_REJECT_SETUP).
+test_srq_refused_on_iwarp() {
+	local rc
+	[ "$KV_TYPE" = siw ] || skip "the iWARP refusal: over siw only"
+	port=$((port + 1))
+	perf_server srv send_bw --srq || return
+	perf_client cli send_bw -s 1024 -n 10
+	rc=$?
+	kv_wait srv 30
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err")" || return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "ECONNREFUSED"' \
+		'd["error"]["reject_value"] == 95' \
+		-- "$KV_TMP/srv.json" 'd["error"]["name"] == "EOPNOTSUPP"' \
+		'd["error"]["step"] == "setup"'
 }
 
 perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
@@ -2223,7 +2247,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_srq_4_qps_validate test_send_bw_srq_limit_validate \
 	test_send_bw_srq_rdma_view test_send_bw_srq_refused \
 	test_serve_srq_send_bw_send_lat_validate test_send_lat_srq_validate \
-	test_send_bw_srq_48_imm_validate)
+	test_send_bw_srq_48_imm_validate test_srq_refused_on_iwarp)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&
