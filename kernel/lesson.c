@@ -143,7 +143,6 @@ void kverbs_lesson_wait_peer(struct kverbs_lesson_ctx *lc)
 int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
 		      struct kverbs_buf *buf, size_t len, int access)
 {
-	struct ib_reg_wr reg;
 	int ret;
 
 	ret = kverbs_buf_alloc(buf, len);
@@ -151,6 +150,25 @@ int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
 		ret = kverbs_buf_map(buf, ep, DMA_BIDIRECTIONAL);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+	return kverbs_lesson_reg(lc, ep, buf, access);
+}
+
+/**
+ * kverbs_lesson_reg - register @buf's MR under a new key, and wait
+ * @lc: the lesson
+ * @ep: the end that owns @buf, connected
+ * @buf: mapped, its MR not valid (never registered, or invalidated)
+ * @access: the rights, IB_ACCESS_*
+ *
+ * Return: 0 once the registration completed, @buf->mr->rkey the new
+ * key; else the failure, recorded on @ep.
+ */
+int kverbs_lesson_reg(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
+		      struct kverbs_buf *buf, int access)
+{
+	struct ib_reg_wr reg;
+	int ret;
+
 	kverbs_buf_reg_wr(buf, &reg, access);
 	ret = kverbs_post_send(ep, &reg.wr, KVERBS_STEP_REG_MR);
 	if (!ret)
@@ -310,11 +328,20 @@ static bool kverbs_lesson_is_iwarp(struct ib_device *ibdev, u32 port)
 	return rdma_protocol_iwarp(ibdev, port);
 }
 
+/* An atomic's alignment cannot be shown without atomics (siw). */
+static bool kverbs_lesson_no_atomics(struct ib_device *ibdev, u32 port)
+{
+	return ibdev->attrs.atomic_cap == IB_ATOMIC_NONE;
+}
+
 static const struct kverbs_lesson_def kverbs_lessons[] = {
 	{ KVERBS_LESSON_UNSIGNALED, kverbs_lesson_unsignaled, NULL },
 	{ KVERBS_LESSON_RNR, kverbs_lesson_rnr, kverbs_lesson_is_iwarp },
 	{ KVERBS_LESSON_FENCE, kverbs_lesson_fence, NULL },
 	{ KVERBS_LESSON_ACCESS, kverbs_lesson_access, NULL },
+	{ KVERBS_LESSON_STALE_KEY, kverbs_lesson_stale_key, NULL },
+	{ KVERBS_LESSON_MAX_SGE, kverbs_lesson_max_sge, NULL },
+	{ KVERBS_LESSON_ALIGN, kverbs_lesson_align, kverbs_lesson_no_atomics },
 };
 
 static const struct kverbs_lesson_def *kverbs_lesson_find(u32 id)

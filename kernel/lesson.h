@@ -90,6 +90,8 @@ int kverbs_lesson_begin(struct kverbs_lesson_ctx *lc,
 void kverbs_lesson_end(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
 		      struct kverbs_buf *buf, size_t len, int access);
+int kverbs_lesson_reg(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
+		      struct kverbs_buf *buf, int access);
 int kverbs_lesson_post(struct kverbs_lesson_ctx *lc, struct ib_send_wr *wr,
 		       enum kverbs_step step);
 void kverbs_lesson_wr_init(struct kverbs_lesson_ctx *lc, struct ib_send_wr *wr,
@@ -102,5 +104,8 @@ int kverbs_lesson_unsignaled(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_rnr(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_fence(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_access(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_stale_key(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_max_sge(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_align(struct kverbs_lesson_ctx *lc);
 
 #endif /* _KVERBS_LESSON_H */

@@ -583,3 +583,405 @@ int kverbs_lesson_access(struct kverbs_lesson_ctx *lc)
 	}
 	return 0;
 }
+
+/*
+ * Stale key.  An rkey opens an MR only while the MR is registered under
+ * it.  Once the owner invalidated it (IB_WR_LOCAL_INV, or a peer's SEND
+ * with invalidate) the responder refuses every access that names it:
+ * the requester's work request completes with IB_WC_REM_ACCESS_ERR and
+ * both QPs go to the error state.  Wrong: the server registers its
+ * buffer, hands the key to the client, invalidates the MR and waits for
+ * the invalidation to complete; the client then RDMA WRITEs with the key
+ * it was given.  Right: the rotation kverbs uses (mr.c): before the MR
+ * is registered again the key's low byte is changed
+ * (ib_update_fast_reg_key()), an IB_WR_REG_MR makes the MR valid under
+ * the new key, the server hands that one over, and the client's WRITE
+ * with it lands; the lesson checks the bytes.  The old key stays dead.
+ *
+ * The wrong WRITE goes out while the MR is invalid, before anything is
+ * registered again, so it fails on every device however the device
+ * matches keys: siw finds the MR to invalidate by the key's index (its
+ * upper 24 bits) alone, and a test that re-registered first would show
+ * how that device compares low bytes, not the mistake.  Over iWARP the
+ * writer may see its WRITE complete (TCP took the data) while the
+ * target, refusing it, ends the connection: as in the access lesson.
+ */
+static int kverbs_lesson_inv(struct kverbs_lesson_ctx *lc,
+			     struct kverbs_buf *buf)
+{
+	struct ib_send_wr wr;
+	int ret;
+
+	kverbs_buf_inv_wr(buf, &wr, true);
+	ret = kverbs_post_send(lc->srv, &wr, KVERBS_STEP_LOCAL_INV);
+	if (!ret)
+		ret = kverbs_ep_wait(lc->srv, kverbs_is_done(&buf->inv_done),
+				     kverbs_lesson_timeout(lc));
+	if (ret)
+		return kverbs_ep_failed(lc->srv, ret, KVERBS_STEP_LOCAL_INV);
+	return 0;
+}
+
+static int kverbs_lesson_stale_key_run(struct kverbs_lesson_ctx *lc,
+				       bool right)
+{
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	u32 stale;
+	int ret;
+
+	if (kverbs_lesson_write_bufs(lc, KVERBS_LESSON_LEN, access))
+		return 0;
+	ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	/* Posted so that the server's side of a failure shows: it is flushed. */
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+
+	/* The key the client was given, then the server is done with it. */
+	stale = lc->remote.mr->rkey;
+	run->value = (u64)stale << 32;
+	if (kverbs_lesson_inv(lc, &lc->remote))
+		return 0;
+	if (right) {
+		if (kverbs_lesson_reg(lc, lc->srv, &lc->remote, access))
+			return 0;
+		run->value |= lc->remote.mr->rkey;
+	}
+
+	memset(lc->local.vaddr, 'K', KVERBS_LESSON_LEN);
+	kverbs_buf_sync_for_device(&lc->local);
+	kverbs_lesson_sge(&sge, &lc->local, 0, KVERBS_LESSON_LEN);
+	kverbs_lesson_write_wr(lc, &wr, &sge);
+	wr.rkey = right ? lc->remote.mr->rkey : stale;
+	kverbs_lesson_wr_init(lc, &wr.wr, 1, KVERBS_STEP_RDMA_WRITE, true);
+	if (kverbs_lesson_post(lc, &wr.wr, KVERBS_STEP_RDMA_WRITE))
+		return 0;
+	if (kverbs_lesson_wait(lc, 1)) {
+		kverbs_lesson_wait_peer(lc);
+		return 0;
+	}
+	if (!right) {
+		/* The writer heard nothing: the target may still refuse it. */
+		kverbs_lesson_wait_peer(lc);
+		return 0;
+	}
+	kverbs_buf_sync_for_cpu(&lc->remote);
+	if (memchr_inv(lc->remote.vaddr, 'K', KVERBS_LESSON_LEN))
+		kverbs_lesson_mismatch(run);
+	return 0;
+}
+
+/**
+ * kverbs_lesson_stale_key - KVERBS_LESSON_STALE_KEY
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_stale_key(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_stale_key_run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * max_sge and max_inline_data.  A QP's send queue is built for the work
+ * requests its creator said it would post: up to max_send_sge
+ * scatter/gather entries each, and up to max_inline_data bytes copied
+ * into the queue itself with IB_SEND_INLINE.  The device may make
+ * either larger than asked, never smaller; ib_query_qp() says what it
+ * made (rxe: room for one entry is 16 bytes of inline data; siw: 80
+ * bytes of inline data whatever was asked).  ib_post_send() refuses a
+ * work request past them before anything is queued: rxe's
+ * validate_send_wr() and siw_post_send() both return -EINVAL, nothing is
+ * posted, nothing completes, and the QP carries on.  Wrong: a SEND of
+ * one entry more than the QP's max_send_sge; an inline SEND one byte
+ * over its max_inline_data.  Right: a QP created for
+ * KVERBS_LESSON_SGES entries, and a SEND that gathers that many pieces
+ * of the client's buffer, the last piece first: the bytes arrive in the
+ * order of the list, not of the memory, and the lesson checks each.
+ */
+#define KVERBS_LESSON_SGES	4
+#define KVERBS_LESSON_PIECE	(KVERBS_LESSON_LEN / KVERBS_LESSON_SGES)
+
+enum kverbs_lesson_sge_run {
+	KVERBS_LESSON_SGE_TOO_MANY,
+	KVERBS_LESSON_SGE_INLINE,
+	KVERBS_LESSON_SGE_RIGHT,
+};
+
+/* The wrong post: refused, or, if the device took it, its outcome. */
+static int kverbs_lesson_post_refused(struct kverbs_lesson_ctx *lc,
+				      struct ib_send_wr *wr)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	int ret;
+
+	kverbs_lesson_wr_init(lc, wr, 1, KVERBS_STEP_SEND, true);
+	/* The failure is the lesson, not the connection's. */
+	ret = kverbs_post_send_try(lc->cli, wr);
+	if (ret) {
+		run->post_error = ret;
+		run->error = ret;
+		run->step = KVERBS_STEP_SEND;
+		return 0;
+	}
+	run->posted++;
+	kverbs_lesson_wait(lc, 1);
+	return 0;
+}
+
+static int kverbs_lesson_max_sge_run(struct kverbs_lesson_ctx *lc,
+				     enum kverbs_lesson_sge_run which)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_sge sge[KVERBS_LESSON_SGES];
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_send_wr wr;
+	u8 *got, *want;
+	unsigned int i, n;
+	int ret;
+
+	ret = ib_query_qp(lc->cli->id->qp, &attr, IB_QP_CAP, &init);
+	if (!ret)
+		ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+				       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	if (kverbs_lesson_buf(lc, lc->cli, &lc->local, KVERBS_LESSON_LEN,
+			      IB_ACCESS_LOCAL_WRITE))
+		return 0;
+	/* Were a wrong SEND taken, it would land rather than wait. */
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+	for (i = 0; i < KVERBS_LESSON_SGES; i++)
+		memset(lc->local.vaddr + i * KVERBS_LESSON_PIECE, 'A' + i,
+		       KVERBS_LESSON_PIECE);
+	kverbs_buf_sync_for_device(&lc->local);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IB_WR_SEND;
+	wr.sg_list = sge;
+	switch (which) {
+	case KVERBS_LESSON_SGE_TOO_MANY:
+		run->value = attr.cap.max_send_sge;
+		n = attr.cap.max_send_sge + 1;
+		if (n > KVERBS_LESSON_SGES)
+			return kverbs_test_failed(&lc->common, -EOPNOTSUPP,
+						  KVERBS_STEP_SETUP);
+		for (i = 0; i < n; i++)
+			kverbs_lesson_sge(&sge[i], &lc->local,
+					  i * KVERBS_LESSON_PIECE,
+					  KVERBS_LESSON_PIECE);
+		wr.num_sge = n;
+		return kverbs_lesson_post_refused(lc, &wr);
+	case KVERBS_LESSON_SGE_INLINE:
+		/*
+		 * Inline data is read by the CPU at the post: the entry holds
+		 * a kernel virtual address, not a registered one.
+		 */
+		run->value = attr.cap.max_inline_data;
+		ret = kverbs_msg_alloc(&lc->send, lc->cli->pd,
+				       attr.cap.max_inline_data + 1,
+				       DMA_TO_DEVICE);
+		if (ret)
+			return kverbs_test_failed(&lc->common, ret,
+						  KVERBS_STEP_SETUP);
+		memset(lc->send.buf, 'I', attr.cap.max_inline_data + 1);
+		sge[0].addr = (uintptr_t)lc->send.buf;
+		sge[0].length = attr.cap.max_inline_data + 1;
+		sge[0].lkey = 0;
+		wr.num_sge = 1;
+		wr.send_flags = IB_SEND_INLINE;
+		return kverbs_lesson_post_refused(lc, &wr);
+	default:
+		break;
+	}
+
+	/* The pieces last first: D C B A. */
+	for (i = 0; i < KVERBS_LESSON_SGES; i++)
+		kverbs_lesson_sge(&sge[i], &lc->local,
+				  (KVERBS_LESSON_SGES - 1 - i) * KVERBS_LESSON_PIECE,
+				  KVERBS_LESSON_PIECE);
+	wr.num_sge = KVERBS_LESSON_SGES;
+	kverbs_lesson_wr_init(lc, &wr, 1, KVERBS_STEP_SEND, true);
+	if (kverbs_lesson_post(lc, &wr, KVERBS_STEP_SEND))
+		return 0;
+	if (kverbs_lesson_wait(lc, 1))
+		return 0;
+	if (kverbs_ep_wait(lc->srv, kverbs_is_done(&lc->recv.done),
+			   kverbs_lesson_timeout(lc)))
+		return 0;
+	kverbs_msg_sync_for_cpu(&lc->recv);
+	got = lc->recv.buf;
+	memcpy(&run->value, got, sizeof(run->value));
+	if (lc->recv.byte_len != KVERBS_LESSON_LEN) {
+		kverbs_lesson_mismatch(run);
+		return 0;
+	}
+	for (i = 0; i < KVERBS_LESSON_SGES; i++) {
+		want = lc->local.vaddr +
+		       (KVERBS_LESSON_SGES - 1 - i) * KVERBS_LESSON_PIECE;
+		if (memcmp(got + i * KVERBS_LESSON_PIECE, want,
+			   KVERBS_LESSON_PIECE))
+			kverbs_lesson_mismatch(run);
+	}
+	return 0;
+}
+
+/**
+ * kverbs_lesson_max_sge - KVERBS_LESSON_MAX_SGE
+ * @lc: the lesson
+ *
+ * Return: 0 when every run ran, else why the lesson stopped.
+ */
+int kverbs_lesson_max_sge(struct kverbs_lesson_ctx *lc)
+{
+	/* Created as a ULP that never thought about gathering does. */
+	static const struct kverbs_lesson_conn narrow = {
+		.caps = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+	};
+	static const struct kverbs_lesson_conn wide = {
+		.caps = {
+			.max_send_wr = 1,
+			.max_recv_wr = 1,
+			.max_send_sge = KVERBS_LESSON_SGES,
+		},
+		.rnr_retry = 7,
+	};
+	enum kverbs_lesson_sge_run which;
+	int ret;
+
+	for (which = KVERBS_LESSON_SGE_TOO_MANY;
+	     which <= KVERBS_LESSON_SGE_RIGHT; which++) {
+		bool right = which == KVERBS_LESSON_SGE_RIGHT;
+
+		ret = kverbs_lesson_begin(lc, right ? &wide : &narrow,
+					  right ? KVERBS_LESSON_RIGHT :
+					  KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_max_sge_run(lc, which);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Alignment.  An atomic works on one 8-byte word, which must be
+ * naturally aligned: its remote address a multiple of 8.  A responder
+ * answers a misaligned one with an invalid request NAK (the requester's
+ * completion IB_WC_REM_INV_REQ_ERR), but a device may refuse it sooner:
+ * rxe's validate_send_wr() fails ib_post_send() with -EINVAL ("misaligned
+ * atomic address"), nothing is posted, nothing reaches the wire.  Wrong:
+ * a fetch-and-add 4 bytes into the word.  Right: the same on the word
+ * itself, whose old value (41) comes back and which then holds 42.  A
+ * device without atomics (siw) refuses the lesson.
+ */
+#define KVERBS_LESSON_MISALIGN	4
+
+static int kverbs_lesson_align_run(struct kverbs_lesson_ctx *lc, bool right)
+{
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			   IB_ACCESS_REMOTE_ATOMIC;
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_atomic_wr wr;
+	struct ib_sge sge;
+	u64 *orig, *target;
+	int ret;
+
+	if (kverbs_lesson_write_bufs(lc, KVERBS_LESSON_ATOMIC_OFF + 2 * sizeof(u64),
+				     access))
+		return 0;
+	ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	/* Posted so that the server's side of a failure shows: it is flushed. */
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+	target = lc->remote.vaddr + KVERBS_LESSON_ATOMIC_OFF;
+	*target = KVERBS_LESSON_ATOMIC_INIT;
+	kverbs_buf_sync_for_device(&lc->remote);
+
+	kverbs_lesson_atomic_wr(lc, &wr, &sge);
+	if (!right) {
+		wr.remote_addr += KVERBS_LESSON_MISALIGN;
+		kverbs_lesson_wr_init(lc, &wr.wr, 1, KVERBS_STEP_ATOMIC, true);
+		/* The failure is the lesson, not the connection's. */
+		ret = kverbs_post_send_try(lc->cli, &wr.wr);
+		if (ret) {
+			run->post_error = ret;
+			run->error = ret;
+			run->step = KVERBS_STEP_ATOMIC;
+			return 0;
+		}
+		run->posted++;
+		if (kverbs_lesson_wait(lc, 1))
+			kverbs_lesson_wait_peer(lc);
+		return 0;
+	}
+	kverbs_lesson_wr_init(lc, &wr.wr, 1, KVERBS_STEP_ATOMIC, true);
+	if (kverbs_lesson_post(lc, &wr.wr, KVERBS_STEP_ATOMIC))
+		return 0;
+	if (kverbs_lesson_wait(lc, 1))
+		return 0;
+	kverbs_buf_sync_for_cpu(&lc->local);
+	kverbs_buf_sync_for_cpu(&lc->remote);
+	orig = lc->local.vaddr + KVERBS_LESSON_ATOMIC_OFF;
+	run->value = *orig;
+	if (*orig != KVERBS_LESSON_ATOMIC_INIT ||
+	    *target != KVERBS_LESSON_ATOMIC_INIT + 1)
+		kverbs_lesson_mismatch(run);
+	return 0;
+}
+
+/**
+ * kverbs_lesson_align - KVERBS_LESSON_ALIGN
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_align(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+		.rd_atom = 1,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_align_run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
