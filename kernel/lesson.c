@@ -221,6 +221,8 @@ void kverbs_lesson_end(struct kverbs_lesson_ctx *lc)
 		kverbs_ep_quiesce(lc->srv);
 	kverbs_msg_free(&lc->recv);
 	kverbs_msg_free(&lc->send);
+	kverbs_buf_free(&lc->remote2);
+	kverbs_buf_free(&lc->local2);
 	kverbs_buf_free(&lc->remote);
 	kverbs_buf_free(&lc->local);
 	kverbs_ep_destroy(lc->srv);
@@ -328,6 +330,11 @@ static bool kverbs_lesson_is_iwarp(struct ib_device *ibdev, u32 port)
 	return rdma_protocol_iwarp(ibdev, port);
 }
 
+static bool kverbs_lesson_mr_too_big(struct ib_device *ibdev, u32 port)
+{
+	return kverbs_lesson_mr_size_refuse(ibdev);
+}
+
 /* An atomic's alignment cannot be shown without atomics (siw). */
 static bool kverbs_lesson_no_atomics(struct ib_device *ibdev, u32 port)
 {
@@ -342,6 +349,7 @@ static const struct kverbs_lesson_def kverbs_lessons[] = {
 	{ KVERBS_LESSON_STALE_KEY, kverbs_lesson_stale_key, NULL },
 	{ KVERBS_LESSON_MAX_SGE, kverbs_lesson_max_sge, NULL },
 	{ KVERBS_LESSON_ALIGN, kverbs_lesson_align, kverbs_lesson_no_atomics },
+	{ KVERBS_LESSON_MR_SIZE, kverbs_lesson_mr_size, kverbs_lesson_mr_too_big },
 };
 
 static const struct kverbs_lesson_def *kverbs_lesson_find(u32 id)

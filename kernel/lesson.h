@@ -49,6 +49,8 @@ struct kverbs_lesson_wr {
  * @srv: the run's server end, the responder
  * @local: the client's buffer: the source or sink of its operations
  * @remote: the server's buffer, which the client reaches
+ * @local2: a second client buffer, for a transfer split across two MRs
+ * @remote2: a second server buffer, likewise
  * @send: the client's message for SENDs
  * @recv: the server's receive
  * @wrs: contexts of the client's work requests
@@ -64,6 +66,8 @@ struct kverbs_lesson_ctx {
 	struct kverbs_ep *srv;
 	struct kverbs_buf local;
 	struct kverbs_buf remote;
+	struct kverbs_buf local2;
+	struct kverbs_buf remote2;
 	struct kverbs_msg send;
 	struct kverbs_msg recv;
 	struct kverbs_lesson_wr wrs[KVERBS_LESSON_MAX_WRS];
@@ -107,5 +111,7 @@ int kverbs_lesson_access(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_stale_key(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_max_sge(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_align(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_mr_size(struct kverbs_lesson_ctx *lc);
+bool kverbs_lesson_mr_size_refuse(struct ib_device *ibdev);
 
 #endif /* _KVERBS_LESSON_H */

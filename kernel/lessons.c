@@ -7,6 +7,7 @@
  * what the right run changes; Documentation/lessons.rst says why.
  */
 #include "lesson.h"
+#include "trace.h"
 
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -979,6 +980,170 @@ int kverbs_lesson_align(struct kverbs_lesson_ctx *lc)
 					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
 		if (!ret)
 			ret = kverbs_lesson_align_run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * MR size.  A fast-registration MR maps at most the device's
+ * max_fast_reg_page_list_len pages: ib_alloc_mr() takes no more, and
+ * ib_map_mr_sg() maps no more than the MR was allocated for.  Wrong: the
+ * server maps a buffer one page larger, one scatter/gather entry per
+ * page, into an MR allocated for the device's most: ib_map_mr_sg()
+ * returns fewer entries than it was given.  rxe maps the pages that fit
+ * and returns their count (max_fast_reg_page_list_len, 512); siw
+ * refuses the whole list (-ENOMEM).  Either way no key covers the
+ * buffer, and a ULP that registered what was mapped would advertise a
+ * key one page short.  Right: the transfer split across two MRs on each
+ * side, one of the device's most and one of the page left over, and an
+ * RDMA WRITE to each key; the lesson checks every byte of both.
+ * kverbs_buf_map() refuses such a buffer itself (-EMSGSIZE) before the
+ * device sees it; the wrong run maps by hand to show the device's
+ * answer.
+ */
+#define KVERBS_LESSON_MR_MAX_PAGES	1024
+
+static int kverbs_lesson_mr_size_wrong(struct kverbs_lesson_ctx *lc,
+				       unsigned int max_pages)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	struct kverbs_buf *buf = &lc->remote;
+	struct ib_pd *pd = lc->srv->pd;
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret, n;
+
+	ret = kverbs_buf_alloc(buf, (size_t)(max_pages + 1) * PAGE_SIZE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	/* One entry per page, so that the device counts what it maps. */
+	sg_free_table(&buf->sgt);
+	ret = sg_alloc_table(&buf->sgt, buf->npages, GFP_KERNEL);
+	if (ret) {
+		buf->len = 0;
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	}
+	for_each_sgtable_sg(&buf->sgt, sg, i)
+		sg_set_page(sg, buf->pages[i], PAGE_SIZE, 0);
+	ret = ib_dma_map_sgtable_attrs(pd->device, &buf->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	buf->ibdev = pd->device;
+	buf->dir = DMA_BIDIRECTIONAL;
+	buf->mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, max_pages);
+	if (IS_ERR(buf->mr)) {
+		ret = PTR_ERR(buf->mr);
+		buf->mr = NULL;
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	}
+	buf->trace_cq_id = lc->srv->cq_id;
+	trace_kverbs_mr_alloc(buf->trace_cq_id, buf->mr, max_pages);
+	n = ib_map_mr_sg(buf->mr, buf->sgt.sgl, buf->sgt.nents, NULL, PAGE_SIZE);
+	trace_kverbs_mr_map(buf->trace_cq_id, buf->mr, n);
+	if (n == buf->sgt.nents)
+		return 0;
+	run->error = n < 0 ? n : -EMSGSIZE;
+	run->step = KVERBS_STEP_REG_MR;
+	run->value = max(n, 0);
+	return 0;
+}
+
+static void kverbs_lesson_fill(struct kverbs_buf *buf, unsigned int first_page)
+{
+	size_t i;
+
+	for (i = 0; i < buf->len; i += PAGE_SIZE)
+		memset(buf->vaddr + i, 'a' + (first_page + i / PAGE_SIZE) % 26,
+		       min_t(size_t, PAGE_SIZE, buf->len - i));
+	kverbs_buf_sync_for_device(buf);
+}
+
+static int kverbs_lesson_mr_size_right(struct kverbs_lesson_ctx *lc,
+				       unsigned int max_pages)
+{
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	const size_t len = (size_t)max_pages * PAGE_SIZE;
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_rdma_wr wr[2];
+	struct ib_sge sge[2];
+
+	if (kverbs_lesson_buf(lc, lc->cli, &lc->local, len, IB_ACCESS_LOCAL_WRITE) ||
+	    kverbs_lesson_buf(lc, lc->cli, &lc->local2, PAGE_SIZE,
+			      IB_ACCESS_LOCAL_WRITE) ||
+	    kverbs_lesson_buf(lc, lc->srv, &lc->remote, len, access) ||
+	    kverbs_lesson_buf(lc, lc->srv, &lc->remote2, PAGE_SIZE, access))
+		return 0;
+	kverbs_lesson_fill(&lc->local, 0);
+	kverbs_lesson_fill(&lc->local2, max_pages);
+
+	/* Each part to its own key: a WRITE reaches one MR. */
+	kverbs_lesson_sge(&sge[0], &lc->local, 0, len);
+	kverbs_lesson_write_wr(lc, &wr[0], &sge[0]);
+	kverbs_lesson_sge(&sge[1], &lc->local2, 0, PAGE_SIZE);
+	memset(&wr[1], 0, sizeof(wr[1]));
+	wr[1].wr.opcode = IB_WR_RDMA_WRITE;
+	wr[1].wr.sg_list = &sge[1];
+	wr[1].wr.num_sge = 1;
+	wr[1].remote_addr = lc->remote2.mr->iova;
+	wr[1].rkey = lc->remote2.mr->rkey;
+	kverbs_lesson_wr_init(lc, &wr[0].wr, 1, KVERBS_STEP_RDMA_WRITE, false);
+	kverbs_lesson_wr_init(lc, &wr[1].wr, 2, KVERBS_STEP_RDMA_WRITE, true);
+	wr[0].wr.next = &wr[1].wr;
+	if (kverbs_lesson_post(lc, &wr[0].wr, KVERBS_STEP_RDMA_WRITE))
+		return 0;
+	if (kverbs_lesson_wait(lc, 2))
+		return 0;
+	kverbs_buf_sync_for_cpu(&lc->remote);
+	kverbs_buf_sync_for_cpu(&lc->remote2);
+	run->value = max_pages;
+	if (memcmp(lc->remote.vaddr, lc->local.vaddr, len) ||
+	    memcmp(lc->remote2.vaddr, lc->local2.vaddr, PAGE_SIZE))
+		kverbs_lesson_mismatch(run);
+	return 0;
+}
+
+/**
+ * kverbs_lesson_mr_size_refuse - whether the device cannot show mr_size
+ * @ibdev: the device
+ *
+ * Return: true without fast registration, or where one MR maps more
+ * than KVERBS_LESSON_MR_MAX_PAGES pages (the lesson would pin too much).
+ */
+bool kverbs_lesson_mr_size_refuse(struct ib_device *ibdev)
+{
+	u32 max = ibdev->attrs.max_fast_reg_page_list_len;
+
+	return !kverbs_max_reg_size(ibdev) || !max ||
+	       max > KVERBS_LESSON_MR_MAX_PAGES ||
+	       (u64)max * PAGE_SIZE > kverbs_max_reg_size(ibdev);
+}
+
+/**
+ * kverbs_lesson_mr_size - KVERBS_LESSON_MR_SIZE
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_mr_size(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+	};
+	struct ib_device *ibdev = lc->lsn->id->device;
+	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = i ? kverbs_lesson_mr_size_right(lc, max_pages) :
+				  kverbs_lesson_mr_size_wrong(lc, max_pages);
 		kverbs_lesson_end(lc);
 		if (ret)
 			return ret;

@@ -1296,6 +1296,11 @@ struct kverbs_listen {
  *	aligned.  Wrong: fetch-and-add at an offset of 4, refused by
  *	ib_post_send() (-EINVAL on rxe; not run on devices without atomics).
  *	Right: the same at an offset of 8.
+ * @KVERBS_LESSON_MR_SIZE: a buffer larger than one MR maps.  Wrong: one
+ *	page more than the device's max_fast_reg_page_list_len, mapped into
+ *	an MR allocated for that many: ib_map_mr_sg() maps fewer entries
+ *	than given (rxe) or none (siw, -ENOMEM).  Right: the buffer split
+ *	across two MRs, an RDMA WRITE to each.
  */
 enum kverbs_lesson_id {
 	KVERBS_LESSON_UNSIGNALED = 1,
@@ -1305,6 +1310,7 @@ enum kverbs_lesson_id {
 	KVERBS_LESSON_STALE_KEY,
 	KVERBS_LESSON_MAX_SGE,
 	KVERBS_LESSON_ALIGN,
+	KVERBS_LESSON_MR_SIZE,
 };
 
 /* Runs a lesson reports at most: &kverbs_lesson.runs. */
@@ -1347,7 +1353,8 @@ enum kverbs_lesson_kind {
  * @value: what the run measured: the atomic's original value, the first
  *	8 bytes that arrived, the QP's limit a refused post went past
  *	(max_send_sge or max_inline_data as the device made them), the
- *	stale and the new rkey (the stale one in the upper 32 bits), or 0
+ *	stale and the new rkey (the stale one in the upper 32 bits), the
+ *	pages one MR mapped, or 0
  */
 struct kverbs_lesson_run {
 	__u32 kind;
@@ -1395,7 +1402,8 @@ struct kverbs_lesson_run {
  *
  * Return: 0 when the lesson ran (the runs say how each ended), -EINVAL
  * for bad arguments, -ENOENT for an unknown @lesson, -EOPNOTSUPP when the
- * device cannot show it (RNR on iWARP, alignment without atomics),
+ * device cannot show it (RNR on iWARP, alignment without atomics,
+ * mr_size without fast registration or past 1024 pages per MR),
  * -EADDRNOTAVAIL when @addr is not a local address, or the error of
  * setting up a connection (@error, @failed_step).
  */
