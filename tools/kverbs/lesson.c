@@ -97,6 +97,16 @@ static const struct kv_lesson {
 		"an atomic works on one naturally aligned 8-byte word; a device refuses a misaligned one at the post (rxe: EINVAL) or the responder NAKs it (invalid request)",
 		"the device has no atomics",
 	},
+	{
+		"mr_size", KVERBS_LESSON_MR_SIZE,
+		"a buffer larger than one MR maps",
+		{
+			"one page more than max_fast_reg_page_list_len, mapped into one MR",
+			"the buffer split across two MRs, an RDMA WRITE to each",
+		},
+		"a fast-registration MR maps at most max_fast_reg_page_list_len pages; ib_map_mr_sg() maps fewer entries than given past it (rxe) or none (siw: ENOMEM); split a larger transfer across MRs, one WRITE or READ per key",
+		"no fast registration, or one MR maps more pages than the lesson pins",
+	},
 };
 
 #define KV_NLESSONS (sizeof(kv_lessons) / sizeof(kv_lessons[0]))
@@ -167,6 +177,8 @@ static void kv_lesson_print_run(const struct kverbs_lesson_run *r)
 		printf(" not shown: the device has no atomics,");
 	if (r->post_error && r->value)
 		printf(" the QP's limit %llu,", (unsigned long long)r->value);
+	if (r->error && r->step == KVERBS_STEP_REG_MR && !(r->valid & KVERBS_RESULT_WC))
+		printf(" ib_map_mr_sg() mapped %llu pages,", (unsigned long long)r->value);
 	if (!r->error)
 		printf(" succeeded in %.3f ms,", r->elapsed_ns / 1e6);
 	printf(" %s\n", r->error ? kv_errno_name(-r->error) : "OK");
