@@ -19,7 +19,7 @@ iwarp() { [ "$KV_TYPE" = siw ]; }
 
 test_list() {
 	"$KVERBS" lesson > "$KV_TMP/list" || fail "kverbs lesson: exit $?" || return
-	for l in unsignaled rnr fence access stale_key max_sge alignment; do
+	for l in unsignaled rnr fence access stale_key max_sge alignment mr_size; do
 		grep -q "^$l " "$KV_TMP/list" || fail "no $l in: $(cat "$KV_TMP/list")" || return
 	done
 	"$KVERBS" lesson nosuch "$KV_ADDR" 2> "$KV_TMP/e"
@@ -162,6 +162,26 @@ test_alignment() {
 		'd["runs"][1]["value"] == 41' 'd["status"] == "ok"'
 }
 
+# One page past max_fast_reg_page_list_len does not map into one MR:
+# rxe maps its 512 pages and stops short (EMSGSIZE), siw refuses the
+# list of 257 (ENOMEM).  Split across two MRs (512 + 1 pages, 256 + 1 on
+# siw), both WRITEs land, every byte.
+test_mr_size() {
+	local max=512 wrong='d["runs"][0]["errno"] == "EMSGSIZE" and d["runs"][0]["value"] == 512'
+
+	if iwarp; then
+		max=256
+		wrong='d["runs"][0]["errno"] == "ENOMEM" and d["runs"][0]["value"] == 0'
+	fi
+	lesson mr_size || return
+	json_check "$KV_TMP/mr_size.json" 'len(d["runs"]) == 2' \
+		'd["runs"][0]["kind"] == "wrong"' "$wrong" \
+		'd["runs"][0]["step"] == "reg_mr"' 'd["runs"][0]["posted"] == 0' \
+		'd["runs"][1]["kind"] == "right"' 'd["runs"][1]["error"] == 0' \
+		'd["runs"][1]["posted"] == 2' "d['runs'][1]['value'] == $max" \
+		'd["status"] == "ok"'
+}
+
 # The uAPI's checks, each against a fair call that runs: flags and
 # reserved fields must be 0, an unknown lesson is ENOENT, a wildcard or
 # a port in the address EINVAL, a struct one byte short EINVAL.  The
@@ -204,4 +224,4 @@ PY
 }
 
 ktap_main test_list test_unsignaled test_rnr test_fence test_access \
-	test_stale_key test_max_sge test_alignment test_uapi_refusals
+	test_stale_key test_max_sge test_alignment test_mr_size test_uapi_refusals
