@@ -143,7 +143,6 @@ void kverbs_lesson_wait_peer(struct kverbs_lesson_ctx *lc)
 int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
 		      struct kverbs_buf *buf, size_t len, int access)
 {
-	struct ib_reg_wr reg;
 	int ret;
 
 	ret = kverbs_buf_alloc(buf, len);
@@ -151,6 +150,25 @@ int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
 		ret = kverbs_buf_map(buf, ep, DMA_BIDIRECTIONAL);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
+	return kverbs_lesson_reg(lc, ep, buf, access);
+}
+
+/**
+ * kverbs_lesson_reg - register @buf's MR under a new key, and wait
+ * @lc: the lesson
+ * @ep: the end that owns @buf, connected
+ * @buf: mapped, its MR not valid (never registered, or invalidated)
+ * @access: the rights, IB_ACCESS_*
+ *
+ * Return: 0 once the registration completed, @buf->mr->rkey the new
+ * key; else the failure, recorded on @ep.
+ */
+int kverbs_lesson_reg(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
+		      struct kverbs_buf *buf, int access)
+{
+	struct ib_reg_wr reg;
+	int ret;
+
 	kverbs_buf_reg_wr(buf, &reg, access);
 	ret = kverbs_post_send(ep, &reg.wr, KVERBS_STEP_REG_MR);
 	if (!ret)
@@ -203,6 +221,8 @@ void kverbs_lesson_end(struct kverbs_lesson_ctx *lc)
 		kverbs_ep_quiesce(lc->srv);
 	kverbs_msg_free(&lc->recv);
 	kverbs_msg_free(&lc->send);
+	kverbs_buf_free(&lc->remote2);
+	kverbs_buf_free(&lc->local2);
 	kverbs_buf_free(&lc->remote);
 	kverbs_buf_free(&lc->local);
 	kverbs_ep_destroy(lc->srv);
@@ -310,11 +330,26 @@ static bool kverbs_lesson_is_iwarp(struct ib_device *ibdev, u32 port)
 	return rdma_protocol_iwarp(ibdev, port);
 }
 
+static bool kverbs_lesson_mr_too_big(struct ib_device *ibdev, u32 port)
+{
+	return kverbs_lesson_mr_size_refuse(ibdev);
+}
+
+/* An atomic's alignment cannot be shown without atomics (siw). */
+static bool kverbs_lesson_no_atomics(struct ib_device *ibdev, u32 port)
+{
+	return ibdev->attrs.atomic_cap == IB_ATOMIC_NONE;
+}
+
 static const struct kverbs_lesson_def kverbs_lessons[] = {
 	{ KVERBS_LESSON_UNSIGNALED, kverbs_lesson_unsignaled, NULL },
 	{ KVERBS_LESSON_RNR, kverbs_lesson_rnr, kverbs_lesson_is_iwarp },
 	{ KVERBS_LESSON_FENCE, kverbs_lesson_fence, NULL },
 	{ KVERBS_LESSON_ACCESS, kverbs_lesson_access, NULL },
+	{ KVERBS_LESSON_STALE_KEY, kverbs_lesson_stale_key, NULL },
+	{ KVERBS_LESSON_MAX_SGE, kverbs_lesson_max_sge, NULL },
+	{ KVERBS_LESSON_ALIGN, kverbs_lesson_align, kverbs_lesson_no_atomics },
+	{ KVERBS_LESSON_MR_SIZE, kverbs_lesson_mr_size, kverbs_lesson_mr_too_big },
 };
 
 static const struct kverbs_lesson_def *kverbs_lesson_find(u32 id)

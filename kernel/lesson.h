@@ -49,6 +49,8 @@ struct kverbs_lesson_wr {
  * @srv: the run's server end, the responder
  * @local: the client's buffer: the source or sink of its operations
  * @remote: the server's buffer, which the client reaches
+ * @local2: a second client buffer, for a transfer split across two MRs
+ * @remote2: a second server buffer, likewise
  * @send: the client's message for SENDs
  * @recv: the server's receive
  * @wrs: contexts of the client's work requests
@@ -64,6 +66,8 @@ struct kverbs_lesson_ctx {
 	struct kverbs_ep *srv;
 	struct kverbs_buf local;
 	struct kverbs_buf remote;
+	struct kverbs_buf local2;
+	struct kverbs_buf remote2;
 	struct kverbs_msg send;
 	struct kverbs_msg recv;
 	struct kverbs_lesson_wr wrs[KVERBS_LESSON_MAX_WRS];
@@ -90,6 +94,8 @@ int kverbs_lesson_begin(struct kverbs_lesson_ctx *lc,
 void kverbs_lesson_end(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
 		      struct kverbs_buf *buf, size_t len, int access);
+int kverbs_lesson_reg(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
+		      struct kverbs_buf *buf, int access);
 int kverbs_lesson_post(struct kverbs_lesson_ctx *lc, struct ib_send_wr *wr,
 		       enum kverbs_step step);
 void kverbs_lesson_wr_init(struct kverbs_lesson_ctx *lc, struct ib_send_wr *wr,
@@ -102,5 +108,10 @@ int kverbs_lesson_unsignaled(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_rnr(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_fence(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_access(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_stale_key(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_max_sge(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_align(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_mr_size(struct kverbs_lesson_ctx *lc);
+bool kverbs_lesson_mr_size_refuse(struct ib_device *ibdev);
 
 #endif /* _KVERBS_LESSON_H */

@@ -7,6 +7,7 @@
  * what the right run changes; Documentation/lessons.rst says why.
  */
 #include "lesson.h"
+#include "trace.h"
 
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -577,6 +578,572 @@ int kverbs_lesson_access(struct kverbs_lesson_ctx *lc)
 					  KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
 		if (!ret)
 			ret = kverbs_lesson_access_run(lc, which, atomics);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Stale key.  An rkey opens an MR only while the MR is registered under
+ * it.  Once the owner invalidated it (IB_WR_LOCAL_INV, or a peer's SEND
+ * with invalidate) the responder refuses every access that names it:
+ * the requester's work request completes with IB_WC_REM_ACCESS_ERR and
+ * both QPs go to the error state.  Wrong: the server registers its
+ * buffer, hands the key to the client, invalidates the MR and waits for
+ * the invalidation to complete; the client then RDMA WRITEs with the key
+ * it was given.  Right: the rotation kverbs uses (mr.c): before the MR
+ * is registered again the key's low byte is changed
+ * (ib_update_fast_reg_key()), an IB_WR_REG_MR makes the MR valid under
+ * the new key, the server hands that one over, and the client's WRITE
+ * with it lands; the lesson checks the bytes.  The old key stays dead.
+ *
+ * The wrong WRITE goes out while the MR is invalid, before anything is
+ * registered again, so it fails on every device however the device
+ * matches keys: siw finds the MR to invalidate by the key's index (its
+ * upper 24 bits) alone, and a test that re-registered first would show
+ * how that device compares low bytes, not the mistake.  Over iWARP the
+ * writer may see its WRITE complete (TCP took the data) while the
+ * target, refusing it, ends the connection: as in the access lesson.
+ */
+static int kverbs_lesson_inv(struct kverbs_lesson_ctx *lc,
+			     struct kverbs_buf *buf)
+{
+	struct ib_send_wr wr;
+	int ret;
+
+	kverbs_buf_inv_wr(buf, &wr, true);
+	ret = kverbs_post_send(lc->srv, &wr, KVERBS_STEP_LOCAL_INV);
+	if (!ret)
+		ret = kverbs_ep_wait(lc->srv, kverbs_is_done(&buf->inv_done),
+				     kverbs_lesson_timeout(lc));
+	if (ret)
+		return kverbs_ep_failed(lc->srv, ret, KVERBS_STEP_LOCAL_INV);
+	return 0;
+}
+
+static int kverbs_lesson_stale_key_run(struct kverbs_lesson_ctx *lc,
+				       bool right)
+{
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_rdma_wr wr;
+	struct ib_sge sge;
+	u32 stale;
+	int ret;
+
+	if (kverbs_lesson_write_bufs(lc, KVERBS_LESSON_LEN, access))
+		return 0;
+	ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	/* Posted so that the server's side of a failure shows: it is flushed. */
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+
+	/* The key the client was given, then the server is done with it. */
+	stale = lc->remote.mr->rkey;
+	run->value = (u64)stale << 32;
+	if (kverbs_lesson_inv(lc, &lc->remote))
+		return 0;
+	if (right) {
+		if (kverbs_lesson_reg(lc, lc->srv, &lc->remote, access))
+			return 0;
+		run->value |= lc->remote.mr->rkey;
+	}
+
+	memset(lc->local.vaddr, 'K', KVERBS_LESSON_LEN);
+	kverbs_buf_sync_for_device(&lc->local);
+	kverbs_lesson_sge(&sge, &lc->local, 0, KVERBS_LESSON_LEN);
+	kverbs_lesson_write_wr(lc, &wr, &sge);
+	wr.rkey = right ? lc->remote.mr->rkey : stale;
+	kverbs_lesson_wr_init(lc, &wr.wr, 1, KVERBS_STEP_RDMA_WRITE, true);
+	if (kverbs_lesson_post(lc, &wr.wr, KVERBS_STEP_RDMA_WRITE))
+		return 0;
+	if (kverbs_lesson_wait(lc, 1)) {
+		kverbs_lesson_wait_peer(lc);
+		return 0;
+	}
+	if (!right) {
+		/* The writer heard nothing: the target may still refuse it. */
+		kverbs_lesson_wait_peer(lc);
+		return 0;
+	}
+	kverbs_buf_sync_for_cpu(&lc->remote);
+	if (memchr_inv(lc->remote.vaddr, 'K', KVERBS_LESSON_LEN))
+		kverbs_lesson_mismatch(run);
+	return 0;
+}
+
+/**
+ * kverbs_lesson_stale_key - KVERBS_LESSON_STALE_KEY
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_stale_key(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_stale_key_run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * max_sge and max_inline_data.  A QP's send queue is built for the work
+ * requests its creator said it would post: up to max_send_sge
+ * scatter/gather entries each, and up to max_inline_data bytes copied
+ * into the queue itself with IB_SEND_INLINE.  The device may make
+ * either larger than asked, never smaller; ib_query_qp() says what it
+ * made (rxe: room for one entry is 16 bytes of inline data; siw: 80
+ * bytes of inline data whatever was asked).  ib_post_send() refuses a
+ * work request past them before anything is queued: rxe's
+ * validate_send_wr() and siw_post_send() both return -EINVAL, nothing is
+ * posted, nothing completes, and the QP carries on.  Wrong: a SEND of
+ * one entry more than the QP's max_send_sge; an inline SEND one byte
+ * over its max_inline_data.  Right: a QP created for
+ * KVERBS_LESSON_SGES entries, and a SEND that gathers that many pieces
+ * of the client's buffer, the last piece first: the bytes arrive in the
+ * order of the list, not of the memory, and the lesson checks each.
+ */
+#define KVERBS_LESSON_SGES	4
+#define KVERBS_LESSON_PIECE	(KVERBS_LESSON_LEN / KVERBS_LESSON_SGES)
+
+enum kverbs_lesson_sge_run {
+	KVERBS_LESSON_SGE_TOO_MANY,
+	KVERBS_LESSON_SGE_INLINE,
+	KVERBS_LESSON_SGE_RIGHT,
+};
+
+/* The wrong post: refused, or, if the device took it, its outcome. */
+static int kverbs_lesson_post_refused(struct kverbs_lesson_ctx *lc,
+				      struct ib_send_wr *wr)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	int ret;
+
+	kverbs_lesson_wr_init(lc, wr, 1, KVERBS_STEP_SEND, true);
+	/* The failure is the lesson, not the connection's. */
+	ret = kverbs_post_send_try(lc->cli, wr);
+	if (ret) {
+		run->post_error = ret;
+		run->error = ret;
+		run->step = KVERBS_STEP_SEND;
+		return 0;
+	}
+	run->posted++;
+	kverbs_lesson_wait(lc, 1);
+	return 0;
+}
+
+static int kverbs_lesson_max_sge_run(struct kverbs_lesson_ctx *lc,
+				     enum kverbs_lesson_sge_run which)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_sge sge[KVERBS_LESSON_SGES];
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_send_wr wr;
+	u8 *got, *want;
+	unsigned int i, n;
+	int ret;
+
+	ret = ib_query_qp(lc->cli->id->qp, &attr, IB_QP_CAP, &init);
+	if (!ret)
+		ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+				       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	if (kverbs_lesson_buf(lc, lc->cli, &lc->local, KVERBS_LESSON_LEN,
+			      IB_ACCESS_LOCAL_WRITE))
+		return 0;
+	/* Were a wrong SEND taken, it would land rather than wait. */
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+	for (i = 0; i < KVERBS_LESSON_SGES; i++)
+		memset(lc->local.vaddr + i * KVERBS_LESSON_PIECE, 'A' + i,
+		       KVERBS_LESSON_PIECE);
+	kverbs_buf_sync_for_device(&lc->local);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IB_WR_SEND;
+	wr.sg_list = sge;
+	switch (which) {
+	case KVERBS_LESSON_SGE_TOO_MANY:
+		run->value = attr.cap.max_send_sge;
+		n = attr.cap.max_send_sge + 1;
+		if (n > KVERBS_LESSON_SGES)
+			return kverbs_test_failed(&lc->common, -EOPNOTSUPP,
+						  KVERBS_STEP_SETUP);
+		for (i = 0; i < n; i++)
+			kverbs_lesson_sge(&sge[i], &lc->local,
+					  i * KVERBS_LESSON_PIECE,
+					  KVERBS_LESSON_PIECE);
+		wr.num_sge = n;
+		return kverbs_lesson_post_refused(lc, &wr);
+	case KVERBS_LESSON_SGE_INLINE:
+		/*
+		 * Inline data is read by the CPU at the post: the entry holds
+		 * a kernel virtual address, not a registered one.
+		 */
+		run->value = attr.cap.max_inline_data;
+		ret = kverbs_msg_alloc(&lc->send, lc->cli->pd,
+				       attr.cap.max_inline_data + 1,
+				       DMA_TO_DEVICE);
+		if (ret)
+			return kverbs_test_failed(&lc->common, ret,
+						  KVERBS_STEP_SETUP);
+		memset(lc->send.buf, 'I', attr.cap.max_inline_data + 1);
+		sge[0].addr = (uintptr_t)lc->send.buf;
+		sge[0].length = attr.cap.max_inline_data + 1;
+		sge[0].lkey = 0;
+		wr.num_sge = 1;
+		wr.send_flags = IB_SEND_INLINE;
+		return kverbs_lesson_post_refused(lc, &wr);
+	default:
+		break;
+	}
+
+	/* The pieces last first: D C B A. */
+	for (i = 0; i < KVERBS_LESSON_SGES; i++)
+		kverbs_lesson_sge(&sge[i], &lc->local,
+				  (KVERBS_LESSON_SGES - 1 - i) * KVERBS_LESSON_PIECE,
+				  KVERBS_LESSON_PIECE);
+	wr.num_sge = KVERBS_LESSON_SGES;
+	kverbs_lesson_wr_init(lc, &wr, 1, KVERBS_STEP_SEND, true);
+	if (kverbs_lesson_post(lc, &wr, KVERBS_STEP_SEND))
+		return 0;
+	if (kverbs_lesson_wait(lc, 1))
+		return 0;
+	if (kverbs_ep_wait(lc->srv, kverbs_is_done(&lc->recv.done),
+			   kverbs_lesson_timeout(lc)))
+		return 0;
+	kverbs_msg_sync_for_cpu(&lc->recv);
+	got = lc->recv.buf;
+	memcpy(&run->value, got, sizeof(run->value));
+	if (lc->recv.byte_len != KVERBS_LESSON_LEN) {
+		kverbs_lesson_mismatch(run);
+		return 0;
+	}
+	for (i = 0; i < KVERBS_LESSON_SGES; i++) {
+		want = lc->local.vaddr +
+		       (KVERBS_LESSON_SGES - 1 - i) * KVERBS_LESSON_PIECE;
+		if (memcmp(got + i * KVERBS_LESSON_PIECE, want,
+			   KVERBS_LESSON_PIECE))
+			kverbs_lesson_mismatch(run);
+	}
+	return 0;
+}
+
+/**
+ * kverbs_lesson_max_sge - KVERBS_LESSON_MAX_SGE
+ * @lc: the lesson
+ *
+ * Return: 0 when every run ran, else why the lesson stopped.
+ */
+int kverbs_lesson_max_sge(struct kverbs_lesson_ctx *lc)
+{
+	/* Created as a ULP that never thought about gathering does. */
+	static const struct kverbs_lesson_conn narrow = {
+		.caps = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+	};
+	static const struct kverbs_lesson_conn wide = {
+		.caps = {
+			.max_send_wr = 1,
+			.max_recv_wr = 1,
+			.max_send_sge = KVERBS_LESSON_SGES,
+		},
+		.rnr_retry = 7,
+	};
+	enum kverbs_lesson_sge_run which;
+	int ret;
+
+	for (which = KVERBS_LESSON_SGE_TOO_MANY;
+	     which <= KVERBS_LESSON_SGE_RIGHT; which++) {
+		bool right = which == KVERBS_LESSON_SGE_RIGHT;
+
+		ret = kverbs_lesson_begin(lc, right ? &wide : &narrow,
+					  right ? KVERBS_LESSON_RIGHT :
+					  KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_max_sge_run(lc, which);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Alignment.  An atomic works on one 8-byte word, which must be
+ * naturally aligned: its remote address a multiple of 8.  A responder
+ * answers a misaligned one with an invalid request NAK (the requester's
+ * completion IB_WC_REM_INV_REQ_ERR), but a device may refuse it sooner:
+ * rxe's validate_send_wr() fails ib_post_send() with -EINVAL ("misaligned
+ * atomic address"), nothing is posted, nothing reaches the wire.  Wrong:
+ * a fetch-and-add 4 bytes into the word.  Right: the same on the word
+ * itself, whose old value (41) comes back and which then holds 42.  A
+ * device without atomics (siw) refuses the lesson.
+ */
+#define KVERBS_LESSON_MISALIGN	4
+
+static int kverbs_lesson_align_run(struct kverbs_lesson_ctx *lc, bool right)
+{
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			   IB_ACCESS_REMOTE_ATOMIC;
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_atomic_wr wr;
+	struct ib_sge sge;
+	u64 *orig, *target;
+	int ret;
+
+	if (kverbs_lesson_write_bufs(lc, KVERBS_LESSON_ATOMIC_OFF + 2 * sizeof(u64),
+				     access))
+		return 0;
+	ret = kverbs_msg_alloc(&lc->recv, lc->srv->pd, KVERBS_LESSON_LEN,
+			       DMA_FROM_DEVICE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	/* Posted so that the server's side of a failure shows: it is flushed. */
+	if (kverbs_msg_post_recv(&lc->recv, lc->srv))
+		return 0;
+	target = lc->remote.vaddr + KVERBS_LESSON_ATOMIC_OFF;
+	*target = KVERBS_LESSON_ATOMIC_INIT;
+	kverbs_buf_sync_for_device(&lc->remote);
+
+	kverbs_lesson_atomic_wr(lc, &wr, &sge);
+	if (!right) {
+		wr.remote_addr += KVERBS_LESSON_MISALIGN;
+		kverbs_lesson_wr_init(lc, &wr.wr, 1, KVERBS_STEP_ATOMIC, true);
+		/* The failure is the lesson, not the connection's. */
+		ret = kverbs_post_send_try(lc->cli, &wr.wr);
+		if (ret) {
+			run->post_error = ret;
+			run->error = ret;
+			run->step = KVERBS_STEP_ATOMIC;
+			return 0;
+		}
+		run->posted++;
+		if (kverbs_lesson_wait(lc, 1))
+			kverbs_lesson_wait_peer(lc);
+		return 0;
+	}
+	kverbs_lesson_wr_init(lc, &wr.wr, 1, KVERBS_STEP_ATOMIC, true);
+	if (kverbs_lesson_post(lc, &wr.wr, KVERBS_STEP_ATOMIC))
+		return 0;
+	if (kverbs_lesson_wait(lc, 1))
+		return 0;
+	kverbs_buf_sync_for_cpu(&lc->local);
+	kverbs_buf_sync_for_cpu(&lc->remote);
+	orig = lc->local.vaddr + KVERBS_LESSON_ATOMIC_OFF;
+	run->value = *orig;
+	if (*orig != KVERBS_LESSON_ATOMIC_INIT ||
+	    *target != KVERBS_LESSON_ATOMIC_INIT + 1)
+		kverbs_lesson_mismatch(run);
+	return 0;
+}
+
+/**
+ * kverbs_lesson_align - KVERBS_LESSON_ALIGN
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_align(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+		.rd_atom = 1,
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = kverbs_lesson_align_run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * MR size.  A fast-registration MR maps at most the device's
+ * max_fast_reg_page_list_len pages: ib_alloc_mr() takes no more, and
+ * ib_map_mr_sg() maps no more than the MR was allocated for.  Wrong: the
+ * server maps a buffer one page larger, one scatter/gather entry per
+ * page, into an MR allocated for the device's most: ib_map_mr_sg()
+ * returns fewer entries than it was given.  rxe maps the pages that fit
+ * and returns their count (max_fast_reg_page_list_len, 512); siw
+ * refuses the whole list (-ENOMEM).  Either way no key covers the
+ * buffer, and a ULP that registered what was mapped would advertise a
+ * key one page short.  Right: the transfer split across two MRs on each
+ * side, one of the device's most and one of the page left over, and an
+ * RDMA WRITE to each key; the lesson checks every byte of both.
+ * kverbs_buf_map() refuses such a buffer itself (-EMSGSIZE) before the
+ * device sees it; the wrong run maps by hand to show the device's
+ * answer.
+ */
+#define KVERBS_LESSON_MR_MAX_PAGES	1024
+
+static int kverbs_lesson_mr_size_wrong(struct kverbs_lesson_ctx *lc,
+				       unsigned int max_pages)
+{
+	struct kverbs_lesson_run *run = lc->run;
+	struct kverbs_buf *buf = &lc->remote;
+	struct ib_pd *pd = lc->srv->pd;
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret, n;
+
+	ret = kverbs_buf_alloc(buf, (size_t)(max_pages + 1) * PAGE_SIZE);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	/* One entry per page, so that the device counts what it maps. */
+	sg_free_table(&buf->sgt);
+	ret = sg_alloc_table(&buf->sgt, buf->npages, GFP_KERNEL);
+	if (ret) {
+		buf->len = 0;
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	}
+	for_each_sgtable_sg(&buf->sgt, sg, i)
+		sg_set_page(sg, buf->pages[i], PAGE_SIZE, 0);
+	ret = ib_dma_map_sgtable_attrs(pd->device, &buf->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret)
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	buf->ibdev = pd->device;
+	buf->dir = DMA_BIDIRECTIONAL;
+	buf->mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, max_pages);
+	if (IS_ERR(buf->mr)) {
+		ret = PTR_ERR(buf->mr);
+		buf->mr = NULL;
+		return kverbs_test_failed(&lc->common, ret, KVERBS_STEP_SETUP);
+	}
+	buf->trace_cq_id = lc->srv->cq_id;
+	trace_kverbs_mr_alloc(buf->trace_cq_id, buf->mr, max_pages);
+	n = ib_map_mr_sg(buf->mr, buf->sgt.sgl, buf->sgt.nents, NULL, PAGE_SIZE);
+	trace_kverbs_mr_map(buf->trace_cq_id, buf->mr, n);
+	if (n == buf->sgt.nents)
+		return 0;
+	run->error = n < 0 ? n : -EMSGSIZE;
+	run->step = KVERBS_STEP_REG_MR;
+	run->value = max(n, 0);
+	return 0;
+}
+
+static void kverbs_lesson_fill(struct kverbs_buf *buf, unsigned int first_page)
+{
+	size_t i;
+
+	for (i = 0; i < buf->len; i += PAGE_SIZE)
+		memset(buf->vaddr + i, 'a' + (first_page + i / PAGE_SIZE) % 26,
+		       min_t(size_t, PAGE_SIZE, buf->len - i));
+	kverbs_buf_sync_for_device(buf);
+}
+
+static int kverbs_lesson_mr_size_right(struct kverbs_lesson_ctx *lc,
+				       unsigned int max_pages)
+{
+	const int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	const size_t len = (size_t)max_pages * PAGE_SIZE;
+	struct kverbs_lesson_run *run = lc->run;
+	struct ib_rdma_wr wr[2];
+	struct ib_sge sge[2];
+
+	if (kverbs_lesson_buf(lc, lc->cli, &lc->local, len, IB_ACCESS_LOCAL_WRITE) ||
+	    kverbs_lesson_buf(lc, lc->cli, &lc->local2, PAGE_SIZE,
+			      IB_ACCESS_LOCAL_WRITE) ||
+	    kverbs_lesson_buf(lc, lc->srv, &lc->remote, len, access) ||
+	    kverbs_lesson_buf(lc, lc->srv, &lc->remote2, PAGE_SIZE, access))
+		return 0;
+	kverbs_lesson_fill(&lc->local, 0);
+	kverbs_lesson_fill(&lc->local2, max_pages);
+
+	/* Each part to its own key: a WRITE reaches one MR. */
+	kverbs_lesson_sge(&sge[0], &lc->local, 0, len);
+	kverbs_lesson_write_wr(lc, &wr[0], &sge[0]);
+	kverbs_lesson_sge(&sge[1], &lc->local2, 0, PAGE_SIZE);
+	memset(&wr[1], 0, sizeof(wr[1]));
+	wr[1].wr.opcode = IB_WR_RDMA_WRITE;
+	wr[1].wr.sg_list = &sge[1];
+	wr[1].wr.num_sge = 1;
+	wr[1].remote_addr = lc->remote2.mr->iova;
+	wr[1].rkey = lc->remote2.mr->rkey;
+	kverbs_lesson_wr_init(lc, &wr[0].wr, 1, KVERBS_STEP_RDMA_WRITE, false);
+	kverbs_lesson_wr_init(lc, &wr[1].wr, 2, KVERBS_STEP_RDMA_WRITE, true);
+	wr[0].wr.next = &wr[1].wr;
+	if (kverbs_lesson_post(lc, &wr[0].wr, KVERBS_STEP_RDMA_WRITE))
+		return 0;
+	if (kverbs_lesson_wait(lc, 2))
+		return 0;
+	kverbs_buf_sync_for_cpu(&lc->remote);
+	kverbs_buf_sync_for_cpu(&lc->remote2);
+	run->value = max_pages;
+	if (memcmp(lc->remote.vaddr, lc->local.vaddr, len) ||
+	    memcmp(lc->remote2.vaddr, lc->local2.vaddr, PAGE_SIZE))
+		kverbs_lesson_mismatch(run);
+	return 0;
+}
+
+/**
+ * kverbs_lesson_mr_size_refuse - whether the device cannot show mr_size
+ * @ibdev: the device
+ *
+ * Return: true without fast registration, or where one MR maps more
+ * than KVERBS_LESSON_MR_MAX_PAGES pages (the lesson would pin too much).
+ */
+bool kverbs_lesson_mr_size_refuse(struct ib_device *ibdev)
+{
+	u32 max = ibdev->attrs.max_fast_reg_page_list_len;
+
+	return !kverbs_max_reg_size(ibdev) || !max ||
+	       max > KVERBS_LESSON_MR_MAX_PAGES ||
+	       (u64)max * PAGE_SIZE > kverbs_max_reg_size(ibdev);
+}
+
+/**
+ * kverbs_lesson_mr_size - KVERBS_LESSON_MR_SIZE
+ * @lc: the lesson
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_mr_size(struct kverbs_lesson_ctx *lc)
+{
+	static const struct kverbs_lesson_conn conn = {
+		.caps = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+	};
+	struct ib_device *ibdev = lc->lsn->id->device;
+	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, &conn,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = i ? kverbs_lesson_mr_size_right(lc, max_pages) :
+				  kverbs_lesson_mr_size_wrong(lc, max_pages);
 		kverbs_lesson_end(lc);
 		if (ret)
 			return ret;

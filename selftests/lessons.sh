@@ -19,7 +19,7 @@ iwarp() { [ "$KV_TYPE" = siw ]; }
 
 test_list() {
 	"$KVERBS" lesson > "$KV_TMP/list" || fail "kverbs lesson: exit $?" || return
-	for l in unsignaled rnr fence access; do
+	for l in unsignaled rnr fence access stale_key max_sge alignment mr_size; do
 		grep -q "^$l " "$KV_TMP/list" || fail "no $l in: $(cat "$KV_TMP/list")" || return
 	done
 	"$KVERBS" lesson nosuch "$KV_ADDR" 2> "$KV_TMP/e"
@@ -100,6 +100,88 @@ test_access() {
 	fi
 }
 
+# The WRITE with the invalidated key: IB_WC_REM_ACCESS_ERR (10), the
+# responder's receive flushed; with the rotated key the bytes land.  The
+# keys differ, and only in their low byte: the same MR under a new key.
+# Over iWARP the writer may see its WRITE complete while the target
+# refuses it: then the target's failure is the one asserted.
+test_stale_key() {
+	local writer='d["runs"][0]["errno"] == "EIO" and d["runs"][0]["wc_status"] == 10 and d["runs"][0]["step"] == "rdma_write"'
+	! iwarp || writer="d['runs'][0]['errno'] == '' or ($writer)"
+	lesson stale_key || return
+	json_check "$KV_TMP/stale_key.json" 'len(d["runs"]) == 2' \
+		'd["runs"][0]["kind"] == "wrong"' "$writer" \
+		'd["runs"][0]["peer_error"] != 0' \
+		'(d["runs"][0]["value"] & 0xffffffff) == 0' \
+		'd["runs"][1]["kind"] == "right"' 'd["runs"][1]["error"] == 0' \
+		'd["runs"][1]["posted"] == 1' 'd["runs"][1]["peer_error"] == 0' \
+		'(d["runs"][1]["value"] >> 32) != (d["runs"][1]["value"] & 0xffffffff)' \
+		'(d["runs"][1]["value"] >> 40) == (d["runs"][1]["value"] & 0xffffffff) >> 8' \
+		'd["status"] == "ok"'
+}
+
+# Each wrong post refused with EINVAL, nothing posted, no completion; the
+# limits as rxe and siw make them for one entry and no inline data asked:
+# one entry, and 16 inline bytes on rxe (the entry's room), 80 on siw.
+# The gathered SEND arrives piece by piece in the list's order.
+test_max_sge() {
+	local inline=16
+	! iwarp || inline=80
+	lesson max_sge || return
+	json_check "$KV_TMP/max_sge.json" 'len(d["runs"]) == 3' \
+		'd["runs"][0]["kind"] == "wrong"' 'd["runs"][0]["post_error"] == -22' \
+		'd["runs"][0]["errno"] == "EINVAL"' 'd["runs"][0]["posted"] == 0' \
+		'd["runs"][0]["step"] == "send"' '"wc_status" not in d["runs"][0]' \
+		'd["runs"][0]["value"] == 1' \
+		'd["runs"][1]["kind"] == "wrong"' 'd["runs"][1]["post_error"] == -22' \
+		'd["runs"][1]["posted"] == 0' '"wc_status" not in d["runs"][1]' \
+		"d['runs'][1]['value'] == $inline" \
+		'd["runs"][2]["kind"] == "right"' 'd["runs"][2]["error"] == 0' \
+		'd["runs"][2]["posted"] == 1' \
+		'd["runs"][2]["value"].to_bytes(8, "little") == b"DDDDDDDD"' \
+		'd["status"] == "ok"'
+}
+
+# rxe refuses the misaligned fetch-and-add at the post (EINVAL), nothing
+# posted; aligned, the old value (41) comes back.  siw has no atomics:
+# the lesson is refused.
+test_alignment() {
+	if iwarp; then
+		"$KVERBS" lesson alignment "$KV_ADDR" 2> "$KV_TMP/e"
+		[ $? = 1 ] || fail "alignment without atomics should be refused" || return
+		grep -q "cannot show it (the device has no atomics)" "$KV_TMP/e" ||
+			fail "message: $(cat "$KV_TMP/e")" || return
+		skip "siw has no atomics: refused as it should be"
+	fi
+	lesson alignment || return
+	json_check "$KV_TMP/alignment.json" 'len(d["runs"]) == 2' \
+		'd["runs"][0]["kind"] == "wrong"' 'd["runs"][0]["post_error"] == -22' \
+		'd["runs"][0]["errno"] == "EINVAL"' 'd["runs"][0]["posted"] == 0' \
+		'd["runs"][0]["step"] == "atomic"' '"wc_status" not in d["runs"][0]' \
+		'd["runs"][1]["kind"] == "right"' 'd["runs"][1]["error"] == 0' \
+		'd["runs"][1]["value"] == 41' 'd["status"] == "ok"'
+}
+
+# One page past max_fast_reg_page_list_len does not map into one MR:
+# rxe maps its 512 pages and stops short (EMSGSIZE), siw refuses the
+# list of 257 (ENOMEM).  Split across two MRs (512 + 1 pages, 256 + 1 on
+# siw), both WRITEs land, every byte.
+test_mr_size() {
+	local max=512 wrong='d["runs"][0]["errno"] == "EMSGSIZE" and d["runs"][0]["value"] == 512'
+
+	if iwarp; then
+		max=256
+		wrong='d["runs"][0]["errno"] == "ENOMEM" and d["runs"][0]["value"] == 0'
+	fi
+	lesson mr_size || return
+	json_check "$KV_TMP/mr_size.json" 'len(d["runs"]) == 2' \
+		'd["runs"][0]["kind"] == "wrong"' "$wrong" \
+		'd["runs"][0]["step"] == "reg_mr"' 'd["runs"][0]["posted"] == 0' \
+		'd["runs"][1]["kind"] == "right"' 'd["runs"][1]["error"] == 0' \
+		'd["runs"][1]["posted"] == 2' "d['runs'][1]['value'] == $max" \
+		'd["status"] == "ok"'
+}
+
 # The uAPI's checks, each against a fair call that runs: flags and
 # reserved fields must be 0, an unknown lesson is ENOENT, a wildcard or
 # a port in the address EINVAL, a struct one byte short EINVAL.  The
@@ -141,4 +223,5 @@ PY
 	wait_for 5 kv_no_connections || fail "connections left: $(rdma res show cm_id)"
 }
 
-ktap_main test_list test_unsignaled test_rnr test_fence test_access test_uapi_refusals
+ktap_main test_list test_unsignaled test_rnr test_fence test_access \
+	test_stale_key test_max_sge test_alignment test_mr_size test_uapi_refusals

@@ -1346,12 +1346,36 @@ struct kverbs_listen {
  *	registered without remote write, then an atomic to an MR without
  *	remote atomic (not on devices without atomics).  Right: both with
  *	local write, remote write and remote atomic.
+ * @KVERBS_LESSON_STALE_KEY: an rkey used after its owner invalidated it.
+ *	Wrong: the server invalidates its MR (IB_WR_LOCAL_INV), the client
+ *	then RDMA WRITEs with the key it was given, the WRITE completes with
+ *	IB_WC_REM_ACCESS_ERR.  Right: the server registers again under a new
+ *	key (ib_update_fast_reg_key(), IB_WR_REG_MR), the client WRITEs with
+ *	that one.
+ * @KVERBS_LESSON_MAX_SGE: a work request beyond what its QP was created
+ *	for.  Wrong: a SEND with one scatter/gather entry more than the QP's
+ *	max_send_sge; an inline SEND one byte over its max_inline_data: each
+ *	refused by ib_post_send() (-EINVAL on rxe and siw).  Right: a QP
+ *	created with four entries, a SEND gathering four pieces.
+ * @KVERBS_LESSON_ALIGN: an atomic on an address that is not 8-byte
+ *	aligned.  Wrong: fetch-and-add at an offset of 4, refused by
+ *	ib_post_send() (-EINVAL on rxe; not run on devices without atomics).
+ *	Right: the same at an offset of 8.
+ * @KVERBS_LESSON_MR_SIZE: a buffer larger than one MR maps.  Wrong: one
+ *	page more than the device's max_fast_reg_page_list_len, mapped into
+ *	an MR allocated for that many: ib_map_mr_sg() maps fewer entries
+ *	than given (rxe) or none (siw, -ENOMEM).  Right: the buffer split
+ *	across two MRs, an RDMA WRITE to each.
  */
 enum kverbs_lesson_id {
 	KVERBS_LESSON_UNSIGNALED = 1,
 	KVERBS_LESSON_RNR,
 	KVERBS_LESSON_FENCE,
 	KVERBS_LESSON_ACCESS,
+	KVERBS_LESSON_STALE_KEY,
+	KVERBS_LESSON_MAX_SGE,
+	KVERBS_LESSON_ALIGN,
+	KVERBS_LESSON_MR_SIZE,
 };
 
 /* Runs a lesson reports at most: &kverbs_lesson.runs. */
@@ -1392,7 +1416,10 @@ enum kverbs_lesson_kind {
  *	(ib_query_qp()'s max_send_wr), 0 if the lesson did not ask
  * @elapsed_ns: from the run's first post to its last completion
  * @value: what the run measured: the atomic's original value, the first
- *	8 bytes that arrived, or 0
+ *	8 bytes that arrived, the QP's limit a refused post went past
+ *	(max_send_sge or max_inline_data as the device made them), the
+ *	stale and the new rkey (the stale one in the upper 32 bits), the
+ *	pages one MR mapped, or 0
  */
 struct kverbs_lesson_run {
 	__u32 kind;
@@ -1440,9 +1467,10 @@ struct kverbs_lesson_run {
  *
  * Return: 0 when the lesson ran (the runs say how each ended), -EINVAL
  * for bad arguments, -ENOENT for an unknown @lesson, -EOPNOTSUPP when the
- * device cannot show it (RNR on iWARP), -EADDRNOTAVAIL when @addr is not
- * a local address, or the error of setting up a connection (@error,
- * @failed_step).
+ * device cannot show it (RNR on iWARP, alignment without atomics,
+ * mr_size without fast registration or past 1024 pages per MR),
+ * -EADDRNOTAVAIL when @addr is not a local address, or the error of
+ * setting up a connection (@error, @failed_step).
  */
 struct kverbs_lesson {
 	__u32 size;

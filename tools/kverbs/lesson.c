@@ -23,6 +23,7 @@ static const struct kv_lesson {
 	const char *title;
 	const char *runs[KVERBS_LESSON_MAX_RUNS];
 	const char *why;
+	const char *refused;
 } kv_lessons[] = {
 	{
 		"unsignaled", KVERBS_LESSON_UNSIGNALED,
@@ -32,6 +33,7 @@ static const struct kv_lesson {
 			"one WRITE in 4 signaled, never more than 16 posted past the last signaled completion seen",
 		},
 		"an unsignaled work request's send queue slot is free again only once a later signaled one completes; with none signaled the queue fills and ib_post_send() fails with ENOMEM",
+		NULL,
 	},
 	{
 		"rnr", KVERBS_LESSON_RNR,
@@ -41,6 +43,7 @@ static const struct kv_lesson {
 			"SEND, the peer posts its receive late, rnr_retry_count 7",
 		},
 		"a SEND consumes a receive the peer posted; without one the peer answers RNR NAK, and the sender retries rnr_retry_count times (7: for ever) before the SEND fails; iWARP has no RNR retry",
+		"iWARP has no receiver-not-ready retry",
 	},
 	{
 		"fence", KVERBS_LESSON_FENCE,
@@ -50,6 +53,7 @@ static const struct kv_lesson {
 			"READ then SEND of the READ's sink, SEND with IB_SEND_FENCE",
 		},
 		"the device may start the SEND before the READ's response landed and send the sink's old bytes; IB_SEND_FENCE holds the SEND until the READs and atomics before it completed",
+		NULL,
 	},
 	{
 		"access", KVERBS_LESSON_ACCESS,
@@ -60,6 +64,48 @@ static const struct kv_lesson {
 			"WRITE and fetch-and-add on an MR with local write, remote write and remote atomic",
 		},
 		"the responder checks an MR's rights on every access: a WRITE needs remote write, an atomic remote atomic, and both need local write too; on iWARP an RDMA READ's sink needs remote write",
+		NULL,
+	},
+	{
+		"stale_key", KVERBS_LESSON_STALE_KEY,
+		"an rkey used after its owner invalidated it",
+		{
+			"RDMA WRITE with the key the peer gave, after the peer invalidated it (LOCAL_INV)",
+			"the peer registers again under a new key (ib_update_fast_reg_key, REG_MR), WRITE with that one",
+		},
+		"a key opens an MR only while the MR is registered under it; after an invalidation the responder refuses the old key (remote access error), so a ULP hands out a fresh key with every registration and never reuses one",
+		NULL,
+	},
+	{
+		"max_sge", KVERBS_LESSON_MAX_SGE,
+		"a work request beyond what its QP was created for",
+		{
+			"SEND with one scatter/gather entry more than the QP's max_send_sge",
+			"inline SEND one byte over the QP's max_inline_data",
+			"QP created with max_send_sge 4, SEND gathering 4 pieces, last piece first",
+		},
+		"a send queue is built for max_send_sge entries and max_inline_data inline bytes per work request, as the device made them (ib_query_qp); ib_post_send() refuses more with EINVAL and posts nothing; create the QP for what will be posted",
+		NULL,
+	},
+	{
+		"alignment", KVERBS_LESSON_ALIGN,
+		"an atomic on an address that is not 8-byte aligned",
+		{
+			"fetch-and-add 4 bytes into an 8-byte word",
+			"fetch-and-add on the aligned word",
+		},
+		"an atomic works on one naturally aligned 8-byte word; a device refuses a misaligned one at the post (rxe: EINVAL) or the responder NAKs it (invalid request)",
+		"the device has no atomics",
+	},
+	{
+		"mr_size", KVERBS_LESSON_MR_SIZE,
+		"a buffer larger than one MR maps",
+		{
+			"one page more than max_fast_reg_page_list_len, mapped into one MR",
+			"the buffer split across two MRs, an RDMA WRITE to each",
+		},
+		"a fast-registration MR maps at most max_fast_reg_page_list_len pages; ib_map_mr_sg() maps fewer entries than given past it (rxe) or none (siw: ENOMEM); split a larger transfer across MRs, one WRITE or READ per key",
+		"no fast registration, or one MR maps more pages than the lesson pins",
 	},
 };
 
@@ -129,6 +175,10 @@ static void kv_lesson_print_run(const struct kverbs_lesson_run *r)
 		       (const char *)&r->value);
 	if (r->error == -EOPNOTSUPP)
 		printf(" not shown: the device has no atomics,");
+	if (r->post_error && r->value)
+		printf(" the QP's limit %llu,", (unsigned long long)r->value);
+	if (r->error && r->step == KVERBS_STEP_REG_MR && !(r->valid & KVERBS_RESULT_WC))
+		printf(" ib_map_mr_sg() mapped %llu pages,", (unsigned long long)r->value);
 	if (!r->error)
 		printf(" succeeded in %.3f ms,", r->elapsed_ns / 1e6);
 	printf(" %s\n", r->error ? kv_errno_name(-r->error) : "OK");
@@ -231,8 +281,9 @@ static int kv_lesson_run(const struct kv_lesson *l, const char *addr, bool json,
 		return KV_EXIT_ENV;
 	}
 	if (ret == -EOPNOTSUPP) {
-		fprintf(stderr, "%s lesson %s: the device of %s cannot show it (iWARP has no receiver-not-ready retry)\n",
-			kv_prog, l->name, addr);
+		fprintf(stderr, "%s lesson %s: the device of %s cannot show it (%s)\n",
+			kv_prog, l->name, addr,
+			l->refused ? l->refused : "unsupported");
 		return KV_EXIT_FAILED;
 	}
 	if (ret) {
