@@ -130,6 +130,42 @@ void kverbs_lesson_wait_peer(struct kverbs_lesson_ctx *lc)
 }
 
 /**
+ * kverbs_lesson_pair - a lesson's wrong run, then its right one
+ * @lc: the lesson
+ * @wrong: the connection the wrong run is made on
+ * @right: ... and the right run; the same for a lesson whose two runs
+ *	differ only in what they post
+ * @run: one run on its connection, @right false for the wrong one;
+ *	returns 0 once the run's outcome is in its report, whatever it
+ *	was, else why the lesson cannot go on
+ *
+ * Each run has a connection of its own, set up by kverbs_lesson_begin()
+ * and torn down by kverbs_lesson_end() however the run went, so that
+ * the wrong run's QP in the error state never spoils the right one.
+ *
+ * Return: 0 when both runs ran, else why the lesson stopped.
+ */
+int kverbs_lesson_pair(struct kverbs_lesson_ctx *lc,
+		       const struct kverbs_lesson_conn *wrong,
+		       const struct kverbs_lesson_conn *right,
+		       int (*run)(struct kverbs_lesson_ctx *lc, bool right))
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kverbs_lesson_begin(lc, i ? right : wrong,
+					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
+		if (!ret)
+			ret = run(lc, i);
+		kverbs_lesson_end(lc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
  * kverbs_lesson_buf - a buffer registered for one end, with @access
  * @lc: the lesson
  * @ep: the end, connected

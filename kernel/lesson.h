@@ -92,6 +92,10 @@ int kverbs_lesson_begin(struct kverbs_lesson_ctx *lc,
 			const struct kverbs_lesson_conn *conn,
 			enum kverbs_lesson_kind kind);
 void kverbs_lesson_end(struct kverbs_lesson_ctx *lc);
+int kverbs_lesson_pair(struct kverbs_lesson_ctx *lc,
+		       const struct kverbs_lesson_conn *wrong,
+		       const struct kverbs_lesson_conn *right,
+		       int (*run)(struct kverbs_lesson_ctx *lc, bool right));
 int kverbs_lesson_buf(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,
 		      struct kverbs_buf *buf, size_t len, int access);
 int kverbs_lesson_reg(struct kverbs_lesson_ctx *lc, struct kverbs_ep *ep,

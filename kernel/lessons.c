@@ -294,23 +294,17 @@ static int kverbs_lesson_rnr_run(struct kverbs_lesson_ctx *lc, bool right)
  */
 int kverbs_lesson_rnr(struct kverbs_lesson_ctx *lc)
 {
-	struct kverbs_lesson_conn conn = {
+	/* The requester's retries of a SEND the responder has no receive for. */
+	static const struct kverbs_lesson_conn none = {
 		.caps = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 0,
 	};
-	unsigned int i;
-	int ret;
+	static const struct kverbs_lesson_conn forever = {
+		.caps = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1 },
+		.rnr_retry = 7,
+	};
 
-	for (i = 0; i < 2; i++) {
-		conn.rnr_retry = i ? 7 : 0;
-		ret = kverbs_lesson_begin(lc, &conn,
-					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
-		if (!ret)
-			ret = kverbs_lesson_rnr_run(lc, i);
-		kverbs_lesson_end(lc);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kverbs_lesson_pair(lc, &none, &forever, kverbs_lesson_rnr_run);
 }
 
 /*
@@ -409,19 +403,8 @@ int kverbs_lesson_fence(struct kverbs_lesson_ctx *lc)
 		.rnr_retry = 7,
 		.rd_atom = 1,
 	};
-	unsigned int i;
-	int ret;
 
-	for (i = 0; i < 2; i++) {
-		ret = kverbs_lesson_begin(lc, &conn,
-					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
-		if (!ret)
-			ret = kverbs_lesson_fence_run(lc, i);
-		kverbs_lesson_end(lc);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kverbs_lesson_pair(lc, &conn, &conn, kverbs_lesson_fence_run);
 }
 
 /*
@@ -689,19 +672,8 @@ int kverbs_lesson_stale_key(struct kverbs_lesson_ctx *lc)
 		.caps = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1 },
 		.rnr_retry = 7,
 	};
-	unsigned int i;
-	int ret;
 
-	for (i = 0; i < 2; i++) {
-		ret = kverbs_lesson_begin(lc, &conn,
-					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
-		if (!ret)
-			ret = kverbs_lesson_stale_key_run(lc, i);
-		kverbs_lesson_end(lc);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kverbs_lesson_pair(lc, &conn, &conn, kverbs_lesson_stale_key_run);
 }
 
 /*
@@ -972,19 +944,8 @@ int kverbs_lesson_align(struct kverbs_lesson_ctx *lc)
 		.rnr_retry = 7,
 		.rd_atom = 1,
 	};
-	unsigned int i;
-	int ret;
 
-	for (i = 0; i < 2; i++) {
-		ret = kverbs_lesson_begin(lc, &conn,
-					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
-		if (!ret)
-			ret = kverbs_lesson_align_run(lc, i);
-		kverbs_lesson_end(lc);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kverbs_lesson_pair(lc, &conn, &conn, kverbs_lesson_align_run);
 }
 
 /*
@@ -1121,6 +1082,15 @@ bool kverbs_lesson_mr_size_refuse(struct ib_device *ibdev)
 	       (u64)max * PAGE_SIZE > kverbs_max_reg_size(ibdev);
 }
 
+/* Either run, for the device's max_fast_reg_page_list_len. */
+static int kverbs_lesson_mr_size_run(struct kverbs_lesson_ctx *lc, bool right)
+{
+	u32 max_pages = lc->lsn->id->device->attrs.max_fast_reg_page_list_len;
+
+	return right ? kverbs_lesson_mr_size_right(lc, max_pages) :
+		       kverbs_lesson_mr_size_wrong(lc, max_pages);
+}
+
 /**
  * kverbs_lesson_mr_size - KVERBS_LESSON_MR_SIZE
  * @lc: the lesson
@@ -1133,20 +1103,6 @@ int kverbs_lesson_mr_size(struct kverbs_lesson_ctx *lc)
 		.caps = { .max_send_wr = 2, .max_recv_wr = 1, .max_send_sge = 1 },
 		.rnr_retry = 7,
 	};
-	struct ib_device *ibdev = lc->lsn->id->device;
-	u32 max_pages = ibdev->attrs.max_fast_reg_page_list_len;
-	unsigned int i;
-	int ret;
 
-	for (i = 0; i < 2; i++) {
-		ret = kverbs_lesson_begin(lc, &conn,
-					  i ? KVERBS_LESSON_RIGHT : KVERBS_LESSON_WRONG);
-		if (!ret)
-			ret = i ? kverbs_lesson_mr_size_right(lc, max_pages) :
-				  kverbs_lesson_mr_size_wrong(lc, max_pages);
-		kverbs_lesson_end(lc);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kverbs_lesson_pair(lc, &conn, &conn, kverbs_lesson_mr_size_run);
 }
