@@ -706,6 +706,8 @@ struct kverbs_srq_recv {
  * @limit: the limit armed, 0 for none
  * @recv_len: bytes of each receive
  * @recvs: the @wr receives
+ * @pin_user: the user their memory is charged to (kverbs_pin_account())
+ * @pin_pages: ... and how many pages
  * @posted: receives in the SRQ now
  * @armed: the limit is armed
  * @arm_lock: serializes arming it

@@ -1597,6 +1597,19 @@ TEST_F(kverbs, perf_cmp_swap_not_atomic)
 	KV_PERF_REJECTED(&p, EINVAL);
 }
 
+/* The module says it has @feature (KVERBS_IOC_INFO). */
+#define KV_EXPECT_FEATURE(feature) kv_expect_feature(_metadata, self->fd, feature, #feature)
+static void kv_expect_feature(struct __test_metadata *_metadata, int fd,
+			      __u64 feature, const char *name)
+{
+	struct kverbs_info info = { .size = sizeof(info) };
+
+	ASSERT_EQ(0, ioctl(fd, KVERBS_IOC_INFO, &info));
+	if (!(info.features & feature))
+		KV_FAIL("the module lacks %s (features 0x%llx)", name,
+			(unsigned long long)info.features);
+}
+
 /*
  * Immediate data is a client's request, for the tests that WRITE or
  * SEND: a READ or an atomic operation carries none.  Refused before
@@ -1613,12 +1626,10 @@ TEST_F(kverbs, perf_imm_write_send_only)
 		KVERBS_PERF_WRITE_BW, KVERBS_PERF_SEND_BW,
 		KVERBS_PERF_WRITE_LAT, KVERBS_PERF_SEND_LAT,
 	};
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
 	size_t i;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_IMM);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_IMM);
 	for (i = 0; i < ARRAY_SIZE(none); i++) {
 		kv_perf_base_test(&p, none[i]);
 		p.flags = KVERBS_PERF_F_IMM;
@@ -1660,12 +1671,10 @@ TEST_F(kverbs, perf_rw_read_write_only)
 	static const uint32_t some[] = {
 		KVERBS_PERF_WRITE_BW, KVERBS_PERF_READ_BW, KVERBS_PERF_READ_LAT,
 	};
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
 	size_t i;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_RW);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_RW);
 	for (i = 0; i < ARRAY_SIZE(none); i++) {
 		kv_perf_base_test(&p, none[i]);
 		p.flags = KVERBS_PERF_F_RW;
@@ -1725,12 +1734,10 @@ TEST_F(kverbs, perf_inv_rounds_only)
 	static const uint32_t some[] = {
 		KVERBS_PERF_WRITE_BW, KVERBS_PERF_READ_BW, KVERBS_PERF_READ_LAT,
 	};
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
 	size_t i;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_INV);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_INV);
 	for (i = 0; i < ARRAY_SIZE(none); i++) {
 		kv_perf_base_test(&p, none[i]);
 		p.flags = KVERBS_PERF_F_INV | KVERBS_PERF_F_VALIDATE;
@@ -1780,11 +1787,9 @@ TEST_F(kverbs, perf_inv_rounds_only)
  */
 TEST_F(kverbs, perf_srq_server_only)
 {
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_SRQ);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_SRQ);
 	/* The client: the flag, the receives, the limit, the reserved word. */
 	kv_perf_base_test(&p, KVERBS_PERF_SEND_BW);
 	p.msg_size = kv_max_msg_size() + 1;
@@ -1891,11 +1896,9 @@ TEST_F(kverbs, perf_events_not_write_lat)
  */
 TEST_F(kverbs, perf_busy_poll_server_only)
 {
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_BUSY_POLL);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_BUSY_POLL);
 	kv_perf_base(&p);
 	p.flags = KVERBS_PERF_F_BUSY_POLL;
 	KV_PERF_REJECTED(&p, EINVAL);
@@ -1970,12 +1973,10 @@ TEST_F(kverbs, perf_post_modes)
 		{ KVERBS_PERF_SEND_BW, 0, 0, KVERBS_PERF_DEFAULT_DEPTH, 1, 0, 0, EMSGSIZE },
 		{ KVERBS_PERF_SEND_LAT, 0, 0, 1, 1, 64, 0, EMSGSIZE },
 	};
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
 	size_t i;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_POST);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_POST);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		kv_perf_base(&p);
 		p.test = cases[i].test;
@@ -2012,12 +2013,10 @@ TEST_F(kverbs, perf_poll_unknown)
 {
 	static const __u16 polls[] = { KVERBS_PERF_POLL_UNBOUND_WORKQUEUE + 1, 0x8000, 0xffff };
 	static const __u16 cq_flags[] = { KVERBS_PERF_CQ_DIM << 1, 0x8000, 0xffff };
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_perf p;
 	size_t i;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_POLL);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_POLL);
 	for (i = 0; i < ARRAY_SIZE(polls); i++) {
 		kv_perf_base(&p);
 		p.poll = polls[i];
@@ -2506,11 +2505,9 @@ TEST_F_TIMEOUT(kverbs, ping_no_listener, KV_NET_TIMEOUT)
  */
 TEST_F_TIMEOUT(kverbs, ping_no_inv_flag, KV_NET_TIMEOUT)
 {
-	struct kverbs_info info = { .size = sizeof(info) };
 	struct kverbs_ping p;
 
-	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
-	EXPECT_TRUE(info.features & KVERBS_FEATURE_PING_INV);
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PING_INV);
 	kv_net_begin();
 	kv_ping_base(&p, KV_PORT_NO_LISTENER);
 	p.flags = KVERBS_PING_F_NO_INV | KVERBS_PING_F_VALIDATE;
