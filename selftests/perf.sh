@@ -2197,6 +2197,10 @@ test_read_lat_phases()			{ perf_phases read_lat 1000 -s 2; }
 test_send_lat_phases_events()		{ perf_phases send_lat 1000 -s 2 -e; }
 test_read_lat_phases_workqueue()	{ perf_phases read_lat 500 -s 2 --poll workqueue; }
 test_send_lat_phases_workqueue()	{ perf_phases send_lat 500 -s 2 --poll workqueue; }
+test_atomic_lat_phases_unbound() {
+	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
+	perf_phases atomic_lat 500 --poll unbound
+}
 
 # The text report: a row per phase after the latency's.
 test_phases_text_output() {
@@ -2248,7 +2252,7 @@ perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	inline_write_bw_validate inline_send_validate write_bw_rw_1M_validate
 	write_bw_rw_4097_validate read_bw_rw_1M_validate read_lat_rw_64K_validate
 	read_bw_rw_bidir_validate read_bw_1M_inv_validate write_bw_inv_bidir_validate
-	read_lat_phases_workqueue send_lat_phases_workqueue "
+	read_lat_phases_workqueue send_lat_phases_workqueue atomic_lat_phases_unbound "
 perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
@@ -2316,7 +2320,8 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_serve_srq_send_bw_send_lat_validate test_send_lat_srq_validate \
 	test_send_bw_srq_48_imm_validate test_srq_refused_on_iwarp \
 	test_read_lat_phases test_send_lat_phases_events test_read_lat_phases_workqueue \
-	test_send_lat_phases_workqueue test_phases_text_output test_phases_refused)
+	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
+	test_phases_text_output test_phases_refused)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&
