@@ -106,7 +106,7 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
 			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW |
 			KVERBS_FEATURE_PERF_INV | KVERBS_FEATURE_PERF_SRQ |
-			KVERBS_FEATURE_PING_INV;
+			KVERBS_FEATURE_PING_INV | KVERBS_FEATURE_PERF_PHASES;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));

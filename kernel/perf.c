@@ -368,22 +368,69 @@ int kverbs_perf_wait_done(struct kverbs_ep *ep, bool *done, u64 timeout_ns)
 }
 
 /**
+ * kverbs_perf_samples_alloc - room for a latency test's samples
+ * @smp: the samples, zeroed
+ * @run: the test: a chunk if it has an array for samples
+ *	(&kverbs_perf_run.samples_max), and one for the phases if it has
+ *	one for them too (KVERBS_PERF_F_PHASES)
+ *
+ * Return: 0 or -ENOMEM; kverbs_perf_samples_free() releases what was
+ * allocated either way.
+ */
+int kverbs_perf_samples_alloc(struct kverbs_perf_samples *smp,
+			      const struct kverbs_perf_run *run)
+{
+	if (!run->samples_max)
+		return 0;
+	smp->chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64), GFP_KERNEL_ACCOUNT);
+	if (!smp->chunk)
+		return -ENOMEM;
+	if (!run->phases.kaddr)
+		return 0;
+	smp->phases = kmalloc_array(2 * KVERBS_PERF_CHUNK, sizeof(u64),
+				    GFP_KERNEL_ACCOUNT);
+	return smp->phases ? 0 : -ENOMEM;
+}
+
+/**
+ * kverbs_perf_samples_free - release what kverbs_perf_samples_alloc() took
+ * @smp: the samples, flushed or not
+ */
+void kverbs_perf_samples_free(struct kverbs_perf_samples *smp)
+{
+	kfree(smp->phases);
+	kfree(smp->chunk);
+}
+
+/**
  * kverbs_perf_samples_flush - copy the latency samples taken so far
  * @smp: the samples
  * @run: the test, with the caller's array, which is pinned: the copy
  *	cannot fault, nor wait on the caller's memory (ubuf.c)
+ *
+ * The phases of a sample whose completion the thread has not seen, which
+ * only a failure or a signal leaves, go as 0.
  */
 void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
 			       struct kverbs_perf_run *run)
 {
 	u64 *dst = (u64 *)run->samples.kaddr + smp->stored;
+	size_t len = smp->len * sizeof(u64);
 
 	if (!smp->len)
 		return;
-	memcpy(dst, smp->chunk, smp->len * sizeof(u64));
-	kverbs_ubuf_written(&run->samples, dst, smp->len * sizeof(u64));
+	memcpy(dst, smp->chunk, len);
+	kverbs_ubuf_written(&run->samples, dst, len);
+	if (smp->phases) {
+		memset(smp->phases + 2 * smp->seen, 0,
+		       2 * (smp->len - smp->seen) * sizeof(u64));
+		dst = (u64 *)run->phases.kaddr + 2 * (size_t)smp->stored;
+		memcpy(dst, smp->phases, 2 * len);
+		kverbs_ubuf_written(&run->phases, dst, 2 * len);
+	}
 	smp->stored += smp->len;
 	smp->len = 0;
+	smp->seen = 0;
 }
 
 static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -401,6 +448,9 @@ static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->wc_flags = wc->wc_flags;
 	r->imm = wc->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
 	r->inv_rkey = wc->wc_flags & IB_WC_WITH_INVALIDATE ? wc->ex.invalidate_rkey : 0;
+	/* Only when asked: a clock read can cost more than the rest here. */
+	if (r->stamp)
+		r->done_ns = ktime_get_ns();
 	kverbs_set_done(&r->done);
 	kverbs_perf_wake(r->ep);
 }
@@ -800,6 +850,39 @@ static u64 kverbs_perf_samples_bytes(u32 n)
 	return (u64)n * sizeof(u64);
 }
 
+/* ... and in the array of their phases, two u64 each: wraps at 2^28. */
+static u64 kverbs_perf_phases_bytes(u32 n)
+{
+	return (u64)n * 2 * sizeof(u64);
+}
+
+/*
+ * Whether a user array of @bytes is outside user space.  One longer than
+ * an unsigned long can say, which only a 32-bit kernel sees, is left to
+ * the pin: access_ok() would take its length truncated, and
+ * kverbs_ubuf_pin() refuses it by the pin limits, as a 64-bit kernel does.
+ */
+static bool kverbs_perf_array_bad(u64 uaddr, u64 bytes)
+{
+	return bytes <= ULONG_MAX && !access_ok(u64_to_user_ptr(uaddr), bytes);
+}
+
+/*
+ * KVERBS_PERF_F_PHASES: the flag and the array go together, with
+ * samples, on a latency test whose round trip ends in a completion.
+ */
+static int kverbs_perf_phases_check(const struct kverbs_perf *cmd,
+				    const struct kverbs_perf_ops *t)
+{
+	bool phases = cmd->flags & KVERBS_PERF_F_PHASES;
+
+	if (phases != !!cmd->phases)
+		return -EINVAL;
+	if (phases && (!cmd->samples || !t->lat || t->seen_in_memory))
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * kverbs_perf_post_check - whether a test takes these ways to post
  * @t: the test
@@ -899,7 +982,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		    cmd->tx_depth ||
 		    cmd->iterations || cmd->duration_ns || cmd->samples ||
 		    cmd->samples_max || cmd->post_list || cmd->cq_mod ||
-		    cmd->inline_size)
+		    cmd->inline_size || cmd->phases)
 			return -EINVAL;
 		/*
 		 * The module's ceilings are the admin's: a server may lower
@@ -916,7 +999,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		    (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr))))
 			return -EINVAL;
 	} else {
-		if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS))
+		if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS |
+				   KVERBS_PERF_F_PHASES))
 			return -EINVAL;
 		/* The ceilings are the server's, and so is how it receives. */
 		if (cmd->max_duration_ns || cmd->max_iterations ||
@@ -949,16 +1033,15 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (!cmd->samples != !cmd->samples_max ||
 		    (cmd->samples && !t->lat))
 			return -EINVAL;
-		/*
-		 * An array outside user space fails here, with the result
-		 * zero.  One longer than an unsigned long can say, which
-		 * only a 32-bit kernel sees, is left to the pin: access_ok()
-		 * would take its length truncated, and kverbs_ubuf_pin()
-		 * refuses it by the pin limits, as a 64-bit kernel does.
-		 */
-		if (kverbs_perf_samples_bytes(cmd->samples_max) <= ULONG_MAX &&
-		    !access_ok(u64_to_user_ptr(cmd->samples),
-			       kverbs_perf_samples_bytes(cmd->samples_max)))
+		ret = kverbs_perf_phases_check(cmd, t);
+		if (ret)
+			return ret;
+		/* An array outside user space fails here, with the result zero. */
+		if (kverbs_perf_array_bad(cmd->samples,
+					  kverbs_perf_samples_bytes(cmd->samples_max)) ||
+		    (cmd->phases &&
+		     kverbs_perf_array_bad(cmd->phases,
+					   kverbs_perf_phases_bytes(cmd->samples_max))))
 			return -EFAULT;
 	}
 	if (cmd->msg_size > kverbs_max_msg_size)
@@ -983,7 +1066,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		run->events = poll != KVERBS_PERF_POLL_DIRECT;
 	else
 		run->events = server && !(cmd->flags & KVERBS_PERF_F_BUSY_POLL);
-	run->flags = cmd->flags & ~(KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_BUSY_POLL);
+	run->flags = cmd->flags & ~(KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_BUSY_POLL |
+				    KVERBS_PERF_F_PHASES);
 	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
 	/* perftest's latency tests, too, have one operation in flight. */
@@ -1055,6 +1139,9 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	if (!ret && run->samples_max) {
 		ret = kverbs_ubuf_pin(&run->samples, cmd->samples,
 				      kverbs_perf_samples_bytes(run->samples_max));
+		if (!ret && cmd->phases)
+			ret = kverbs_ubuf_pin(&run->phases, cmd->phases,
+					      kverbs_perf_phases_bytes(run->samples_max));
 		if (ret)
 			kverbs_test_failed(&run->common, ret, KVERBS_STEP_SAMPLES);
 	}
@@ -1087,6 +1174,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 		cmd->srq_limit_events = run->srq_limit_events;
 		cmd->srq_shared = run->srq_shared;
 	}
+	kverbs_ubuf_unpin(&run->phases);
 	kverbs_ubuf_unpin(&run->samples);
 	kfree(run);
 	return ret;

@@ -373,6 +373,9 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  * @samples: client, latency tests: the caller's array for each
  *	operation's time, pinned before the test holds a device (ubuf.c)
  * @samples_max: entries @samples holds, 0 for none
+ * @phases: client, KVERBS_PERF_F_PHASES: the caller's array for each
+ *	operation's two phases, 2 * @samples_max entries, pinned as
+ *	@samples is; else not pinned
  * @lsn: a server's listener, the file's (KVERBS_PERF_F_LISTENER), or NULL
  *	for one of its own
  * @events: wait for completions by interrupt, not by busy polling: a
@@ -427,6 +430,7 @@ struct kverbs_perf_run {
 	u64 duration_ns;
 	struct kverbs_ubuf samples;
 	u32 samples_max;
+	struct kverbs_ubuf phases;
 	struct kverbs_listener *lsn;
 	bool events;
 	u32 poll;
@@ -529,23 +533,54 @@ static inline bool kverbs_perf_atomic_is(u64 got, u64 want)
 /**
  * struct kverbs_perf_samples - latency samples on their way to userspace
  * @chunk: KVERBS_PERF_CHUNK samples not yet copied, or NULL for none
+ * @phases: KVERBS_PERF_F_PHASES: the two phases of each of @chunk's
+ *	samples, 2 * KVERBS_PERF_CHUNK entries; else NULL
  * @len: entries of @chunk in use
+ * @seen: ... of them, those whose phases are known: the thread has seen
+ *	their completion
  * @stored: samples copied to &kverbs_perf_run.samples
  */
 struct kverbs_perf_samples {
 	u64 *chunk;
+	u64 *phases;
 	u32 len;
+	u32 seen;
 	u32 stored;
 };
 
+int kverbs_perf_samples_alloc(struct kverbs_perf_samples *smp,
+			      const struct kverbs_perf_run *run);
+void kverbs_perf_samples_free(struct kverbs_perf_samples *smp);
 void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
 			       struct kverbs_perf_run *run);
+
+/**
+ * kverbs_perf_phases_seen - the thread has seen the completions of the
+ *	samples taken so far
+ * @smp: the samples, with phases
+ * @post_ns: ktime_get_ns() just before the operation was posted
+ * @handler_ns: ... when the handler of its completion ran
+ * @now: ... now, the thread running again after its wait
+ *
+ * One operation is in flight in a latency test, so at most one sample
+ * is new.
+ */
+static inline void kverbs_perf_phases_seen(struct kverbs_perf_samples *smp,
+					   u64 post_ns, u64 handler_ns, u64 now)
+{
+	for (; smp->seen < smp->len; smp->seen++) {
+		smp->phases[2 * smp->seen] = handler_ns - post_ns;
+		smp->phases[2 * smp->seen + 1] = now - handler_ns;
+	}
+}
 
 /*
  * A receive of SEND data, of a WRITE with immediate data, or of a
  * control message (kverbs_perf_recv_data()); its completion's
  * @byte_len, @opcode (IB_WC_RECV or IB_WC_RECV_RDMA_WITH_IMM), @wc_flags,
- * @imm (host order) and @inv_rkey (IB_WC_WITH_INVALIDATE) once @done.
+ * @imm (host order) and @inv_rkey (IB_WC_WITH_INVALIDATE) once @done;
+ * with @stamp, which its owner sets, @done_ns, ktime_get_ns() when the
+ * completion's handler ran (KVERBS_PERF_F_PHASES).
  */
 struct kverbs_perf_recv {
 	struct kverbs_cqe cqe;
@@ -556,6 +591,8 @@ struct kverbs_perf_recv {
 	u32 imm;
 	u32 inv_rkey;
 	bool done;
+	bool stamp;
+	u64 done_ns;
 };
 
 /*

@@ -241,7 +241,9 @@ static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
  * @total: round trips to run, or 0 in duration mode
  * @limit: round trips the samples have room for
  * @deadline_ns: duration mode: ktime_get_ns() at which to stop
- * @smp: where each round trip's half goes, if @smp->chunk
+ * @smp: where each round trip's half goes, if @smp->chunk, and its
+ *	phases, if @smp->phases: from the post to the handler of the
+ *	answer's receive, and from there to this thread seeing it
  *
  * @pp->iters counts the round trips completed, also on failure.
  * Return: 0, or the failure, which is recorded on the endpoint.
@@ -252,6 +254,8 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 	u64 iter, start_ns, now;
 	int ret;
 
+	/* The receive's handler reads the clock only for the phases. */
+	pp->recv.stamp = !!smp->phases;
 	for (iter = 0;; iter++) {
 		now = ktime_get_ns();
 		if (total ? iter == total : now >= deadline_ns || iter == limit)
@@ -275,6 +279,8 @@ int kverbs_perf_pp_client(struct kverbs_perf_pp *pp, u64 total, u64 limit,
 			continue;
 		/* perftest's latency is half the round trip. */
 		smp->chunk[smp->len++] = (now - start_ns) / 2;
+		if (smp->phases)
+			kverbs_perf_phases_seen(smp, start_ns, pp->recv.done_ns, now);
 		if (smp->len == KVERBS_PERF_CHUNK)
 			kverbs_perf_samples_flush(smp, pp->run);
 	}

@@ -129,6 +129,7 @@ struct kverbs_perf_req {
 	u64 ctrl_ns;			/* when we last told the responder anything */
 	u64 limit;			/* operations the samples have room for */
 	u64 post_ns;			/* latency tests: when the one in flight was posted */
+	u64 done_ns;			/* ... and when its completion's handler ran */
 	struct kverbs_perf_samples smp;	/* latency tests */
 	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 	u64 checked;			/* atomic --validate: fetched values checked */
@@ -147,8 +148,10 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	/* One in flight: this is it.  The burst makes room before each post. */
-	if (c->smp.chunk && !WARN_ON_ONCE(c->smp.len == KVERBS_PERF_CHUNK))
+	if (c->smp.chunk && !WARN_ON_ONCE(c->smp.len == KVERBS_PERF_CHUNK)) {
 		c->smp.chunk[c->smp.len++] = now - c->post_ns;
+		c->done_ns = now;
+	}
 	/*
 	 * The send queue completes in order: everything before it is done.
 	 * Published last: unless the CQ is polled directly this runs in
@@ -235,12 +238,9 @@ static int kverbs_perf_req_setup(struct kverbs_perf_req *c)
 	ret = kverbs_perf_device_check(run->t, run->flags, ep);
 	if (ret)
 		return ret;
-	if (run->samples_max) {
-		c->smp.chunk = kmalloc_array(KVERBS_PERF_CHUNK, sizeof(u64),
-					     GFP_KERNEL_ACCOUNT);
-		if (!c->smp.chunk)
-			return -ENOMEM;
-	}
+	ret = kverbs_perf_samples_alloc(&c->smp, run);
+	if (ret)
+		return ret;
 	c->slots = kverbs_perf_slots(run->msg_size, run->tx_depth,
 				     min(KVERBS_PERF_BUF_BYTES, max_reg));
 	/* A slot is refilled only once the work request that used it is done. */
@@ -719,6 +719,18 @@ static int kverbs_perf_req_check_atomics(struct kverbs_perf_req *c)
 	return 0;
 }
 
+/*
+ * KVERBS_PERF_F_PHASES: the thread runs again after a wait, and sees the
+ * completion that ended it, if one did (the first wait of a burst finds
+ * room at once).  Before kverbs_perf_req_reap() flushes the samples.
+ */
+static void kverbs_perf_req_seen(struct kverbs_perf_req *c)
+{
+	if (c->smp.phases && c->smp.seen < c->smp.len)
+		kverbs_perf_phases_seen(&c->smp, c->post_ns, c->done_ns,
+					ktime_get_ns());
+}
+
 /* What to do once completions moved the window on, before posting again. */
 static int kverbs_perf_req_reap(struct kverbs_perf_req *c)
 {
@@ -782,6 +794,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 		ret = kverbs_perf_wait(ep, kverbs_perf_req_has_room, c, run->common.timeout_ns);
 		if (ret)
 			return kverbs_ep_failed(ep, ret, c->step);
+		kverbs_perf_req_seen(c);
 		ret = kverbs_perf_req_reap(c);
 		if (ret)
 			return ret;
@@ -841,6 +854,7 @@ static int kverbs_perf_req_burst(struct kverbs_perf_req *c, u64 n)
 	ret = kverbs_perf_wait(ep, kverbs_perf_req_drained, c, run->common.timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, c->step);
+	kverbs_perf_req_seen(c);
 	kverbs_perf_req_sample(c, ktime_get_ns());
 	return kverbs_perf_req_reap(c);
 }
@@ -1093,6 +1107,6 @@ void kverbs_perf_req_destroy(struct kverbs_perf_req *c)
 	kvfree(c->rw_sgls);
 	kvfree(c->wrs);
 	kvfree(c->list);
-	kfree(c->smp.chunk);
+	kverbs_perf_samples_free(&c->smp);
 	kfree(c);
 }

@@ -2168,6 +2168,76 @@ test_srq_refused_on_iwarp() {
 		'd["error"]["step"] == "setup"'
 }
 
+# ---- phases (--phases): where each round trip's time goes ----
+
+# perf_phases TEST ITERS CLIENT_OPTS...: a latency test with --phases (as
+# perf_lat).  Each phase is over every sample, its statistics in order;
+# every completion handler ran after its post; and the two phases, each
+# of a whole round trip, fit in the longest one (twice the longest
+# sample: send_lat's are halves).  No timings are compared: make bench.
+perf_phases() {
+	local test=$1 n
+	n=$(perf_iters "$2")
+	perf_lat "$test" "$2" --phases "${@:3}" || return 1
+	json_check "$KV_TMP/cli.json" \
+		"d['phases']['to_handler']['samples'] == $n" \
+		"d['phases']['to_thread']['samples'] == $n" \
+		'(lambda p: p["min"] <= p["typical"] <= p["p99"] <= p["p99_9"] <= p["max"])(d["phases"]["to_handler"])' \
+		'(lambda p: p["min"] <= p["typical"] <= p["p99"] <= p["p99_9"] <= p["max"])(d["phases"]["to_thread"])' \
+		'd["phases"]["to_handler"]["min"] > 0' 'd["phases"]["to_thread"]["min"] >= 0' \
+		'd["phases"]["to_handler"]["typical"] + d["phases"]["to_thread"]["typical"] <= 2 * d["latency_usec"]["max"]' || return 1
+	# A READ's or an atomic's sample runs to its completion's handler:
+	# the first phase is the sample itself, value for value.
+	[ "$test" = send_lat ] && return
+	json_check "$KV_TMP/cli.json" \
+		'(lambda h, l: all(h[k] == v for k, v in l.items()))(d["phases"]["to_handler"], d["latency_usec"])'
+}
+
+test_read_lat_phases()			{ perf_phases read_lat 1000 -s 2; }
+test_send_lat_phases_events()		{ perf_phases send_lat 1000 -s 2 -e; }
+test_read_lat_phases_workqueue()	{ perf_phases read_lat 500 -s 2 --poll workqueue; }
+test_send_lat_phases_workqueue()	{ perf_phases send_lat 500 -s 2 --poll workqueue; }
+test_atomic_lat_phases_unbound() {
+	[ "$KV_TYPE" = siw ] && skip "siw has no atomic operations"
+	perf_phases atomic_lat 500 --poll unbound
+}
+
+# The text report: a row per phase after the latency's.
+test_phases_text_output() {
+	local n
+	n=$(perf_iters 200)
+	port=$((port + 1))
+	perf_server srv read_lat || return 1
+	timeout -k 5 $((120 * KV_TIME_SCALE)) "$KVERBS" read_lat -p "$port" \
+		--timeout "$step_limit" -n "$n" --phases "$KV_ADDR" \
+		>"$KV_TMP/cli.txt" 2>"$KV_TMP/cli.err" ||
+		fail "client failed: $(cat "$KV_TMP/cli.err")" || return
+	kv_wait srv 30 >/dev/null || fail "server failed: $(cat "$KV_TMP/srv.err")" || return
+	grep -q '^ phase \[usec\] *t_min *t_typical' "$KV_TMP/cli.txt" &&
+	grep -Eq '^ to handler +[0-9.]+ +[0-9.]+' "$KV_TMP/cli.txt" &&
+	grep -Eq '^ to thread +[0-9.]+ +[0-9.]+' "$KV_TMP/cli.txt" ||
+		fail "no phase rows: $(cat "$KV_TMP/cli.txt")"
+}
+
+# Where no completion handler ends a round trip (write_lat), nor a
+# single operation is timed (the bandwidth tests), nor anything timed at
+# all (a server), --phases is a usage error, before any connection.
+test_phases_refused() {
+	local args rc
+	for args in "write_lat --phases $KV_ADDR" "write_bw --phases $KV_ADDR" \
+		    "read_lat --phases"; do
+		# shellcheck disable=SC2086
+		"$KVERBS" $args -p "$port" >"$KV_TMP/out" 2>&1
+		rc=$?
+		[ $rc = 2 ] || fail "kverbs $args: exit $rc, not 2: $(cat "$KV_TMP/out")" || return
+		grep -q -- '--phases is for' "$KV_TMP/out" ||
+			fail "kverbs $args: $(cat "$KV_TMP/out")" || return
+	done
+	# The control: a client that may take it gets past the options.
+	"$KVERBS" read_lat --phases --timeout 2 -p "$port" "$KV_ADDR" >"$KV_TMP/out" 2>&1
+	[ $? = 1 ] || fail "read_lat --phases to nobody: $(cat "$KV_TMP/out")"
+}
+
 perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	atomic_bw_fetch_add read_lat_64K_validate write_lat_4096_validate
 	send_lat_4096_validate read_bw_bidir_validate send_bw_bidir_validate
@@ -2181,7 +2251,8 @@ perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	write_lat_imm_validate write_bw_imm_bidir_validate post_list_validate
 	inline_write_bw_validate inline_send_validate write_bw_rw_1M_validate
 	write_bw_rw_4097_validate read_bw_rw_1M_validate read_lat_rw_64K_validate
-	read_bw_rw_bidir_validate read_bw_1M_inv_validate write_bw_inv_bidir_validate "
+	read_bw_rw_bidir_validate read_bw_1M_inv_validate write_bw_inv_bidir_validate
+	read_lat_phases_workqueue send_lat_phases_workqueue atomic_lat_phases_unbound "
 perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
@@ -2247,7 +2318,10 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_srq_4_qps_validate test_send_bw_srq_limit_validate \
 	test_send_bw_srq_rdma_view test_send_bw_srq_refused \
 	test_serve_srq_send_bw_send_lat_validate test_send_lat_srq_validate \
-	test_send_bw_srq_48_imm_validate test_srq_refused_on_iwarp)
+	test_send_bw_srq_48_imm_validate test_srq_refused_on_iwarp \
+	test_read_lat_phases test_send_lat_phases_events test_read_lat_phases_workqueue \
+	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
+	test_phases_text_output test_phases_refused)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&

@@ -2126,6 +2126,76 @@ TEST_F(kverbs, perf_samples)
 	KV_PERF_REJECTED(&p, EFAULT);
 }
 
+/*
+ * Phases (KVERBS_FEATURE_PERF_PHASES) are a latency client's, beside its
+ * samples, on a test whose round trip ends in a completion handler: the
+ * flag and the array together.  Each refusal has a control beside it that
+ * gets past these checks to the message size's -EMSGSIZE.
+ */
+TEST_F(kverbs, perf_phases)
+{
+	static __u64 samples[4], phases[8];
+	static const struct {
+		__u32 role, test, flags;
+		bool samples, phases;
+		int err;
+	} cases[] = {
+		/* The controls: READ_LAT and SEND_LAT take them. */
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_READ_LAT, KVERBS_PERF_F_PHASES, 1, 1, EMSGSIZE },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_SEND_LAT, KVERBS_PERF_F_PHASES, 1, 1, EMSGSIZE },
+		/* WRITE_LAT's round trip ends in memory the client polls. */
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_LAT, KVERBS_PERF_F_PHASES, 1, 1, EINVAL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_LAT,
+		  KVERBS_PERF_F_PHASES | KVERBS_PERF_F_IMM, 1, 1, EINVAL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_LAT, 0, 1, 0, EMSGSIZE },
+		/* The flag and the array go together, with samples. */
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_READ_LAT, KVERBS_PERF_F_PHASES, 1, 0, EINVAL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_READ_LAT, 0, 1, 1, EINVAL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_READ_LAT, KVERBS_PERF_F_PHASES, 0, 1, EINVAL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_READ_LAT, 0, 1, 0, EMSGSIZE },
+		/* A bandwidth test times no single operation. */
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_BW, KVERBS_PERF_F_PHASES, 0, 1, EINVAL },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PERF_WRITE_BW, 0, 0, 0, EMSGSIZE },
+		/* A server times nothing. */
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_READ_LAT, KVERBS_PERF_F_PHASES, 0, 0, EINVAL },
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_READ_LAT, 0, 0, 1, EINVAL },
+		{ KVERBS_ROLE_SERVER, KVERBS_PERF_READ_LAT, 0, 0, 0, EMSGSIZE },
+	};
+	struct kverbs_info info = { .size = sizeof(info) };
+	struct kverbs_perf p;
+	size_t i;
+
+	ASSERT_EQ(0, ioctl(self->fd, KVERBS_IOC_INFO, &info));
+	EXPECT_TRUE(info.features & KVERBS_FEATURE_PERF_PHASES);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (cases[i].role == KVERBS_ROLE_SERVER)
+			kv_perf_server_base(&p);
+		else
+			kv_perf_base(&p);
+		p.test = cases[i].test;
+		p.flags = cases[i].flags;
+		p.msg_size = kv_max_msg_size() + 1;
+		if (cases[i].samples) {
+			p.samples = (uintptr_t)samples;
+			p.samples_max = ARRAY_SIZE(samples);
+		}
+		if (cases[i].phases)
+			p.phases = (uintptr_t)phases;
+		TH_LOG("case %zu", i);
+		KV_PERF_REJECTED(&p, cases[i].err);
+	}
+	/* Reaching into the kernel's half of the address space. */
+	kv_perf_base(&p);
+	p.test = KVERBS_PERF_READ_LAT;
+	p.flags = KVERBS_PERF_F_PHASES;
+	p.samples = (uintptr_t)samples;
+	p.samples_max = ARRAY_SIZE(samples);
+	p.phases = 0xffff800000000000ULL;
+	KV_PERF_REJECTED(&p, EFAULT);
+	EXPECT_EQ(0, samples[0]);
+	EXPECT_EQ(0, phases[0]);
+}
+
 TEST_F(kverbs, perf_client_msg_size_zero)
 {
 	struct kverbs_perf p;
@@ -2893,6 +2963,33 @@ TEST_F_TIMEOUT(kverbs, perf_ended_ns, KV_NET_TIMEOUT)
 	EXPECT_TRUE(kv_all_bytes(&p.ended_ns, sizeof(p.ended_ns), 0xa5));
 }
 
+/*
+ * A caller whose struct ends before &kverbs_perf.phases, as one built
+ * before them, asks for none: whatever lies past its struct is neither
+ * read (0xa5 bytes there would be a pointer without its flag, -EINVAL)
+ * nor written.
+ */
+TEST_F_TIMEOUT(kverbs, perf_phases_older_caller, KV_NET_TIMEOUT)
+{
+	size_t old = offsetof(struct kverbs_perf, phases);
+	static __u64 samples[4];
+	struct kverbs_perf p;
+
+	kv_net_begin();
+	kv_perf_base(&p);
+	p.test = KVERBS_PERF_READ_LAT;
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.samples = (uintptr_t)samples;
+	p.samples_max = ARRAY_SIZE(samples);
+	memset(&p.phases, 0xa5, sizeof(p.phases));
+	/* The control: at today's size the bytes are a pointer without its flag. */
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.size = old;
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_TRUE(kv_all_bytes(&p.phases, sizeof(p.phases), 0xa5));
+}
+
 /* ------------------------------------------------------------------ */
 /* Lengths and kinds of the memory the kernel pins                      */
 /* ------------------------------------------------------------------ */
@@ -2968,6 +3065,73 @@ TEST_F(kverbs, perf_samples_past_pin_limits)
 	/* Nothing was written, nothing stays pinned: the page is still ours. */
 	EXPECT_EQ(0, samples[0]);
 	EXPECT_EQ(0, munmap(samples, page));
+}
+
+/* Write a parameter of the module's; 0, or -1 with errno. */
+static int kv_param_set(const char *param, unsigned long long v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/kverbs/parameters/%s", param);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%llu\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/*
+ * The phases' array is pinned after the samples', 16 bytes an entry
+ * counted in 64 bits, against the same limits.  With the user's limit at
+ * 1 MiB (256 pages), 60000 samples (118 pages) fit, and with their phases
+ * (235 pages) they do not: -EDQUOT at KVERBS_STEP_SAMPLES.  Counted at 8
+ * bytes an entry the phases would fit in 118 pages, and the kernel would
+ * write the other half past them.  The control is the same call without
+ * phases, which gets past the pin to the connection nobody accepts.
+ * 0x10000001 entries are 4 GiB and 16 bytes of phases, which a 32-bit
+ * size_t wraps to 16; the samples' 2 GiB are refused first.  The phases'
+ * page is never touched.
+ */
+TEST_F_TIMEOUT(kverbs, perf_phases_past_pin_limits, KV_NET_TIMEOUT)
+{
+	unsigned long long user_mb = kv_param("max_pinned_mb_per_user");
+	unsigned long long mb = kv_param("max_pinned_mb");
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = 130 * page;
+	struct kverbs_perf p;
+	__u64 *samples, *phases;
+
+	if (page != 4096 || mb < 2)
+		SKIP(return, "needs 4 KiB pages and max_pinned_mb of 2 or more");
+	samples = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(samples != MAP_FAILED);
+	phases = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(phases != MAP_FAILED);
+
+	kv_net_begin();
+	if (mb < 2048) {
+		kv_perf_lat_base(&p, samples, 0x10000001);
+		p.flags = KVERBS_PERF_F_PHASES;
+		p.phases = (uintptr_t)phases;
+		KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
+	}
+
+	ASSERT_EQ(0, kv_param_set("max_pinned_mb_per_user", 1));
+	kv_perf_lat_base(&p, samples, 60000);
+	p.flags = KVERBS_PERF_F_PHASES;
+	p.phases = (uintptr_t)phases;
+	KV_PERF_FAILED_AT(&p, EDQUOT, KVERBS_STEP_SAMPLES);
+	/* The control: the samples alone fit. */
+	kv_perf_lat_base(&p, samples, 60000);
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_EQ(0, kv_param_set("max_pinned_mb_per_user", user_mb));
+	EXPECT_EQ(user_mb, kv_param("max_pinned_mb_per_user"));
+	EXPECT_EQ(0, phases[0]);
+	EXPECT_EQ(0, munmap(phases, page));
+	EXPECT_EQ(0, munmap(samples, len));
 }
 
 /* Memory for a log or samples, and whether the kernel takes it. */

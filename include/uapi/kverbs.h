@@ -89,6 +89,8 @@ enum {
  * @KVERBS_FEATURE_PING_INV: KVERBS_IOC_PING offers and agrees to remote
  *	invalidation with a kverbs peer (see &enum kverbs_ping_flags), takes
  *	KVERBS_PING_F_NO_INV, and fills &kverbs_ping.inv_remote and .inv_sent
+ * @KVERBS_FEATURE_PERF_PHASES: KVERBS_IOC_PERF clients take
+ *	KVERBS_PERF_F_PHASES and &kverbs_perf.phases
  * @KVERBS_FEATURE_PERF_SRQ: KVERBS_IOC_PERF servers take KVERBS_PERF_F_SRQ
  *	(&kverbs_perf.srq_wr to .srq_shared)
  */
@@ -114,6 +116,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_INV = 1 << 18,
 	KVERBS_FEATURE_PERF_SRQ = 1 << 19,
 	KVERBS_FEATURE_PING_INV = 1 << 20,
+	KVERBS_FEATURE_PERF_PHASES = 1 << 21,
 };
 
 /**
@@ -846,6 +849,20 @@ enum kverbs_perf_test {
  *	else -EMSGSIZE at KVERBS_STEP_SETUP.  Not part of the hello: a
  *	client with the flag fails with -EINVAL.
  *	Feature bit: KVERBS_FEATURE_PERF_SRQ.
+ * @KVERBS_PERF_F_PHASES: client only, READ_LAT, ATOMIC_LAT and SEND_LAT,
+ *	with &kverbs_perf.samples: where each operation's time goes, in
+ *	&kverbs_perf.phases: from the post to the run of the completion
+ *	handler that ends its round trip, and from there to the waiting
+ *	thread running again and seeing it.  Only a run with the flag
+ *	reads the clock for them, once in the handler and once in the
+ *	thread per operation (see &kverbs_perf.phases).  WRITE_LAT fails
+ *	with -EINVAL, with immediate data or without: its round trip ends
+ *	when the server's WRITE lands in the memory the client polls, with
+ *	no completion and so no handler to time.  So does another test, a
+ *	server, the flag without &kverbs_perf.samples, or without
+ *	&kverbs_perf.phases and the reverse.  Not part of the hello, and
+ *	not echoed in &kverbs_perf_result.flags.
+ *	Feature bit: KVERBS_FEATURE_PERF_PHASES.
  */
 enum kverbs_perf_flags {
 	KVERBS_PERF_F_VALIDATE = 1 << 0,
@@ -859,6 +876,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_RW = 1 << 8,
 	KVERBS_PERF_F_INV = 1 << 9,
 	KVERBS_PERF_F_SRQ = 1 << 10,
+	KVERBS_PERF_F_PHASES = 1 << 11,
 };
 
 /**
@@ -1047,7 +1065,8 @@ enum kverbs_perf_reject {
  *	client's hello (server: why it refused it), 0 if it did not
  * @reject_value: what the reason refers to, see &enum kverbs_perf_reject
  * @reject_version: the hello version the server speaks
- * @samples_stored: latency tests: entries written to &kverbs_perf.samples
+ * @samples_stored: latency tests: entries written to &kverbs_perf.samples,
+ *	and with KVERBS_PERF_F_PHASES pairs to &kverbs_perf.phases
  */
 struct kverbs_perf_result {
 	__aligned_u64 iterations;
@@ -1218,6 +1237,24 @@ struct kverbs_perf_result {
  *	requester's DONE arrives.  0 when no test ran to a measured end
  *	(a failure before it; a responder whose test failed).  Goes back
  *	to a caller whose struct holds it; an older module leaves it alone.
+ * @phases: client, KVERBS_PERF_F_PHASES: user pointer to an array of
+ *	2 * @samples_max __u64, written as @samples is: for operation i,
+ *	entry 2i is the ns from just before its post (the time @samples
+ *	starts from) to the run of the completion handler that ends its
+ *	round trip (the RDMA READ's or atomic's own completion; SEND_LAT:
+ *	the receive of the server's answer), and entry 2i + 1 the ns from
+ *	there to the waiting thread running again and seeing it.  Both are
+ *	of the whole round trip: not halved, as SEND_LAT's @samples are.
+ *	Under KVERBS_PERF_POLL_DIRECT the thread runs the handler itself;
+ *	otherwise the second phase holds the wake-up and the scheduler.
+ *	Both 0 for an operation whose completion the thread had not seen
+ *	when a failure or a signal ended the test.  The array,
+ *	@samples_max * 16 bytes computed in 64 bits, is pinned as @samples
+ *	is, with the same errors and failed step, its bytes counted
+ *	against the limits beside @samples'; @result.samples_stored counts
+ *	its pairs too.  0 without the flag.  Input only: an older caller's
+ *	struct, without it, asks for no phases.
+ *	Feature bit: KVERBS_FEATURE_PERF_PHASES.
  *
  * @post_list, @cq_mod and @inline_size are the requester's, and travel in
  * the hello when the server posts data work requests too: @post_list
@@ -1283,6 +1320,8 @@ struct kverbs_perf {
 	__u32 srq_shared;
 	__u32 __reserved_srq;
 	__aligned_u64 ended_ns;
+	/* KVERBS_PERF_F_PHASES: KVERBS_FEATURE_PERF_PHASES */
+	__aligned_u64 phases;
 };
 
 /* KVERBS_PERF_F_SRQ: the SRQ's receives by default, and at most. */

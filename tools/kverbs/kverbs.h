@@ -169,6 +169,7 @@ struct kv_perf_opts {
 	bool imm;		/* --imm: WRITE or SEND with immediate data */
 	bool rw;		/* --rw: READs and WRITEs through rdma_rw contexts */
 	bool inv;		/* --inv: each round's key invalidated by the peer */
+	bool phases;		/* --phases: where each operation's time goes */
 	bool json;
 	bool debug;
 	uint64_t timeout_ns;

@@ -57,6 +57,7 @@ enum {
 	KV_OPT_RW = 1 << 7,		/* --rw: READ or WRITE through rdma_rw contexts */
 	KV_OPT_INV = 1 << 8,		/* --inv: each round's key invalidated by the peer */
 	KV_OPT_SRQ = 1 << 9,		/* --srq: the server's receives in a shared queue */
+	KV_OPT_PHASES = 1 << 10,	/* --phases: post to handler, handler to thread */
 };
 
 /*
@@ -124,14 +125,16 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "read_lat", .test = KVERBS_PERF_READ_LAT, .verb = "RDMA_Read",
-		.kind = KV_PERF_LAT, .opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_RW | KV_OPT_INV,
+		.kind = KV_PERF_LAT,
+		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_RW | KV_OPT_INV | KV_OPT_PHASES,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_LAT,
 		.counts = "operations to time", .validate = KV_VALIDATE_DATA,
 	},
 	{
 		.cmd = "atomic_lat", .test = KVERBS_PERF_ATOMIC_LAT, .verb = "Atomic",
-		.kind = KV_PERF_LAT | KV_PERF_ATOMIC, .opts = KV_OPTS_LAT | KV_OPT_ATOMIC,
+		.kind = KV_PERF_LAT | KV_PERF_ATOMIC,
+		.opts = KV_OPTS_LAT | KV_OPT_ATOMIC | KV_OPT_PHASES,
 		.size = KV_PERF_ATOMIC_SIZE, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_LAT,
 		.counts = "operations to time", .validate = KV_VALIDATE_ATOMIC,
@@ -155,7 +158,8 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "send_lat", .test = KVERBS_PERF_SEND_LAT, .verb = "Send",
 		.kind = KV_PERF_LAT | KV_PERF_RECV,
-		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ,
+		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ |
+			KV_OPT_PHASES,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -215,7 +219,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate]%s%s%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
-		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s [ADDR]\n"
+		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s%s [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
@@ -233,6 +237,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		indent, "", t->opts & KV_OPT_REVERSE ? " [--no-reverse]" : "",
 		indent, "", t->opts & KV_OPT_DEPTH ? " [-l N] [-Q N]" : "",
 		t->opts & KV_OPT_INLINE ? " [-I SIZE]" : "",
+		t->opts & KV_OPT_PHASES ? " [--phases]" : "",
 		t->cmd, KVERBS_PERF_DEFAULT_PORT);
 	if (t->opts & KV_OPT_ATOMIC)
 		fprintf(f,
@@ -364,6 +369,24 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"                        workqueue (not direct)\n"
 		"      --dim             require adaptive interrupt moderation on the CQ (not\n"
 		"                        with direct; rxe and siw have none)\n");
+	if ((t->opts & KV_OPT_PHASES) && t->test == KVERBS_PERF_SEND_LAT)
+		fprintf(f,
+			"      --phases          client: after the latency table, where each round\n"
+			"                        trip's time goes: from the post to the run of the\n"
+			"                        handler of the server's answer's receive, then to\n"
+			"                        the test's thread running again and seeing it; min,\n"
+			"                        typical, 99%%, 99.9%% and max of each, in usec, of\n"
+			"                        the whole round trip (not halved, as the latency\n"
+			"                        is).  Costs a clock read in each handler and one in\n"
+			"                        the thread.  See --poll.\n");
+	else if (t->opts & KV_OPT_PHASES)
+		fprintf(f,
+			"      --phases          client: after the latency table, where each round\n"
+			"                        trip's time goes: from the post to the run of its\n"
+			"                        completion's handler, then to the test's thread\n"
+			"                        running again and seeing it; min, typical, 99%%,\n"
+			"                        99.9%% and max of each, in usec.  Costs a clock read\n"
+			"                        in the thread.  See --poll.\n");
 	if (t->opts & KV_OPT_SRQ)
 		fprintf(f,
 			"      --srq, --use-srq  server: take the client's SENDs in a shared receive\n"
@@ -728,7 +751,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
 		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
 		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL, OPT_RW, OPT_INV,
-		OPT_SRQ, OPT_SRQ_WR, OPT_SRQ_LIMIT,
+		OPT_SRQ, OPT_SRQ_WR, OPT_SRQ_LIMIT, OPT_PHASES,
 	};
 	static const struct option longopts[] = {
 		{ "size", required_argument, NULL, 's' },
@@ -766,6 +789,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "inline_size", required_argument, NULL, 'I' },
 		{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
 		{ "rw", no_argument, NULL, OPT_RW },
+		{ "phases", no_argument, NULL, OPT_PHASES },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		/* perftest's, for its command lines: no-ops, or refused saying why */
@@ -969,6 +993,16 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			/* Where it makes no sense the module says so: kv_perf_describe(). */
 			o->rw = true;
 			break;
+		case OPT_PHASES:
+			if (!(t->opts & KV_OPT_PHASES)) {
+				kv_usage_error(cmd, "--phases is for read_lat, atomic_lat and send_lat: %s",
+					       t->kind & KV_PERF_LAT ?
+					       "write_lat's round trip ends when the server's WRITE lands in memory the client polls, with no completion handler to time" :
+					       "a bandwidth test times no single operation");
+				return -1;
+			}
+			o->phases = true;
+			break;
 		case OPT_SRQ:
 		case OPT_SRQ_WR:
 		case OPT_SRQ_LIMIT:
@@ -1068,6 +1102,10 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			       o->max_iters ? "--max-iters" : "--no-reverse");
 		return -1;
 	}
+	if (o->role == KVERBS_ROLE_SERVER && o->phases) {
+		kv_usage_error(cmd, "--phases is for the client: the server times nothing");
+		return -1;
+	}
 	if (o->role == KVERBS_ROLE_CLIENT && o->srq) {
 		kv_usage_error(cmd, "--srq is for the server: how it takes its receives is its own choice");
 		return -1;
@@ -1132,7 +1170,18 @@ struct kv_perf_lat {
 	bool full;		/* duration mode ended early: no room for more */
 	bool have_stats;
 	struct kv_lat_stats stats;
+	/* --phases: post to handler, handler to thread (uAPI: kverbs_perf.phases) */
+	bool have_phases;
+	struct kv_lat_stats to_handler;
+	struct kv_lat_stats to_thread;
 };
+
+/* --phases: one row per phase of the round trip, as the latency's columns. */
+static void kv_perf_print_phase(const char *name, const struct kv_lat_stats *st)
+{
+	printf(" %-12s %9.2f    %9.2f    %14.2f   %16.2f  %8.2f\n", name, st->min,
+	       st->typical, st->p99, st->p99_9, st->max);
+}
 
 /* perftest's latency columns; a server has no samples, only its count. */
 static void kv_perf_print_lat(const struct kverbs_perf_result *r,
@@ -1151,6 +1200,11 @@ static void kv_perf_print_lat(const struct kverbs_perf_result *r,
 	printf(" %-7u %" PRIu64 "          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
 	       r->msg_size, (uint64_t)r->iterations, st->min, st->max, st->typical,
 	       st->avg, st->stdev, st->p99, st->p99_9);
+	if (!lat->have_phases)
+		return;
+	printf(" phase [usec]     t_min    t_typical    99%% percentile   99.9%% percentile     t_max\n");
+	kv_perf_print_phase("to handler", &lat->to_handler);
+	kv_perf_print_phase("to thread", &lat->to_thread);
 }
 
 static const char kv_perf_line[] =
@@ -1531,9 +1585,13 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 	kv_describe_ping_failure(buf, len, err, &ping, where);
 }
 
-static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
+/*
+ * A latency's statistics in usec: "latency_usec", and each of "phases",
+ * which also says how many operations it is over (@count).
+ */
+static void kv_perf_json_stats(struct kv_json *j, const struct kv_lat_stats *st,
+			       bool count)
 {
-	const struct kv_lat_stats *st = &lat->stats;
 	const struct {
 		const char *key;
 		double usec;
@@ -1544,6 +1602,22 @@ static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
 	};
 	size_t i;
 
+	kv_json_begin_object(j);
+	if (count) {
+		kv_json_key(j, "samples");
+		kv_json_u64(j, st->samples);
+	}
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		kv_json_key(j, cols[i].key);
+		kv_json_double(j, cols[i].usec);
+	}
+	kv_json_end_object(j);
+}
+
+static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
+{
+	const struct kv_lat_stats *st = &lat->stats;
+
 	kv_json_key(j, "samples");
 	kv_json_u64(j, lat->samples);
 	kv_json_key(j, "samples_full");
@@ -1553,11 +1627,15 @@ static void kv_perf_json_lat(struct kv_json *j, const struct kv_perf_lat *lat)
 		kv_json_null(j);
 		return;
 	}
+	kv_perf_json_stats(j, st, false);
+	if (!lat->have_phases)
+		return;
+	kv_json_key(j, "phases");
 	kv_json_begin_object(j);
-	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
-		kv_json_key(j, cols[i].key);
-		kv_json_double(j, cols[i].usec);
-	}
+	kv_json_key(j, "to_handler");
+	kv_perf_json_stats(j, &lat->to_handler, true);
+	kv_json_key(j, "to_thread");
+	kv_perf_json_stats(j, &lat->to_thread, true);
 	kv_json_end_object(j);
 }
 
@@ -1796,10 +1874,31 @@ static uint64_t *kv_perf_samples_alloc(const struct kv_perf_opts *o,
 	return calloc(want, sizeof(uint64_t));
 }
 
+/*
+ * --phases: the statistics of phase @which (0: to the handler, 1: to the
+ * thread) of @n operations, out of the kernel's pairs.
+ */
+static int kv_perf_phase_stats(const uint64_t *phases, size_t n, int which,
+			       struct kv_lat_stats *st)
+{
+	uint64_t *one = malloc(n * sizeof(*one));
+	size_t i;
+	int ret;
+
+	if (!one)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		one[i] = phases[2 * i + which];
+	ret = kv_lat_stats_compute(one, n, st);
+	free(one);
+	return ret;
+}
+
 /* The statistics of the samples the kernel stored, however the test ended. */
 static void kv_perf_lat_collect(const struct kv_perf_opts *o,
 				const struct kverbs_perf *cmd,
-				const uint64_t *samples, struct kv_perf_lat *lat)
+				const uint64_t *samples, const uint64_t *phases,
+				struct kv_perf_lat *lat)
 {
 	int ret;
 
@@ -1815,6 +1914,15 @@ static void kv_perf_lat_collect(const struct kv_perf_opts *o,
 		fprintf(stderr, "%s %s: cannot work out the latency statistics: %s\n",
 			kv_prog, o->cmd, strerror(-ret));
 	lat->have_stats = !ret;
+	if (!phases || ret)
+		return;
+	ret = kv_perf_phase_stats(phases, lat->samples, 0, &lat->to_handler);
+	if (!ret)
+		ret = kv_perf_phase_stats(phases, lat->samples, 1, &lat->to_thread);
+	if (ret)
+		fprintf(stderr, "%s %s: cannot work out the phases' statistics: %s\n",
+			kv_prog, o->cmd, strerror(-ret));
+	lat->have_phases = !ret;
 }
 
 /* Reports of servers running in threads (kverbs serve) are not mixed. */
@@ -1900,7 +2008,7 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		const char *addr, const char *where)
 {
 	struct kv_perf_lat lat = { 0 };
-	uint64_t *samples = NULL;
+	uint64_t *samples = NULL, *phases = NULL;
 	struct kv_span span = { 0 };
 	struct kv_cpu cpu;
 	int err, code;
@@ -1914,6 +2022,17 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 		}
 		cmd->samples = (uintptr_t)samples;
 	}
+	/* Two per sample, of the sample's operation (KVERBS_PERF_F_PHASES). */
+	if (samples && o->phases) {
+		phases = calloc(cmd->samples_max, 2 * sizeof(uint64_t));
+		if (!phases) {
+			fprintf(stderr, "%s %s: no memory for the phases of %u latency samples\n",
+				kv_prog, o->cmd, cmd->samples_max);
+			free(samples);
+			return KV_EXIT_FAILED;
+		}
+		cmd->phases = (uintptr_t)phases;
+	}
 	kv_cpu_begin(&cpu, false);
 	span.start_ns = kv_realtime_ns();
 	err = -kv_ioctl(fd, KVERBS_IOC_PERF, cmd);
@@ -1921,8 +2040,9 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 	kv_perf_span_test(&span, cmd);
 	kv_cpu_end(&cpu, false);
 	if (samples)
-		kv_perf_lat_collect(o, cmd, samples, &lat);
+		kv_perf_lat_collect(o, cmd, samples, phases, &lat);
 	code = kv_perf_report(o, cmd, err, addr, where, &span, &cpu, &lat);
+	free(phases);
 	free(samples);
 	return code;
 }
@@ -2211,6 +2331,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 			cmd.flags |= KVERBS_PERF_F_RW;
 		if (o.inv)
 			cmd.flags |= KVERBS_PERF_F_INV;
+		if (o.phases)
+			cmd.flags |= KVERBS_PERF_F_PHASES;
 	}
 	/* The server checks, or fills, what the client asked it to. */
 	if (kv_perf_where(&o, (struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr),
@@ -2256,6 +2378,12 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		return KV_EXIT_ENV;
 	}
 	if (kv_perf_server_srq(fd, &o, &cmd)) {
+		close(fd);
+		return KV_EXIT_ENV;
+	}
+	if (o.phases && !(kv_features(fd) & KVERBS_FEATURE_PERF_PHASES)) {
+		fprintf(stderr, "%s %s: the kverbs module loaded does not support --phases (phase-resolved latency): load the module built with this tool\n",
+			kv_prog, o.cmd);
 		close(fd);
 		return KV_EXIT_ENV;
 	}

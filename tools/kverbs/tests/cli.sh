@@ -382,6 +382,24 @@ kv_usage_error write_bw_inv_no_validate write_bw "--inv needs --validate: the ke
 	-- write_bw --inv 1.2.3.4
 kv_usage_error write_bw_inv_imm write_bw "--inv and --imm exclude each other: the receives of WRITEs with immediate data lie in the buffer whose key --inv invalidates" \
 	-- write_bw --inv --imm --validate 1.2.3.4
+# ---- phases: the latency tests whose round trip ends in a completion handler ----
+
+kv_case read_lat_help_phases 0 "out=--phases          client: after the latency table" \
+	"out=completion's handler, then to the test's thread" -- read_lat --help
+kv_case send_lat_help_phases 0 "out=--phases          client: after the latency table" \
+	"out=the whole round trip (not halved, as the latency" -- send_lat --help
+kv_case atomic_lat_help_phases 0 "out=--phases          client: after the latency table" \
+	-- atomic_lat --help
+for c in write_bw read_bw send_bw atomic_bw; do
+	kv_case "${c}_help_no_phases" 0 out-lacks=--phases err-empty -- "$c" --help
+	kv_usage_error "${c}_phases" "$c" "--phases is for read_lat, atomic_lat and send_lat: a bandwidth test times no single operation" \
+		-- "$c" --phases 1.2.3.4
+done
+kv_case write_lat_help_no_phases 0 out-lacks=--phases err-empty -- write_lat --help
+kv_usage_error write_lat_phases write_lat "--phases is for read_lat, atomic_lat and send_lat: write_lat's round trip ends when the server's WRITE lands in memory the client polls, with no completion handler to time" \
+	-- write_lat --phases 1.2.3.4
+kv_usage_error read_lat_phases_server read_lat "--phases is for the client: the server times nothing" \
+	-- read_lat --phases
 
 # ---- perftest's habits ----
 
