@@ -2893,6 +2893,22 @@ TEST_F_TIMEOUT(kverbs, perf_dim_unsupported, KV_NET_TIMEOUT)
 }
 
 /*
+ * @p, a client to a port nobody listens on, called as one built when the
+ * struct ended at @old: refused as ever, its result back, and every byte
+ * past @old as it was.
+ */
+#define KV_PERF_OLDER_CALLER(p, old) kv_perf_older_caller(_metadata, p, old)
+static void kv_perf_older_caller(struct __test_metadata *_metadata,
+				 struct kverbs_perf *p, size_t old)
+{
+	p->size = old;
+	memset((char *)p + old, 0xa5, sizeof(*p) - old);
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, p));
+	EXPECT_EQ(-ECONNREFUSED, p->result.error);
+	EXPECT_TRUE(kv_all_bytes((char *)p + old, sizeof(*p) - old, 0xa5));
+}
+
+/*
  * A caller whose struct ends before &kverbs_perf.cq, as one built before
  * it, gets its result and nothing written past its struct.
  */
@@ -2904,11 +2920,7 @@ TEST_F_TIMEOUT(kverbs, perf_cq_not_written_past_struct, KV_NET_TIMEOUT)
 	kv_net_begin();
 	kv_perf_base(&p);
 	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
-	p.size = old;
-	memset(&p.cq, 0xa5, sizeof(p.cq));
-	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
-	EXPECT_EQ(-ECONNREFUSED, p.result.error);
-	EXPECT_TRUE(kv_all_bytes(&p.cq, sizeof(p.cq), 0xa5));
+	KV_PERF_OLDER_CALLER(&p, old);
 }
 
 /*
@@ -2924,11 +2936,7 @@ TEST_F_TIMEOUT(kverbs, perf_srq_not_written_past_struct, KV_NET_TIMEOUT)
 	kv_net_begin();
 	kv_perf_base(&p);
 	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
-	p.size = old;
-	memset((char *)&p + old, 0xa5, sizeof(p) - old);
-	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
-	EXPECT_EQ(-ECONNREFUSED, p.result.error);
-	EXPECT_TRUE(kv_all_bytes((char *)&p + old, sizeof(p) - old, 0xa5));
+	KV_PERF_OLDER_CALLER(&p, old);
 	/* The same call at today's size: the block comes back, zeroed. */
 	kv_perf_base(&p);
 	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
@@ -2956,11 +2964,7 @@ TEST_F_TIMEOUT(kverbs, perf_ended_ns, KV_NET_TIMEOUT)
 	p.ended_ns = 77;
 	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
 	EXPECT_EQ(0, p.ended_ns);
-	p.size = offsetof(struct kverbs_perf, ended_ns);
-	memset(&p.ended_ns, 0xa5, sizeof(p.ended_ns));
-	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
-	EXPECT_EQ(-ECONNREFUSED, p.result.error);
-	EXPECT_TRUE(kv_all_bytes(&p.ended_ns, sizeof(p.ended_ns), 0xa5));
+	KV_PERF_OLDER_CALLER(&p, offsetof(struct kverbs_perf, ended_ns));
 }
 
 /*
@@ -2984,10 +2988,7 @@ TEST_F_TIMEOUT(kverbs, perf_phases_older_caller, KV_NET_TIMEOUT)
 	memset(&p.phases, 0xa5, sizeof(p.phases));
 	/* The control: at today's size the bytes are a pointer without its flag. */
 	KV_PERF_REJECTED(&p, EINVAL);
-	p.size = old;
-	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
-	EXPECT_EQ(-ECONNREFUSED, p.result.error);
-	EXPECT_TRUE(kv_all_bytes(&p.phases, sizeof(p.phases), 0xa5));
+	KV_PERF_OLDER_CALLER(&p, old);
 }
 
 /* ------------------------------------------------------------------ */
