@@ -319,11 +319,15 @@ int kverbs_lesson_rnr(struct kverbs_lesson_ctx *lc)
  * old).  The READ is large and the SEND carries its sink's last bytes,
  * the last the READ's response places: unfenced, the SEND goes out
  * stale unless the device finished the whole READ before gathering it.
+ * The READ is 64 packets at the 1024-byte MTU rxe has on a 1500-byte
+ * Ethernet, within 128: rxe holds a request back while more than 128
+ * PSNs are unacknowledged (RXE_MAX_UNACKED_PSNS), which would hold the
+ * SEND until half of a longer READ had landed, in effect a fence.
  * Whether the wrong run shows stale data still depends on the device:
  * the report says what it saw.  On iWARP the READ's sink is registered
  * with remote write too: the READ response is placed as a WRITE.
  */
-#define KVERBS_LESSON_FENCE_LEN	SZ_256K
+#define KVERBS_LESSON_FENCE_LEN	SZ_64K
 #define KVERBS_LESSON_FENCE_TAIL (KVERBS_LESSON_FENCE_LEN - KVERBS_LESSON_LEN)
 
 static int kverbs_lesson_fence_run(struct kverbs_lesson_ctx *lc, bool fenced)
