@@ -86,10 +86,14 @@ static int kv_disconnected(struct rdma_cm_id *id)
 /*
  * One completion of @cq: 0 when it succeeded, 1 when the client left
  * (hung up, or the completion was flushed), -1 on anything else.
+ * A client that received our last answer may hang up before its ACK's
+ * completion reached @cq: with @grace, a hang-up still leaves a second
+ * for a completion that is on its way (our QP stays ready to send until
+ * we disconnect, so it still arrives).
  */
-static int kv_wait(struct rdma_cm_id *id, struct ibv_cq *cq, struct ibv_wc *wc)
+static int kv_wait(struct rdma_cm_id *id, struct ibv_cq *cq, struct ibv_wc *wc, int grace)
 {
-	double start = kv_now();
+	double start = kv_now(), left = 0;
 	int n;
 
 	while (kv_now() - start < KV_STEP_SECONDS) {
@@ -105,8 +109,13 @@ static int kv_wait(struct rdma_cm_id *id, struct ibv_cq *cq, struct ibv_wc *wc)
 			}
 			return 0;
 		}
-		if (kv_disconnected(id))
+		if (left && kv_now() - left > 1)
 			return 1;
+		if (!left && kv_disconnected(id)) {
+			if (!grace)
+				return 1;
+			left = kv_now();
+		}
 		usleep(100);
 	}
 	fprintf(stderr, "no completion within %d s\n", KV_STEP_SECONDS);
@@ -120,7 +129,7 @@ static int kv_recv_adv(struct rdma_cm_id *id, struct kv_info *info, struct ibv_m
 	struct ibv_wc wc;
 	int ret;
 
-	ret = kv_wait(id, id->recv_cq, &wc);
+	ret = kv_wait(id, id->recv_cq, &wc, 0);
 	if (ret)
 		return ret;
 	if (wc.byte_len != sizeof(*info)) {
@@ -146,7 +155,7 @@ static int kv_post(struct rdma_cm_id *id, struct ibv_send_wr *wr)
 	wr->send_flags = IBV_SEND_SIGNALED;
 	if (ibv_post_send(id->qp, wr, &bad))
 		return -1;
-	return kv_wait(id, id->send_cq, &wc);
+	return kv_wait(id, id->send_cq, &wc, 1);
 }
 
 /* RDMA READ or WRITE of @size bytes of @buf; as kv_wait(). */
