@@ -67,7 +67,7 @@ flap_repair_peer() {
 # QEMU's TCP wire, whose buffers then fill and hold the peer's frames,
 # and with them its rxe's QP, in the peer's transmit queue: destroying
 # that QP then waits 10 s for them and frees it regardless, and Debian's
-# 6.12 rxe crashed in rxe_skb_tx_dtor() when the frames were let go.
+# 6.12 rxe crashes in rxe_skb_tx_dtor() when the frames are let go.
 # Unplugged after the card went down, the card's receive ring can be
 # full already, and QEMU reads the wire no more.)
 wire_down_client_a() {
@@ -170,7 +170,7 @@ test_peer_process_killed_then_module_removed() {
 	# Over siw the goodbye is the end of the TCP stream, which can cut a
 	# message of the server's in the middle: siw then ends the receive
 	# it was placing that message in with an error, not a flush (EIO at
-	# recv, seen on the debug lane).
+	# recv).
 	local reset=ECONNRESET
 	[ "$KV_TYPE" != siw ] || reset="ECONNRESET|EIO"
 	error_is "$KV_TMP/cli.json" "$reset" reg_mr send recv local_inv || return

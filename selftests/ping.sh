@@ -37,8 +37,8 @@ matrix=()
 # twenty times slower, so it runs fewer there (the names say how many).
 for count in 1 10 "${KV_BIG_COUNT:-1000}"; do
 	for size in 26 64 4096 65536 1M; do
-		# 1000 MiB each way through rxe under TCG once took 141 s on
-		# two loaded cores: the hang guard gives it room.
+		# 1000 MiB each way through rxe under TCG can take over 140 s
+		# on two loaded cores: the hang guard gives it room.
 		limit=120
 		[ "$size" = 1M ] && [ "$count" -ge 1000 ] && limit=600
 		eval "test_count_${count}_size_${size}() { KV_CLIENT_LIMIT=$limit ping_case -C $count -S $size; }"

@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		"  lesson     the classic verbs mistakes, wrong and right, in the kernel:\n"
 		"             unsignaled, rnr, fence, access ('lesson' lists them)\n"
 		"\n"
-		"'%s COMMAND --help' describes each command's options.\n"
+		"'%s COMMAND --help' describes each command's options; '%s --version'\n"
+		"prints the uAPI's ABI version the tool was built for.\n"
 		"\n"
 		"exit status:\n"
 		"  0    success\n"
@@ -36,7 +37,7 @@ static void usage(FILE *f)
 		"       permission, a module of another ABI version, or one too old for\n"
 		"       the test\n"
 		"  130  interrupted before the test was complete\n",
-		kv_prog);
+		kv_prog, kv_prog);
 }
 
 int main(int argc, char **argv)

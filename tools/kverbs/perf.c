@@ -249,7 +249,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
 	else
 		fprintf(f,
-			"  -s, --size SIZE       bytes per message (default %u; k and M suffixes);\n"
+			"  -s, --size SIZE       bytes per message (default %u; k, M, G suffixes);\n"
 			"                        server: the largest accepted (default: the module's\n"
 			"                        max_msg_size)\n"
 			"  -a, --all             every size from 2 bytes up to 8 MiB in powers of two,\n"
@@ -428,8 +428,9 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"      --out_json        also write the --json report to perftest_out.json\n"
 		"      --out_json_file FILE\n"
 		"                        ... to FILE instead\n"
-		"perftest's -d DEVICE, -i PORT and -x GID_INDEX are refused: rdma_cm takes the\n"
-		"device, port and GID from the address.  --run_infinitely is refused too.\n",
+		"perftest's -d DEVICE (--ib-dev), -i PORT (--ib-port) and -x GID_INDEX\n"
+		"(--gid-index) are refused: rdma_cm takes the device, port and GID from the\n"
+		"address.  --run_infinitely is refused too.\n",
 		KVERBS_PERF_DEFAULT_PORT, lat ? " (in --json)" : "", t->validate,
 		!(t->opts & KV_OPT_REVERSE) ? "" :
 		"      --no-reverse      server: refuse the reverse direction, the half of a\n"

@@ -95,7 +95,7 @@ static void ping_usage(FILE *f)
 		"  -C, --count COUNT     iterations; 0 or none: until interrupted (client),\n"
 		"                        as many as the client sends (server)\n"
 		"  -S, --size SIZE       client: bytes per ping (default 64, at least %u;\n"
-		"                        k and M suffixes); server: the largest accepted\n"
+		"                        k, M, G suffixes); server: the largest accepted\n"
 		"                        (default: the module's max_msg_size)\n"
 		"  -P, --persistent      server: keep serving clients until interrupted,\n"
 		"                        several at once, as rping -P does\n"

@@ -53,7 +53,7 @@ static void serve_usage(FILE *f)
 		"\n"
 		"  -p, --port PORT       port (default %u)\n"
 		"  -s, --size SIZE       the largest message accepted (default: the module's\n"
-		"                        max_msg_size; k and M suffixes)\n"
+		"                        max_msg_size; k, M, G suffixes)\n"
 		"  -j, --jobs N          clients served at once (default %u, at most %u)\n"
 		"  -C, --count N         serve N clients, then exit (default: until a signal)\n"
 		"      --busy-poll       busy-poll the CQ for each client, where the data path\n"

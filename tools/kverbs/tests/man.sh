@@ -8,9 +8,11 @@
 # command's own section each option must have an entry with the argument
 # --help gives it, written the same way, and a description
 # (man_options.py); the page's exit status must read as 'kverbs --help'
-# says.  Controls first check that the comparisons catch an option taken
-# out of a copy of the page, an argument renamed and an exit status
-# reworded.  KVERBS names the binary, KVERBS_MAN the page.  Prints KTAP;
+# says.  The other way round, every option the page names, in an entry
+# or in its text, must be one that a --help names, and an entry's
+# options must be those of its section's commands.  Controls first check
+# that the comparisons catch an option taken out of a copy of the page,
+# an argument renamed, an exit status reworded and an option made up.  KVERBS names the binary, KVERBS_MAN the page.  Prints KTAP;
 # exits 0 if every test passed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -119,6 +121,26 @@ sed -e 's/^Bad command line, or arguments the module refused\.$/Bad command line
 differs "$tmp/exit.8" - | grep -- '^exit status 2: ' >/dev/null ||
 	echo "a page whose exit status 2 differs passed" >> "$tmp/diag"
 result control_different_option_is_caught "$tmp/diag"
+
+# unknown PAGE: what PAGE names that no --help does.
+unknown() {
+	python3 "$here/man_options.py" "$1" --unknown "$KVERBS" "${cmds[@]}"
+}
+
+# The controls of the way back: an entry for an option of another
+# command (ping's -C in devices' section), and one made up in the text.
+: > "$tmp/diag"
+awk '/^\.SS devices/ { print; print ".TP"; print ".BI \\-C \" COUNT\""; print "Made up."; next } 1' \
+	"$page" > "$tmp/other.8"
+unknown "$tmp/other.8" | grep -- "section 'devices' has an entry for -C" >/dev/null ||
+	echo "a page with ping's -C under devices passed" >> "$tmp/diag"
+sed -e 's/^times are in seconds/times (\\-\\-made\\-up) are in seconds/' "$page" > "$tmp/made-up.8"
+unknown "$tmp/made-up.8" | grep -- "names --made-up, which no --help names" >/dev/null ||
+	echo "a page naming --made-up passed" >> "$tmp/diag"
+result control_unknown_option_is_caught "$tmp/diag"
+
+unknown "$page" > "$tmp/diag"
+result page_options_are_the_tools "$tmp/diag"
 
 for c in "${cmds[@]}"; do
 	{ missing "$page" "$c"; differs "$page" "$c"; } > "$tmp/diag"

@@ -8,23 +8,34 @@
 # the same way (--out_json_file FILE, not --out_json_file=FILE), and a
 # description.  An argument that is a number in --help (-s 8: the only
 # value) must be in the entry's description; a description in --help that
-# mentions suffixes (k and M) must have its counterpart mention them too.
+# mentions suffixes (k, M, G) must have its counterpart name the same.
 #
 # man_options.py PAGE --exit-status < HELP: the codes of 'kverbs --help'
 # under "exit status:" against the page's EXIT STATUS: the same codes,
 # each described in the same words (case, fonts and the final period
 # aside).
 #
+# man_options.py PAGE --unknown KVERBS CMD...: the other way round, what
+# the page names that no --help of KVERBS has.  Each option of an entry
+# (the .TP tags of a section titled with commands) must be an option of
+# one of those commands' --help; each option written anywhere on the
+# page must be one that a --help of CMD... ('-': 'kverbs --help') names.
+#
 # Prints one line for each difference; exits 0 either way (man.sh
 # counts the lines).
 import re
 import shlex
+import subprocess
 import sys
 
-HELP_OPT = re.compile(r"^ {1,8}(?:(-[A-Za-z]), )?\s*(--[A-Za-z][\w-]*)?"
+HELP_OPT = re.compile(r"^ {1,8}(?:(-[A-Za-z]), )?\s*(--[A-Za-z][\w-]*)?(?:, (--[A-Za-z][\w-]*))?"
                       r"(?: ([A-Z][A-Z_]*|\d+))?(?: {2,}(\S.*))?$")
-# A tag: -x, --long ARG (either name alone; ARG after a space or an '=').
-TAG = re.compile(r"^(?:(-[A-Za-z])(?:, )?)?(--[A-Za-z][\w-]*)?(?:([ =])(\S+))?$")
+# A tag: -x, --long ARG (either name alone, the long one perhaps with an
+# alias, --srq, --use-srq; ARG after a space or an '=').
+TAG = re.compile(r"^(?:(-[A-Za-z])(?:, )?)?(--[A-Za-z][\w-]*)?(?:, (--[A-Za-z][\w-]*))?"
+                 r"(?:([ =])(\S+))?$")
+# An option anywhere in a text: -x or --long, not inside a word.
+ANY_OPT = re.compile(r"(?:^|(?<=[][ (,|]))(--?[A-Za-z][A-Za-z0-9_-]*[A-Za-z0-9_]|-[A-Za-z])", re.M)
 
 
 def help_options(text):
@@ -33,8 +44,8 @@ def help_options(text):
     for line in text.split("\n"):
         m = HELP_OPT.match(line)
         if m and (m.group(1) or m.group(2)):
-            names = [n for n in (m.group(1), m.group(2)) if n]
-            opts.append([names, m.group(3), m.group(4) or ""])
+            names = [n for n in (m.group(1), m.group(2), m.group(3)) if n]
+            opts.append([names, m.group(4), m.group(5) or ""])
         elif opts and re.match(r"^ {10,}\S", line):
             opts[-1][2] += " " + line.strip()
     return opts
@@ -77,6 +88,13 @@ def sections(page):
         elif state == "desc" and not line.startswith('.\\"'):
             entries[-1][1] += " " + unescape(line)
     return out
+
+
+def suffixes(text):
+    """The size suffixes a description names: k and M, k, M or G."""
+    m = re.search(r"((?:\b[kMG]\b(?:,| and| or)? ?)+)[^.;]*suffix|suffix[^.;]*?:? "
+                  r"((?:\b[kMG]\b(?:,| and| or)? ?)+)", text)
+    return sorted(re.findall(r"\b[kMG]\b", (m.group(1) or m.group(2)) if m else ""))
 
 
 def words(text):
@@ -125,9 +143,44 @@ def exit_status(page):
                   f"the page '{words(paged[code])}'")
 
 
+def helped(kverbs, cmd):
+    """'kverbs CMD --help' ('kverbs --help' for CMD -)."""
+    args = [kverbs] + ([] if cmd == "-" else [cmd]) + ["--help"]
+    return subprocess.run(args, capture_output=True, text=True).stdout
+
+
+def unknown(page, kverbs, cmds):
+    """The page's options that no --help names."""
+    helps = {c: helped(kverbs, c) for c in cmds}
+    for c, text in helps.items():
+        if c != "-" and not help_options(text):
+            print(f"no options found in kverbs {'' if c == '-' else c + ' '}--help")
+    for title, entries in sections(page).items():
+        section = re.split(r",\s*", title)
+        if not all(c in helps for c in section):
+            continue
+        names = {n for c in section for opts, _, _ in help_options(helps[c]) for n in opts}
+        for tags, _ in entries:
+            for tag in tags:
+                m = TAG.match(tag)
+                for n in (m.group(1, 2, 3) if m else ()):
+                    if n and n not in names:
+                        print(f"section '{title}' has an entry for {n}, "
+                              f"which no --help of {', '.join(section)} has")
+    named = {o for text in helps.values() for o in ANY_OPT.findall(text)}
+    text = unescape(open(page, encoding="utf-8").read())
+    for no, line in enumerate(text.split("\n"), 1):
+        for o in ANY_OPT.findall(line):
+            if o not in named:
+                print(f"line {no} names {o}, which no --help names")
+
+
 def main(page, cmd):
     if cmd == "--exit-status":
         exit_status(page)
+        return
+    if cmd == "--unknown":
+        unknown(page, sys.argv[3], sys.argv[4:])
         return
     secs = sections(page)
     title = next((t for t in secs if cmd in re.split(r",\s*", t)), None)
@@ -141,7 +194,7 @@ def main(page, cmd):
         for tags, text in entries:
             for tag in tags:
                 m = TAG.match(tag)
-                if m and set(names) & {m.group(1), m.group(2)}:
+                if m and set(names) & {m.group(1), m.group(2), m.group(3)}:
                     found = (tag, m, text)
                     break
             if found:
@@ -150,7 +203,9 @@ def main(page, cmd):
             print(f"{cmd} --help has {shown}, section '{title}' has no entry for it")
             continue
         tag, m, text = found
-        sep, marg = m.group(3), m.group(4)
+        sep, marg = m.group(4), m.group(5)
+        if {n for n in m.group(1, 2, 3) if n} != set(names):
+            print(f"{cmd} --help has {shown}, the page '{tag}'")
         if not text.strip():
             print(f"{cmd}: the entry '{tag}' has no description")
         if arg and arg.isdigit():
@@ -162,6 +217,9 @@ def main(page, cmd):
             print(f"{cmd} --help has {shown}, the page '{tag}'")
         if "suffix" in desc and "suffix" not in text:
             print(f"{cmd} --help says {shown} takes suffixes, the entry '{tag}' does not")
+        elif "suffix" in desc and suffixes(desc) != suffixes(text):
+            print(f"{cmd} --help gives {shown} the suffixes {suffixes(desc)}, "
+                  f"the entry '{tag}' {suffixes(text)}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@
 # scripts/ktap-failures and scripts/ktap-skips on crafted KTAP (and the
 # last on the table of expected skips), and selftests/lib.sh's
 # ktap_main running a fake suite (its tests skip, fail, leave a process or
-# a broken device behind).  No module, no root, nothing of the host's
+# a broken device behind), and scripts/check-docs: its table of kernel
+# files on copies of Documentation/architecture.rst with a row taken out
+# or made up, and the options of kverbs command lines in a page.  No module, no root, nothing of the host's
 # touched: the fake suite replaces lib.sh's device repair and its search
 # for leftovers with fakes that see only its own process.  Prints KTAP;
 # exits 0 if every test passed.
@@ -333,6 +335,37 @@ expect unrepairable_device_fails "# after the test: cannot bring rxe0 back" \
 
 KV_ONLY="passes fake:typo other:fails" fake test_passes test_fails
 expect kv_only "1..3" "not ok 1 typo" "ok 2 passes" "ok 3 dmesg_clean"
+
+# docs NAME STATUS TEXT [FILE] < DOC: scripts/check-docs on DOC, saved
+# as FILE (default architecture.rst, which check-docs takes for
+# Documentation/architecture.rst), exits STATUS and, if TEXT is not
+# empty, says TEXT.
+docs() {
+	local name=$1 want=$2 text=$3 file=${4:-architecture.rst} rc diag=()
+	mkdir -p "$tmp/docs" && cat > "$tmp/docs/$file"
+	"$top/scripts/check-docs" "$tmp/docs/$file" > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc = "$want" ] || diag+=("exit status $rc, expected $want: $(cat "$tmp/out")")
+	[ -z "$text" ] || grep -qF -- "$text" "$tmp/out" || diag+=("no '$text': $(cat "$tmp/out")")
+	result "check_docs_$name" "${diag[@]}"
+}
+arch=$top/Documentation/architecture.rst
+docs file_table_control 0 "" < "$arch"
+docs file_table_missing_header_fails 1 "kernel/cm.h has no row in the table of files" \
+	< <(sed '/^``kernel\/cm\.h``/d' "$arch")
+docs file_table_missing_directory_fails 1 "kernel/probes/ has no row in the table of files" \
+	< <(sed '/^``kernel\/probes\/``/,+1d' "$arch")
+docs file_table_made_up_row_fails 1 "kernel/trace2.h is in the table of files, not in kernel/" \
+	< <(sed 's/^``kernel\/trace\.h``       /``kernel\/trace2.h``      /' "$arch")
+docs kverbs_options_control 0 "" page.rst <<'EOF'
+Run ``kverbs ping -c -a ADDR -C 2 -V``, or::
+
+   kverbs write_bw 10.0.0.1 -s 4096 -D 5 --out_json_file=x.json
+EOF
+docs kverbs_option_unknown_fails 1 "kverbs ping --bogus: 'kverbs ping --help' has no --bogus" \
+	page.rst <<< 'Run ``kverbs ping -c -a ADDR --bogus -C 2``.'
+docs kverbs_option_of_another_command_fails 1 "kverbs write_lat -b: 'kverbs write_lat --help' has no -b" \
+	page.rst <<< '   kverbs write_lat 10.0.0.1 -b'
 
 echo "KTAP version 1"
 echo "1..$n"
