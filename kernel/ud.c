@@ -311,12 +311,13 @@ static int kverbs_ud_post(struct kverbs_ud *u, struct kverbs_ud_msg *m,
 /* Every SEND posted completed: the device is done with the buffers. */
 static int kverbs_ud_wait_sends(struct kverbs_ud *u)
 {
+	long timeout = kverbs_ep_wait_timeout(u->run->common.timeout_ns);
 	u32 i;
 	int ret;
 
 	for (i = 0; i < u->nsend; i++) {
 		ret = kverbs_ep_wait_interruptible(u->ep, kverbs_is_done(&u->send[i].msg.done),
-						   kverbs_ep_wait_timeout(u->run->common.timeout_ns));
+						   timeout);
 		if (ret)
 			return kverbs_ep_failed(u->ep, ret, KVERBS_STEP_SEND);
 	}
