@@ -152,6 +152,50 @@ test_sigint_ends_waiting_server() {
 		'd["error"]["name"] == "EINTR"' 'd["remote_qpn"] > 1'
 }
 
+# The device goes away under both ends, each holding its QP, its
+# receives and (the client) the server's address handle: both end at
+# once with ENODEV, the removal completes, and the device comes back.
+link_del_under_ud() {
+	local start end rc
+	port=$((port + 1))
+	trace_need
+	kv_server srv "$port" --ud -C 10 --timeout 600 || return
+	# The server takes the client's first message (a receive completes,
+	# KVERBS_STEP_RECV): both ends are set up.  Armed before the client
+	# starts, which sends its two at once.
+	trace_record 'step == 9' kverbs_wc || return
+	"$KVERBS" ping -c --ud -a "$KV_ADDR" -p "$port" -C 2 -S 64 --timeout 600 --json \
+		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
+	kv_pid_cli=$!
+	wait_for 30 kv_trace_entries 1
+	rc=$?
+	trace_stop kverbs_wc
+	[ $rc = 0 ] || fail "no receive completed: $(cat "$KV_TMP/cli.err" "$KV_TMP/srv.err")" || return
+	start=$(date +%s%N)
+	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" ||
+		fail "rdma link del failed or hung" || return
+	end=$(date +%s%N)
+	[ $(((end - start) / 1000000)) -le $((10000 * KV_TIME_SCALE)) ] ||
+		fail "removal took $(((end - start) / 1000000)) ms" || return
+	kv_wait cli 5
+	[ $? = 1 ] || fail "client: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	kv_wait srv 5
+	[ $? = 1 ] || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "ENODEV"' \
+		-- "$KV_TMP/srv.json" 'd["error"]["name"] == "ENODEV"'
+}
+
+test_link_del_under_ud() {
+	local rc
+	need_ud
+	link_del_under_ud
+	rc=$?
+	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
+	[ $rc = 0 ] || return $rc
+	# The control: the device serves a datagram ping again.
+	ud_pair 64 2
+}
+
 # Nothing listens: the service ID resolution is refused.
 test_no_listener_refused() {
 	need_ud
@@ -237,6 +281,6 @@ test_ud_refused_over_iwarp() {
 ktap_main test_validated_26 test_validated_100 test_validated_path_mtu \
 	test_size_above_mtu_emsgsize test_server_size_above_mtu_emsgsize \
 	test_missing_message_times_out test_sigint_ends_waiting_server \
-	test_no_listener_refused test_udaddy_client_kserver \
+	test_link_del_under_ud test_no_listener_refused test_udaddy_client_kserver \
 	test_kclient_udaddy_server test_validate_against_udaddy_fails \
 	test_ud_refused_over_iwarp
