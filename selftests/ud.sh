@@ -60,6 +60,29 @@ PY
 test_validated_26()	{ need_ud; ud_pair 26 10; }
 test_validated_100()	{ need_ud; ud_pair 100 100; }
 
+# Both QPs are drained at the end, not destroyed with work outstanding:
+# a UD send queue flushes only a SEND with an address handle as its
+# marker (kverbs_ep_drain_markers()).
+test_drained_traced() {
+	local tr=/sys/kernel/tracing rc
+	need_ud
+	trace_need
+	trace_start kverbs_drain_end || fail "cannot set up tracing" || return
+	ud_pair 64 3
+	rc=$?
+	trace_stop kverbs_drain_end
+	[ $rc = 0 ] || return
+	kv_python $tr/trace <<'PY'
+import sys
+ends = [l.strip() for l in open(sys.argv[1]) if "kverbs_drain_end:" in l]
+if len(ends) != 2:
+    sys.exit(f"{len(ends)} drains, expected the client's and the server's: {ends}")
+bad = [l for l in ends if not l.endswith(" drained")]
+if bad:
+    sys.exit(f"drains that timed out or failed: {bad}")
+PY
+}
+
 # The largest message a UD QP carries: one path MTU, GRH not counted.
 test_validated_path_mtu() {
 	local mtu
@@ -278,7 +301,8 @@ test_ud_refused_over_iwarp() {
 		'd["path_mtu"] == 0'
 }
 
-ktap_main test_validated_26 test_validated_100 test_validated_path_mtu \
+ktap_main test_validated_26 test_validated_100 test_drained_traced \
+	test_validated_path_mtu \
 	test_size_above_mtu_emsgsize test_server_size_above_mtu_emsgsize \
 	test_missing_message_times_out test_sigint_ends_waiting_server \
 	test_link_del_under_ud test_no_listener_refused test_udaddy_client_kserver \
