@@ -2,6 +2,8 @@
 /*
  * The endpoint: one reliable connection, the rdma_cm ID under it and the
  * PD, CQ and QP it carries, from creation to the last flushed work request.
+ * A datagram end (kverbs_ep_create_ud(), ud.c) is one too, with a UD QP:
+ * its "connection" is a service ID resolution, and it never disconnects.
  *
  * A client endpoint goes IDLE -> ADDR_RESOLVED -> ROUTE_RESOLVED ->
  * CONNECTED -> DISCONNECTED; a server endpoint starts in CONNECT_REQUEST,

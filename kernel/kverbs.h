@@ -10,7 +10,8 @@
  *                   users (endpoints, listeners) that hold verbs objects
  *                   on the device, so that removal can abort them and
  *                   wait until they have let go.
- *  kverbs_ep        one RC connection: rdma_cm ID, PD, CQ and QP (ep.c).
+ *  kverbs_ep        one RC connection, or one UD end (ud.c): rdma_cm ID,
+ *                   PD, CQ and QP (ep.c).
  *                   Owned by the test that created it, in the ioctl's
  *                   thread; released by kverbs_ep_quiesce() and then
  *                   kverbs_ep_destroy().
@@ -178,7 +179,8 @@ enum kverbs_ep_flags {
 };
 
 /**
- * struct kverbs_ep - one reliable connection and the verbs objects under it
+ * struct kverbs_ep - one reliable connection, or one datagram end, and the
+ *	verbs objects under it
  * @kind: KVERBS_CM_EP, see &enum kverbs_cm_kind
  * @id: the rdma_cm ID; its ->qp is the QP once created
  * @pd: protection domain
