@@ -106,7 +106,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_IMM | KVERBS_FEATURE_PERF_POLL |
 			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW |
 			KVERBS_FEATURE_PERF_INV | KVERBS_FEATURE_PERF_SRQ |
-			KVERBS_FEATURE_PING_INV | KVERBS_FEATURE_PERF_PHASES;
+			KVERBS_FEATURE_PING_INV | KVERBS_FEATURE_PERF_PHASES |
+			KVERBS_FEATURE_PING_UD;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -164,13 +165,24 @@ static int kverbs_ping_run(void *cmd, int refused,
 }
 
 /*
- * The invalidation counts are a block of output after the result: a
- * caller whose struct predates them does not get them.
+ * The invalidation counts and the datagram ping's path are blocks of
+ * output after the result: a caller whose struct predates one does not
+ * get it.
  */
+#define KVERBS_PING_OUT(first, last)					\
+	{ offsetof(struct kverbs_ping, first), offsetofend(struct kverbs_ping, last) }
+
+static const struct {
+	size_t start;
+	size_t end;
+} kverbs_ping_out[] = {
+	KVERBS_PING_OUT(inv_remote, inv_sent),
+	KVERBS_PING_OUT(path_mtu, remote_qkey),
+};
+
 static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
 {
-	size_t start = offsetof(struct kverbs_ping, inv_remote);
-	size_t end = offsetofend(struct kverbs_ping, inv_sent);
+	size_t i, start, end;
 	int ret;
 
 	ret = kverbs_test_exec(ucmd, kverbs_ping_run,
@@ -178,9 +190,13 @@ static int kverbs_ping_exec(struct kverbs_ucmd *ucmd)
 			       sizeof_field(struct kverbs_ping, result));
 	if (ret == -EFAULT)
 		return ret;
-	if (ucmd->user_size >= end &&
-	    copy_to_user(ucmd->ubuffer + start, ucmd->cmd + start, end - start))
-		return -EFAULT;
+	for (i = 0; i < ARRAY_SIZE(kverbs_ping_out); i++) {
+		start = kverbs_ping_out[i].start;
+		end = kverbs_ping_out[i].end;
+		if (ucmd->user_size >= end &&
+		    copy_to_user(ucmd->ubuffer + start, ucmd->cmd + start, end - start))
+			return -EFAULT;
+	}
 	return ret;
 }
 

@@ -28,6 +28,15 @@ static int kverbs_ep_cm_event(struct kverbs_ep *ep, struct rdma_cm_event *event)
 		 */
 		if (event->param.conn.private_data_len)
 			kverbs_ep_keep_private_data(ep, event);
+		/*
+		 * A UD client's carries the SIDR REP: where the server is,
+		 * which rdma_cm frees once we return.
+		 */
+		if (ep->id->qp_type == IB_QPT_UD) {
+			rdma_copy_ah_attr(&ep->ud_ah_attr, &event->param.ud.ah_attr);
+			ep->ud_qpn = event->param.ud.qp_num;
+			ep->ud_qkey = event->param.ud.qkey;
+		}
 		kverbs_ep_set_state(ep, KVERBS_EP_CONNECTED);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
@@ -49,6 +58,16 @@ static int kverbs_ep_cm_event(struct kverbs_ep *ep, struct rdma_cm_event *event)
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 		if (kverbs_ep_drop_pending(ep, -ECONNABORTED))
 			return 1;
+		/*
+		 * A SIDR REP that turns a UD client down says why in a
+		 * positive status: nothing listens there (IB_SIDR_UNSUPPORTED)
+		 * or the server rejected it; as an RC reject, refused.
+		 */
+		if (ep->id->qp_type == IB_QPT_UD && event->status > 0) {
+			kverbs_ep_keep_private_data(ep, event);
+			kverbs_ep_cm_failed(ep, event, -ECONNREFUSED, KVERBS_STEP_NONE);
+			break;
+		}
 		kverbs_ep_cm_failed(ep, event,
 				    event->status < 0 ? event->status : -EHOSTUNREACH,
 				    KVERBS_STEP_NONE);

@@ -64,6 +64,29 @@ static struct kverbs_dev *kverbs_dev_find(struct ib_device *ibdev)
 }
 
 /**
+ * kverbs_dev_any_ud - whether any device could carry a datagram ping
+ *
+ * Return: true if a port of a device kverbs knows has an IB CM (IB,
+ * RoCE): rdma_cm resolves a UD service ID with it.  iWARP ports have none.
+ */
+bool kverbs_dev_any_ud(void)
+{
+	struct kverbs_dev *dev;
+	bool any = false;
+	u32 port;
+
+	mutex_lock(&kverbs_dev_lock);
+	list_for_each_entry(dev, &kverbs_dev_list, list) {
+		if (dev->removing)
+			continue;
+		rdma_for_each_port(dev->ibdev, port)
+			any |= rdma_cap_ib_cm(dev->ibdev, port);
+	}
+	mutex_unlock(&kverbs_dev_lock);
+	return any;
+}
+
+/**
  * kverbs_dev_attach - note that @user will create verbs objects on @ibdev
  * @user: the object; its ->abort must be set
  * @ibdev: the device rdma_cm bound it to

@@ -2,6 +2,8 @@
 /*
  * The endpoint: one reliable connection, the rdma_cm ID under it and the
  * PD, CQ and QP it carries, from creation to the last flushed work request.
+ * A datagram end (kverbs_ep_create_ud(), ud.c) is one too, with a UD QP:
+ * its "connection" is a service ID resolution, and it never disconnects.
  *
  * A client endpoint goes IDLE -> ADDR_RESOLVED -> ROUTE_RESOLVED ->
  * CONNECTED -> DISCONNECTED; a server endpoint starts in CONNECT_REQUEST,
@@ -377,6 +379,26 @@ struct kverbs_ep *kverbs_ep_alloc(void)
 	return ep;
 }
 
+/* A client endpoint whose ID is in port space @ps, for QPs of type @qpt. */
+static struct kverbs_ep *kverbs_ep_create_ps(enum rdma_ucm_port_space ps,
+					     enum ib_qp_type qpt)
+{
+	struct kverbs_ep *ep;
+	struct rdma_cm_id *id;
+
+	ep = kverbs_ep_alloc();
+	if (!ep)
+		return ERR_PTR(-ENOMEM);
+	id = rdma_create_id(current->nsproxy->net_ns, kverbs_cm_handler,
+			    &ep->kind, ps, qpt);
+	if (IS_ERR(id)) {
+		kfree(ep);
+		return ERR_CAST(id);
+	}
+	ep->id = id;
+	return ep;
+}
+
 /**
  * kverbs_ep_create - create a client endpoint with its rdma_cm ID
  *
@@ -388,20 +410,22 @@ struct kverbs_ep *kverbs_ep_alloc(void)
  */
 struct kverbs_ep *kverbs_ep_create(void)
 {
-	struct kverbs_ep *ep;
-	struct rdma_cm_id *id;
+	return kverbs_ep_create_ps(RDMA_PS_TCP, IB_QPT_RC);
+}
 
-	ep = kverbs_ep_alloc();
-	if (!ep)
-		return ERR_PTR(-ENOMEM);
-	id = rdma_create_id(current->nsproxy->net_ns, kverbs_cm_handler,
-			    &ep->kind, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id)) {
-		kfree(ep);
-		return ERR_CAST(id);
-	}
-	ep->id = id;
-	return ep;
+/**
+ * kverbs_ep_create_ud - create a client endpoint for datagrams
+ *
+ * As kverbs_ep_create(), in rdma_cm's UDP port space: its QP is an
+ * IB_QPT_UD one, and connecting it is a service ID resolution (SIDR)
+ * whose answer gives the server's QP number and Q_Key
+ * (&kverbs_ep.ud_qpn).  Process context.
+ *
+ * Return: the endpoint or an ERR_PTR.
+ */
+struct kverbs_ep *kverbs_ep_create_ud(void)
+{
+	return kverbs_ep_create_ps(RDMA_PS_UDP, IB_QPT_UD);
 }
 
 /*
@@ -602,7 +626,8 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	attr.send_cq = ep->cq;
 	attr.recv_cq = ep->cq;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.qp_type = IB_QPT_RC;
+	/* rdma_cm moves a UD QP to RTS itself, with its port space's Q_Key. */
+	attr.qp_type = ep->id->qp_type;
 	attr.port_num = port;
 	attr.cap.max_send_wr = send_wr;
 	attr.cap.max_recv_wr = recv_wr;
@@ -772,7 +797,13 @@ int kverbs_ep_accept_data(struct kverbs_ep *ep, u64 timeout_ns,
 	rdma_lock_handler(ep->id);
 	ret = rdma_accept(ep->id, &param);
 	rdma_unlock_handler(ep->id);
-	if (!ret)
+	/*
+	 * A UD request is answered with a SIDR REP, and that is all: no
+	 * ESTABLISHED follows on this side.
+	 */
+	if (!ret && ep->id->qp_type == IB_QPT_UD)
+		kverbs_ep_set_state(ep, KVERBS_EP_CONNECTED);
+	else if (!ret)
 		ret = kverbs_ep_wait_state(ep, KVERBS_EP_CONNECTED, timeout_ns);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_ACCEPT);
@@ -984,7 +1015,8 @@ int kverbs_post_recv(struct kverbs_ep *ep, struct ib_recv_wr *wr)
  */
 void kverbs_ep_disconnect(struct kverbs_ep *ep)
 {
-	if (ep->id && ep->id->qp)
+	/* Datagrams have no connection to end: nothing goes to the peer. */
+	if (ep->id && ep->id->qp && ep->id->qp_type != IB_QPT_UD)
 		rdma_disconnect(ep->id);
 }
 
@@ -1048,8 +1080,13 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 			.send_flags = IB_SEND_SIGNALED,
 		},
 	};
+	struct ib_ud_wr uwr = {
+		.wr = swr.wr,
+		.ah = ep->ud_ah,
+	};
 	struct ib_recv_wr rwr = { .wr_cqe = &ep->drain_rq.cqe.cqe };
 	unsigned long deadline = jiffies + KVERBS_DRAIN_TIMEOUT;
+	struct ib_send_wr *marker = &swr.wr;
 
 	ep->drain_sq.cqe.cqe.done = kverbs_drain_marker_done;
 	ep->drain_rq.cqe.cqe.done = kverbs_drain_marker_done;
@@ -1059,8 +1096,19 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 	ep->drain_rq.done = false;
 	if (ib_modify_qp(qp, &attr, IB_QP_STATE))
 		return false;
+	/*
+	 * A UD send queue takes SENDs only, each with an address handle
+	 * (rxe reads it even from a work request it flushes).  A UD QP that
+	 * never had an address handle never sent: its queue is empty.
+	 */
+	if (qp->qp_type == IB_QPT_UD) {
+		uwr.wr.opcode = IB_WR_SEND;
+		marker = ep->ud_ah ? &uwr.wr : NULL;
+	}
 	/* There is room for both (kverbs_ep_create_qp()). */
-	if (ib_post_send(qp, &swr.wr, NULL))
+	if (!marker)
+		ep->drain_sq.done = true;
+	else if (ib_post_send(qp, marker, NULL))
 		return false;
 	/*
 	 * A QP on an SRQ has no receive queue to flush: the SRQ's receives
@@ -1192,6 +1240,8 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
  */
 static void kverbs_ep_release(struct kverbs_ep *ep)
 {
+	/* Its GID entry reference, if a UD client kept the server's address. */
+	rdma_destroy_ah_attr(&ep->ud_ah_attr);
 	if (ep->id)
 		rdma_destroy_id(ep->id);
 	/* Only now may the device go: nothing of ours is left on it. */

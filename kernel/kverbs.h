@@ -10,7 +10,8 @@
  *                   users (endpoints, listeners) that hold verbs objects
  *                   on the device, so that removal can abort them and
  *                   wait until they have let go.
- *  kverbs_ep        one RC connection: rdma_cm ID, PD, CQ and QP (ep.c).
+ *  kverbs_ep        one RC connection, or one UD end (ud.c): rdma_cm ID,
+ *                   PD, CQ and QP (ep.c).
  *                   Owned by the test that created it, in the ioctl's
  *                   thread; released by kverbs_ep_quiesce() and then
  *                   kverbs_ep_destroy().
@@ -98,6 +99,7 @@ int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
 void kverbs_dev_detach(struct kverbs_dev_user *user);
 void kverbs_dev_wait_port_up(struct kverbs_dev_user *user,
 			     bool (*down)(struct kverbs_dev_user *user));
+bool kverbs_dev_any_ud(void);
 int kverbs_devices_register(void);
 void kverbs_devices_unregister(void);
 int kverbs_devices_cmd(struct kverbs_devices *cmd);
@@ -177,7 +179,8 @@ enum kverbs_ep_flags {
 };
 
 /**
- * struct kverbs_ep - one reliable connection and the verbs objects under it
+ * struct kverbs_ep - one reliable connection, or one datagram end, and the
+ *	verbs objects under it
  * @kind: KVERBS_CM_EP, see &enum kverbs_cm_kind
  * @id: the rdma_cm ID; its ->qp is the QP once created
  * @pd: protection domain
@@ -221,6 +224,13 @@ enum kverbs_ep_flags {
  * @pd_borrowed: @pd is an SRQ's, which the endpoint does not free
  * @srq_done: receives of an SRQ that completed on the QP, in order,
  *	until the test takes them (srq.c); under @lock
+ * @ud_ah_attr: UD client: the server's address, from rdma_cm's
+ *	RDMA_CM_EVENT_ESTABLISHED (its reference on the GID entry is
+ *	dropped when the endpoint is released); valid once CONNECTED
+ * @ud_qpn: UD client: the server's QP number, from the same event
+ * @ud_qkey: UD client: the Q_Key to send with, from the same event
+ * @ud_ah: UD: an address handle of the test's that outlives the QP; the
+ *	drain's send marker needs one.  NULL while no send was posted.
  */
 struct kverbs_ep {
 	enum kverbs_cm_kind kind;
@@ -253,6 +263,10 @@ struct kverbs_ep {
 	struct work_struct reap;
 	bool pd_borrowed;
 	struct list_head srq_done;
+	struct rdma_ah_attr ud_ah_attr;
+	u32 ud_qpn;
+	u32 ud_qkey;
+	struct ib_ah *ud_ah;
 };
 
 /**
@@ -297,6 +311,7 @@ struct kverbs_ep_caps {
 };
 
 struct kverbs_ep *kverbs_ep_create(void);
+struct kverbs_ep *kverbs_ep_create_ud(void);
 void kverbs_ep_destroy(struct kverbs_ep *ep);
 int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
 		      struct sockaddr *dst, u64 timeout_ns);
@@ -483,6 +498,8 @@ struct kverbs_listener {
 
 struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 					       bool shared, u64 timeout_ns);
+struct kverbs_listener *kverbs_listener_create_ud(struct sockaddr *addr,
+						  u64 timeout_ns);
 void kverbs_listener_destroy(struct kverbs_listener *lsn);
 /* srq.c: the SRQs a file's listener keeps for its servers. */
 void kverbs_srq_release_all(struct kverbs_listener *lsn);
@@ -613,6 +630,8 @@ void kverbs_test_fail(struct kverbs_test *t, struct kverbs_ep *ep, int error);
 struct kverbs_ep *kverbs_test_ep_create(struct kverbs_test *t);
 int kverbs_test_resolve(struct kverbs_test *t, struct kverbs_ep *ep);
 struct kverbs_listener *kverbs_test_listen(struct kverbs_test *t);
+struct kverbs_ep *kverbs_test_ep_create_ud(struct kverbs_test *t);
+struct kverbs_listener *kverbs_test_listen_ud(struct kverbs_test *t);
 void kverbs_test_accept_failed(struct kverbs_test *t, int error);
 
 /**

@@ -251,22 +251,10 @@ static void kverbs_listener_shutdown(struct kverbs_listener *lsn)
 	kfree(lsn);
 }
 
-/**
- * kverbs_listener_create - bind to @addr and listen
- * @addr: local address and port; the address may be a wildcard
- * @shared: for a file (KVERBS_IOC_LISTEN), any number of servers taking
- *	their clients from it; else for one server
- * @timeout_ns: how long a connection request may wait for a server
- *
- * The ID is created in the caller's network namespace: a process can
- * only listen on the addresses it can see.  Process context.
- *
- * Return: the listener or an ERR_PTR: -EADDRINUSE when the port is taken,
- * -EADDRNOTAVAIL when @addr is not a local address of the caller's
- * network namespace.
- */
-struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
-					       bool shared, u64 timeout_ns)
+/* The listener in port space @ps, for QPs of type @qpt; see below. */
+static struct kverbs_listener *
+kverbs_listener_create_ps(struct sockaddr *addr, bool shared, u64 timeout_ns,
+			  enum rdma_ucm_port_space ps, enum ib_qp_type qpt)
 {
 	struct kverbs_listener *lsn;
 	unsigned long flags;
@@ -289,7 +277,7 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 	INIT_LIST_HEAD(&lsn->srqs);
 
 	lsn->id = rdma_create_id(current->nsproxy->net_ns, kverbs_cm_handler,
-				 &lsn->kind, RDMA_PS_TCP, IB_QPT_RC);
+				 &lsn->kind, ps, qpt);
 	if (IS_ERR(lsn->id)) {
 		ret = PTR_ERR(lsn->id);
 		lsn->id = NULL;
@@ -314,6 +302,18 @@ struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
 		ret = -EADDRINUSE;
 	if (ret)
 		goto out_shutdown;
+	/*
+	 * Datagrams need the IB CM's service ID resolution, which iWARP
+	 * lacks: refuse before listening, where rdma_cm would listen for
+	 * TCP connections on the iWARP device instead.  On a wildcard,
+	 * refuse only when no device could take a UD client at all.
+	 */
+	if (qpt == IB_QPT_UD &&
+	    (lsn->id->device ? !rdma_cap_ib_cm(lsn->id->device, lsn->id->port_num) :
+			       !kverbs_dev_any_ud())) {
+		ret = -EOPNOTSUPP;
+		goto out_shutdown;
+	}
 	/* Bound to one device's address: removal of that device ends it. */
 	if (lsn->id->device) {
 		ret = kverbs_dev_attach(&lsn->user, lsn->id->device, 0);
@@ -337,6 +337,47 @@ out_shutdown:
 	/* The ID before the device: detaching lets the device go. */
 	kverbs_listener_shutdown(lsn);
 	return ERR_PTR(ret);
+}
+
+/**
+ * kverbs_listener_create - bind to @addr and listen
+ * @addr: local address and port; the address may be a wildcard
+ * @shared: for a file (KVERBS_IOC_LISTEN), any number of servers taking
+ *	their clients from it; else for one server
+ * @timeout_ns: how long a connection request may wait for a server
+ *
+ * The ID is created in the caller's network namespace: a process can
+ * only listen on the addresses it can see.  Process context.
+ *
+ * Return: the listener or an ERR_PTR: -EADDRINUSE when the port is taken,
+ * -EADDRNOTAVAIL when @addr is not a local address of the caller's
+ * network namespace.
+ */
+struct kverbs_listener *kverbs_listener_create(struct sockaddr *addr,
+					       bool shared, u64 timeout_ns)
+{
+	return kverbs_listener_create_ps(addr, shared, timeout_ns, RDMA_PS_TCP,
+					 IB_QPT_RC);
+}
+
+/**
+ * kverbs_listener_create_ud - listen for datagram clients on @addr
+ * @addr: local address and port; the address may be a wildcard
+ * @timeout_ns: how long a request may wait for a server
+ *
+ * As kverbs_listener_create() for one server, in rdma_cm's UDP port
+ * space: each request is a SIDR REQ, answered by the server's
+ * kverbs_ep_accept() with its UD QP's number.
+ *
+ * Return: the listener or an ERR_PTR, as kverbs_listener_create(), and
+ * -EOPNOTSUPP when @addr is an iWARP device's, or a wildcard while no
+ * device has a port with an IB CM.
+ */
+struct kverbs_listener *kverbs_listener_create_ud(struct sockaddr *addr,
+						  u64 timeout_ns)
+{
+	return kverbs_listener_create_ps(addr, false, timeout_ns, RDMA_PS_UDP,
+					 IB_QPT_UD);
 }
 
 static bool kverbs_listener_ready(struct kverbs_listener *lsn, int *error)

@@ -158,9 +158,19 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_listener *ls
 	int ret;
 
 	if (cmd->flags & ~(KVERBS_PING_F_VALIDATE | KVERBS_PING_F_PERSISTENT |
-			   KVERBS_PING_F_LISTENER | KVERBS_PING_F_NO_INV))
+			   KVERBS_PING_F_LISTENER | KVERBS_PING_F_NO_INV |
+			   KVERBS_PING_F_UD))
 		return -EINVAL;
-	if (cmd->__reserved0)
+	if (cmd->__reserved0 || cmd->__reserved1)
+		return -EINVAL;
+	/*
+	 * udaddy's exchange: every message of the call is in flight at once,
+	 * and there is no connection for a listener or remote invalidation.
+	 */
+	if ((cmd->flags & KVERBS_PING_F_UD) &&
+	    ((cmd->flags & (KVERBS_PING_F_PERSISTENT | KVERBS_PING_F_LISTENER |
+			    KVERBS_PING_F_NO_INV)) ||
+	     !cmd->count || cmd->count > KVERBS_PING_UD_MAX_COUNT))
 		return -EINVAL;
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
@@ -198,14 +208,17 @@ static int kverbs_ping_parse(struct kverbs_ping *cmd, struct kverbs_listener *ls
 
 	run->flags = cmd->flags;
 	run->count = cmd->count;
-	run->msg_size = cmd->msg_size ?: kverbs_max_msg_size;
+	/* A datagram server's default is the path MTU, known once bound. */
+	run->msg_size = cmd->msg_size ?:
+			(cmd->flags & KVERBS_PING_F_UD ? 0 : kverbs_max_msg_size);
 	return 0;
 }
 
 /**
  * kverbs_ping_cmd - KVERBS_IOC_PING
- * @cmd: the caller's arguments; @cmd->result, .inv_remote and .inv_sent
- *	are filled in, also on failure
+ * @cmd: the caller's arguments; @cmd->result, .inv_remote, .inv_sent,
+ *	.path_mtu, .remote_qpn and .remote_qkey are filled in, also on
+ *	failure
  * @refused: the error the ping was refused with before it began, or 0
  * @lsn: the file's listener (KVERBS_IOC_LISTEN), or NULL if it has none
  *
@@ -222,6 +235,9 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
 	memset(res, 0, sizeof(*res));
 	cmd->inv_remote = 0;
 	cmd->inv_sent = 0;
+	cmd->path_mtu = 0;
+	cmd->remote_qpn = 0;
+	cmd->remote_qkey = 0;
 	run = refused ? NULL : kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 	if (!run) {
 		res->error = refused ?: -ENOMEM;
@@ -234,13 +250,19 @@ int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
 	ret = kverbs_ping_parse(cmd, lsn, run);
 	if (!ret)
 		ret = kverbs_ping_pin_log(run, &cmd->log);
-	if (!ret && cmd->role == KVERBS_ROLE_SERVER)
+	if (!ret && (run->flags & KVERBS_PING_F_UD))
+		ret = cmd->role == KVERBS_ROLE_SERVER ? kverbs_ud_server(run) :
+							 kverbs_ud_client(run);
+	else if (!ret && cmd->role == KVERBS_ROLE_SERVER)
 		ret = kverbs_ping_server(run);
 	else if (!ret)
 		ret = kverbs_ping_client(run);
 	kverbs_test_report(res, &run->common, ret);
 	cmd->inv_remote = run->inv_remote;
 	cmd->inv_sent = run->inv_sent;
+	cmd->path_mtu = run->path_mtu;
+	cmd->remote_qpn = run->remote_qpn;
+	cmd->remote_qkey = run->remote_qkey;
 	kverbs_ubuf_unpin(&run->log_seq);
 	kverbs_ubuf_unpin(&run->log);
 	kfree(run);

@@ -93,6 +93,9 @@ struct kverbs_ping_hello {
  * @total_ns: sum of all iteration times
  * @inv_remote: &kverbs_ping.inv_remote
  * @inv_sent: &kverbs_ping.inv_sent
+ * @path_mtu: &kverbs_ping.path_mtu (KVERBS_PING_F_UD)
+ * @remote_qpn: &kverbs_ping.remote_qpn
+ * @remote_qkey: &kverbs_ping.remote_qkey
  */
 struct kverbs_ping_run {
 	struct kverbs_test common;
@@ -110,10 +113,16 @@ struct kverbs_ping_run {
 	u64 total_ns;
 	u64 inv_remote;
 	u64 inv_sent;
+	u32 path_mtu;
+	u32 remote_qpn;
+	u32 remote_qkey;
 };
 
 int kverbs_ping_client(struct kverbs_ping_run *run);
 int kverbs_ping_server(struct kverbs_ping_run *run);
+/* ud.c: the same ping over datagrams, as udaddy (KVERBS_PING_F_UD) */
+int kverbs_ud_client(struct kverbs_ping_run *run);
+int kverbs_ud_server(struct kverbs_ping_run *run);
 
 void kverbs_ping_fill(void *buf, u32 len, u64 iter);
 bool kverbs_ping_check(const void *buf, u32 len, u64 iter, u32 *offset);

@@ -134,6 +134,21 @@ struct kverbs_ep *kverbs_test_ep_create(struct kverbs_test *t)
 }
 
 /**
+ * kverbs_test_ep_create_ud - a new datagram endpoint for the test
+ * @t: the test
+ *
+ * Return: the endpoint, or an ERR_PTR with the failure in @t->fail.
+ */
+struct kverbs_ep *kverbs_test_ep_create_ud(struct kverbs_test *t)
+{
+	struct kverbs_ep *ep = kverbs_ep_create_ud();
+
+	if (IS_ERR(ep))
+		kverbs_test_failed(t, PTR_ERR(ep), KVERBS_STEP_SETUP);
+	return ep;
+}
+
+/**
  * kverbs_test_resolve - bind a client's endpoint to the server's address
  * @t: the test
  * @ep: its endpoint
@@ -160,6 +175,25 @@ struct kverbs_listener *kverbs_test_listen(struct kverbs_test *t)
 	lsn = kverbs_listener_create((struct sockaddr *)&t->addr, false, t->timeout_ns);
 	if (IS_ERR(lsn))
 		kverbs_test_failed(t, PTR_ERR(lsn), KVERBS_STEP_LISTEN);
+	return lsn;
+}
+
+/**
+ * kverbs_test_listen_ud - a datagram server's listener on @t->addr
+ * @t: the test
+ *
+ * Return: the listener, or an ERR_PTR with the failure in @t->fail:
+ * -EOPNOTSUPP at KVERBS_STEP_SETUP where no device can take datagrams
+ * (kverbs_listener_create_ud()), else at KVERBS_STEP_LISTEN.
+ */
+struct kverbs_listener *kverbs_test_listen_ud(struct kverbs_test *t)
+{
+	struct kverbs_listener *lsn;
+
+	lsn = kverbs_listener_create_ud((struct sockaddr *)&t->addr, t->timeout_ns);
+	if (IS_ERR(lsn))
+		kverbs_test_failed(t, PTR_ERR(lsn), PTR_ERR(lsn) == -EOPNOTSUPP ?
+				   KVERBS_STEP_SETUP : KVERBS_STEP_LISTEN);
 	return lsn;
 }
 

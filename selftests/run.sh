@@ -31,7 +31,7 @@ done
 module=$(realpath "$module")
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || [ -z "$pair" ] || tests=(hosts hosts_faults)
-[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping perf serve interop errors concurrent limits faults removal netns perm security fuzz failnth lessons)
+[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping perf serve interop ud errors concurrent limits faults removal netns perm security fuzz failnth lessons)
 
 # KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
 KV_TYPE=${KV_TYPE:-rxe}

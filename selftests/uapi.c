@@ -2595,10 +2595,101 @@ TEST_F_TIMEOUT(kverbs, ping_no_inv_flag, KV_NET_TIMEOUT)
 	p.inv_sent = 3;
 	EXPECT_ERRNO(EMSGSIZE, kv_ioctl(KVERBS_IOC_PING, &p));
 	EXPECT_EQ(0, p.inv_sent);
-	/* The next bit is still unknown. */
+	/* The first bit past the flags is unknown. */
 	kv_ping_base(&p, KV_PORT_BAD_ARGS);
-	p.flags = KVERBS_PING_F_NO_INV << 1;
+	p.flags = KVERBS_PING_F_UD << 1;
 	EXPECT_ERRNO(EINVAL, kv_ioctl(KVERBS_IOC_PING, &p));
+}
+
+/*
+ * KVERBS_PING_F_UD is either side's, with a count of 1 to
+ * KVERBS_PING_UD_MAX_COUNT and nothing of a connection's (a persistent
+ * server, a listener, remote invalidation): every other combination is
+ * refused before anything is made.  The control, a fair client, gets as
+ * far as the service ID resolution, which nobody answers; over iWARP,
+ * which has no UD, it is refused at setup.  The UD block is (out): what
+ * comes in goes back as what the call found.
+ */
+TEST_F_TIMEOUT(kverbs, ping_ud_flag, KV_NET_TIMEOUT)
+{
+	const bool iwarp = !strcmp(kv_env("KV_TYPE", "rxe"), "siw");
+	static const struct {
+		__u32 role;
+		__u32 flags;
+		__u32 count;
+	} bad[] = {
+		{ KVERBS_ROLE_CLIENT, 0, 0 },
+		{ KVERBS_ROLE_SERVER, 0, 0 },
+		{ KVERBS_ROLE_CLIENT, 0, KVERBS_PING_UD_MAX_COUNT + 1 },
+		{ KVERBS_ROLE_SERVER, 0, UINT32_MAX },
+		{ KVERBS_ROLE_CLIENT, KVERBS_PING_F_NO_INV, 1 },
+		{ KVERBS_ROLE_SERVER, KVERBS_PING_F_NO_INV, 1 },
+		{ KVERBS_ROLE_SERVER, KVERBS_PING_F_PERSISTENT, 1 },
+	};
+	struct kverbs_ping p;
+	size_t i;
+
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PING_UD);
+	kv_net_begin();
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	p.flags = KVERBS_PING_F_UD | KVERBS_PING_F_VALIDATE;
+	p.count = KVERBS_PING_UD_MAX_COUNT;
+	p.path_mtu = 1;
+	p.remote_qpn = 2;
+	p.remote_qkey = 3;
+	if (iwarp) {
+		EXPECT_ERRNO(EOPNOTSUPP, kv_ioctl(KVERBS_IOC_PING, &p));
+		EXPECT_EQ(KVERBS_STEP_SETUP, p.result.failed_step);
+		EXPECT_EQ(0, p.path_mtu);
+	} else {
+		EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PING, &p));
+		EXPECT_EQ(KVERBS_STEP_CONNECT, p.result.failed_step);
+		/* The port's MTU, one of IB's five. */
+		EXPECT_TRUE(p.path_mtu == 256 || p.path_mtu == 512 ||
+			    p.path_mtu == 1024 || p.path_mtu == 2048 ||
+			    p.path_mtu == 4096);
+	}
+	EXPECT_EQ(0, p.remote_qpn);
+	EXPECT_EQ(0, p.remote_qkey);
+	EXPECT_EQ(0, p.result.iterations);
+	if (kv_failed())
+		kv_diag_result(_metadata, "client", &p.result);
+
+	for (i = 0; i < KV_ARRAY_SIZE(bad); i++) {
+		kv_ping_base(&p, KV_PORT_BAD_ARGS);
+		p.role = bad[i].role;
+		p.flags = KVERBS_PING_F_UD | bad[i].flags;
+		p.count = bad[i].count;
+		if (p.role == KVERBS_ROLE_SERVER)
+			p.msg_size = 0;
+		KV_PING_REJECTED(&p, EINVAL);
+	}
+	kv_ping_base(&p, KV_PORT_BAD_ARGS);
+	p.flags = KVERBS_PING_F_UD;
+	p.__reserved1 = 1;
+	KV_PING_REJECTED(&p, EINVAL);
+}
+
+/*
+ * A caller whose struct ends before the UD block, as a tool built before
+ * it: its datagram ping runs, and nothing is written past its struct.
+ */
+TEST_F_TIMEOUT(kverbs, ping_ud_not_written_past_struct, KV_NET_TIMEOUT)
+{
+	struct kverbs_ping p;
+
+	if (!strcmp(kv_env("KV_TYPE", "rxe"), "siw"))
+		SKIP(return, "iWARP (siw) has no UD");
+	kv_net_begin();
+	kv_ping_base(&p, KV_PORT_NO_LISTENER);
+	p.size = offsetof(struct kverbs_ping, path_mtu);
+	p.flags = KVERBS_PING_F_UD;
+	memset(&p.path_mtu, 0xa5, sizeof(p) - offsetof(struct kverbs_ping, path_mtu));
+	/* Beyond the caller's size: ignored, must-be-0 or not. */
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PING, &p));
+	EXPECT_EQ(-ECONNREFUSED, p.result.error);
+	EXPECT_TRUE(kv_all_bytes(&p.path_mtu, sizeof(p) - offsetof(struct kverbs_ping, path_mtu),
+				 0xa5));
 }
 
 /*

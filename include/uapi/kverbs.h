@@ -93,6 +93,8 @@ enum {
  *	KVERBS_PERF_F_PHASES and &kverbs_perf.phases
  * @KVERBS_FEATURE_PERF_SRQ: KVERBS_IOC_PERF servers take KVERBS_PERF_F_SRQ
  *	(&kverbs_perf.srq_wr to .srq_shared)
+ * @KVERBS_FEATURE_PING_UD: KVERBS_IOC_PING takes KVERBS_PING_F_UD and
+ *	fills &kverbs_ping.path_mtu, .remote_qpn and .remote_qkey
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -117,6 +119,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PERF_SRQ = 1 << 19,
 	KVERBS_FEATURE_PING_INV = 1 << 20,
 	KVERBS_FEATURE_PERF_PHASES = 1 << 21,
+	KVERBS_FEATURE_PING_UD = 1 << 22,
 };
 
 /**
@@ -434,13 +437,29 @@ enum kverbs_role {
  *	it a client does not offer and a server does not agree, and the
  *	client revokes each key itself, as with rping, which neither offers
  *	nor agrees.  Feature bit: KVERBS_FEATURE_PING_INV.
+ * @KVERBS_PING_F_UD: either side: ping over an Unreliable Datagram QP, as
+ *	rdma-core's udaddy does, instead of rping's exchange over a reliable
+ *	connection.  The client sends &kverbs_ping.count messages of
+ *	&kverbs_ping.msg_size bytes, the server receives them all and sends as many of
+ *	the same size back, each to the address the message came from.
+ *	@count must be 1 to KVERBS_PING_UD_MAX_COUNT, on both sides; the
+ *	messages are at most the path MTU (-EMSGSIZE above it); not with
+ *	KVERBS_PING_F_PERSISTENT, _LISTENER or _NO_INV (-EINVAL).  A message
+ *	that does not come within &kverbs_ping.timeout_ns ends the call with
+ *	-ETIMEDOUT.  iWARP has no UD: over an iWARP device the call fails
+ *	with -EOPNOTSUPP before anything is sent.  Feature bit:
+ *	KVERBS_FEATURE_PING_UD.
  */
 enum kverbs_ping_flags {
 	KVERBS_PING_F_VALIDATE = 1 << 0,
 	KVERBS_PING_F_PERSISTENT = 1 << 1,
 	KVERBS_PING_F_LISTENER = 1 << 2,
 	KVERBS_PING_F_NO_INV = 1 << 3,
+	KVERBS_PING_F_UD = 1 << 4,
 };
+
+/* Most messages each way of one KVERBS_PING_F_UD call: all are in flight. */
+#define KVERBS_PING_UD_MAX_COUNT	1024
 
 /*
  * Ping message sizes.  The smallest holds "rdma-ping-%d: " for any int,
@@ -625,6 +644,15 @@ struct kverbs_ping_log {
  *	are always 0).  Both exist since KVERBS_FEATURE_PING_INV, and go
  *	back, also on failure, to a caller whose struct holds them; an
  *	older module leaves them alone.
+ * @path_mtu: (out) KVERBS_PING_F_UD: the active MTU of the port the ping
+ *	ran on, in bytes: the largest message it takes; 0 before it is known
+ * @remote_qpn: (out) KVERBS_PING_F_UD: the peer's QP number, from the
+ *	server's answer (client) or the first message (server); 0 before
+ * @remote_qkey: (out) KVERBS_PING_F_UD: the Q_Key the messages were sent
+ *	with, rdma_cm's for its UDP port space; 0 before
+ * @__reserved1: must be 0.  It and the three above exist since
+ *	KVERBS_FEATURE_PING_UD; the three go back, also on failure, to a
+ *	caller whose struct holds them.
  *
  * Where remote invalidation was agreed (see KVERBS_PING_F_NO_INV), a
  * go-ahead that does not invalidate exactly the key the client
@@ -668,6 +696,11 @@ struct kverbs_ping {
 	/* KVERBS_FEATURE_PING_INV */
 	__aligned_u64 inv_remote;
 	__aligned_u64 inv_sent;
+	/* KVERBS_FEATURE_PING_UD */
+	__u32 path_mtu;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__u32 __reserved1;
 };
 
 #define KVERBS_IOC_PING		_IO(KVERBS_TYPE, KVERBS_CMD_PING)

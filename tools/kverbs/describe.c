@@ -225,6 +225,24 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 	const char *who = server ? "the client" : "the server";
 	unsigned long long iter = res->iterations;
 
+	/* A datagram ping's own failures, in udaddy's terms. */
+	if (cmd->flags & KVERBS_PING_F_UD) {
+		if (err == EOPNOTSUPP && res->failed_step == KVERBS_STEP_SETUP)
+			return snprintf(buf, len, "no UD here: the RDMA device is iWARP (or, for a server on a wildcard address, no device is InfiniBand or RoCE), and iWARP has no Unreliable Datagram QPs");
+		if (err == EMSGSIZE && cmd->path_mtu)
+			return snprintf(buf, len, "a UD message carries at most the path MTU, %u bytes here: -S %u is larger",
+					cmd->path_mtu, cmd->msg_size);
+		if (err == ECONNREFUSED)
+			return snprintf(buf, len, "no UD listener at %s (service ID resolution refused)",
+					peer);
+		if (err == ETIMEDOUT && res->failed_step == KVERBS_STEP_RECV)
+			return snprintf(buf, len, "message %llu did not arrive within the timeout: UD does not retransmit, so a lost message or a peer that went away ends the ping",
+					iter);
+		if (err == EPROTO && res->failed_step == KVERBS_STEP_RECV)
+			return snprintf(buf, len, "message %llu had another size than the others (or than -S on the client)",
+					iter);
+	}
+
 	/* Limits are checked at whatever step allocates: name the limit. */
 	if (err == ENOBUFS)
 		return snprintf(buf, len, "the module's limit on memory for RDMA buffers is reached (max_pinned_mb)");

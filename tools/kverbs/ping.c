@@ -56,8 +56,13 @@ struct kv_ping_opts {
 	bool debug;
 	bool json;
 	bool no_inv;
+	bool ud;
+	bool count_set;
 	uint64_t timeout_ns;
 };
+
+/* udaddy's default count, for --ud without -C. */
+#define KV_PING_UD_COUNT	10
 
 struct kv_log {
 	char *buf;
@@ -79,6 +84,7 @@ static void ping_usage(FILE *f)
 	fprintf(f,
 		"usage: %s ping -s [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-P] [-v] [-V] [-d] [--no-inv] [--timeout SEC] [--json]\n"
 		"       %s ping -c -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [-I SRCADDR] [-v] [-V] [-d] [--no-inv] [--timeout SEC] [--json]\n"
+		"       %s ping --ud -s|-c [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-I SRCADDR] [-v] [-V] [-d] [--timeout SEC] [--json]\n"
 		"\n"
 		"Ping as rdma-core's rping does, with the kernel's verbs: per iteration the\n"
 		"client advertises a buffer that the server RDMA READs, then one that the\n"
@@ -107,16 +113,23 @@ static void ping_usage(FILE *f)
 		"      --no-inv          client: do not offer remote invalidation; server: do\n"
 		"                        not agree to it (the client revokes its keys itself,\n"
 		"                        as with rping)\n"
+		"      --ud              ping over Unreliable Datagrams, as rdma-core's udaddy:\n"
+		"                        the client sends COUNT messages of SIZE bytes, the\n"
+		"                        server answers each; either end interoperates with\n"
+		"                        udaddy.  COUNT 1 to %u on both ends (default %u);\n"
+		"                        SIZE at most the path MTU (server default: the\n"
+		"                        MTU); -V only between two kverbs ends (udaddy's data\n"
+		"                        is no pattern); no -P, no --no-inv; not over iWARP\n"
 		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
 		"      --json            one JSON document instead of text\n"
 		"  -h, --help            this help\n",
-		kv_prog, kv_prog, KVERBS_PING_DEFAULT_PORT, KVERBS_PING_MIN_SIZE,
-		KV_PING_JOBS, KV_THREADS_MAX);
+		kv_prog, kv_prog, kv_prog, KVERBS_PING_DEFAULT_PORT, KVERBS_PING_MIN_SIZE,
+		KV_PING_JOBS, KV_THREADS_MAX, KVERBS_PING_UD_MAX_COUNT, KV_PING_UD_COUNT);
 }
 
 static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_JSON, OPT_NO_INV };
+	enum { OPT_TIMEOUT = 256, OPT_JSON, OPT_NO_INV, OPT_UD };
 	static const struct option longopts[] = {
 		{ "server", no_argument, NULL, 's' },
 		{ "client", no_argument, NULL, 'c' },
@@ -133,6 +146,7 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-inv", no_argument, NULL, OPT_NO_INV },
+		{ "ud", no_argument, NULL, OPT_UD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -171,6 +185,7 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 				kv_usage_error("ping", "invalid count '%s'", optarg);
 				return -1;
 			}
+			o->count_set = true;
 			break;
 		case 'S':
 			if (kv_parse_size(optarg, &o->size)) {
@@ -209,6 +224,9 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 		case OPT_NO_INV:
 			o->no_inv = true;
 			break;
+		case OPT_UD:
+			o->ud = true;
+			break;
 		case 'h':
 			ping_usage(stdout);
 			return 1;
@@ -235,6 +253,20 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 	}
 	if (!o->jobs)
 		o->jobs = KV_PING_JOBS;
+	if (o->ud) {
+		if (o->persistent || o->no_inv) {
+			kv_usage_error("ping", "--ud takes no %s: a datagram ping serves one client and invalidates nothing",
+				       o->persistent ? "-P" : "--no-inv");
+			return -1;
+		}
+		if (!o->count_set)
+			o->count = KV_PING_UD_COUNT;
+		if (!o->count || o->count > KVERBS_PING_UD_MAX_COUNT) {
+			kv_usage_error("ping", "invalid count %u with --ud (1 to %u: every message is in flight at once)",
+				       o->count, KVERBS_PING_UD_MAX_COUNT);
+			return -1;
+		}
+	}
 	if (o->role == KVERBS_ROLE_CLIENT) {
 		if (!o->addr) {
 			kv_usage_error("ping", "the client needs the server's address: -a ADDR");
@@ -620,7 +652,11 @@ static void kv_ping_print_text(const struct kv_ping_opts *o,
 		       kv_ms(r->iter_ns_max));
 	if (o->validate && r->iterations)
 		printf("; data validated");
-	kv_ping_print_inv(stdout, cmd, inv);
+	if (o->ud)
+		printf("; UD, path MTU %u, peer QPN 0x%x, Q_Key 0x%x", cmd->path_mtu,
+		       cmd->remote_qpn, cmd->remote_qkey);
+	else
+		kv_ping_print_inv(stdout, cmd, inv);
 	printf("\n");
 }
 
@@ -650,6 +686,16 @@ static void kv_ping_print_json(const struct kv_ping_opts *o,
 	kv_json_bool(&j, o->validate);
 	kv_json_key(&j, "no_inv");
 	kv_json_bool(&j, o->no_inv);
+	kv_json_key(&j, "transport");
+	kv_json_string(&j, o->ud ? "ud" : "rc");
+	if (o->ud) {
+		kv_json_key(&j, "path_mtu");
+		kv_json_u64(&j, cmd->path_mtu);
+		kv_json_key(&j, "remote_qpn");
+		kv_json_u64(&j, cmd->remote_qpn);
+		kv_json_key(&j, "remote_qkey");
+		kv_json_u64(&j, cmd->remote_qkey);
+	}
 	kv_json_key(&j, "status");
 	kv_json_string(&j, status);
 	kv_json_key(&j, "iterations");
@@ -702,7 +748,8 @@ static void kv_ping_print_debug(const struct kverbs_ping *cmd, int err)
 		"elapsed_ns %" PRIu64 " iter_ns min %" PRIu64 " avg %" PRIu64 " max %" PRIu64 "\n"
 		"clients %u clients_failed %u valid 0x%x failed_step %u (%s)\n"
 		"wc_status %u (%s) vendor_err 0x%x cm_event %u (%s) cm_status %d mismatch_offset %u\n"
-		"inv_remote %" PRIu64 " inv_sent %" PRIu64 "\n",
+		"inv_remote %" PRIu64 " inv_sent %" PRIu64 "\n"
+		"path_mtu %u remote_qpn 0x%x remote_qkey 0x%x\n",
 		-err, kv_errno_name(err), (uint64_t)r->iterations,
 		(uint64_t)r->bytes_read, (uint64_t)r->bytes_written,
 		(uint64_t)r->elapsed_ns, (uint64_t)r->iter_ns_min,
@@ -711,7 +758,8 @@ static void kv_ping_print_debug(const struct kverbs_ping *cmd, int err)
 		kv_step_str(r->failed_step), r->wc_status,
 		kv_wc_status_str(r->wc_status), r->vendor_err, r->cm_event,
 		kv_cm_event_str(r->cm_event), r->cm_status, r->mismatch_offset,
-		(uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent);
+		(uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent,
+		cmd->path_mtu, cmd->remote_qpn, cmd->remote_qkey);
 }
 
 /* Map the call's outcome to an exit code and a status word. */
@@ -768,6 +816,8 @@ int kv_cmd_ping(int argc, char **argv)
 		cmd.flags |= KVERBS_PING_F_PERSISTENT;
 	if (o.no_inv)
 		cmd.flags |= KVERBS_PING_F_NO_INV;
+	if (o.ud)
+		cmd.flags |= KVERBS_PING_F_UD;
 	if (kv_parse_addr(o.addr ? o.addr : "0.0.0.0", o.port,
 			  (struct sockaddr_storage *)&cmd.addr)) {
 		kv_usage_error("ping", "cannot resolve address '%s'", o.addr);
@@ -792,6 +842,13 @@ int kv_cmd_ping(int argc, char **argv)
 	/* Said in words of its own, as perf's options: the flag would be EINVAL. */
 	if (o.no_inv && !inv) {
 		fprintf(stderr, "%s ping: the kverbs module loaded does not support --no-inv (it never uses remote invalidation in a ping): load the module built with this tool, or leave --no-inv out\n",
+			kv_prog);
+		close(fd);
+		return KV_EXIT_ENV;
+	}
+
+	if (o.ud && !(kv_features(fd) & KVERBS_FEATURE_PING_UD)) {
+		fprintf(stderr, "%s ping: the kverbs module loaded does not support --ud (no datagram ping): load the module built with this tool\n",
 			kv_prog);
 		close(fd);
 		return KV_EXIT_ENV;

@@ -157,6 +157,12 @@ kv_usage_error ping_client_without_address ping "the client needs the server's a
 	-- ping -c
 kv_usage_error ping_persistent_client ping "-P is for the server" -- ping -c -a 127.0.0.1 -P
 kv_usage_error ping_server_with_source ping "-I is for the client" -- ping -s -I 127.0.0.1
+kv_usage_error ping_ud_persistent ping "--ud takes no -P" -- ping --ud -s -P
+kv_usage_error ping_ud_no_inv ping "--ud takes no --no-inv" -- ping --ud -c -a 127.0.0.1 --no-inv
+kv_usage_error ping_ud_count_zero ping "invalid count 0 with --ud (1 to 1024" \
+	-- ping --ud -c -a 127.0.0.1 -C 0
+kv_usage_error ping_ud_count_too_big ping "invalid count 1025 with --ud (1 to 1024" \
+	-- ping --ud -s -C 1025
 kv_usage_error ping_client_size_below_minimum ping "invalid size 25 (at least 26" \
 	-- ping -c -a 127.0.0.1 -S 25
 kv_usage_error ping_server_size_below_minimum ping "invalid size 25 (at least 26" \
