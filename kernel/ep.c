@@ -376,6 +376,7 @@ struct kverbs_ep *kverbs_ep_alloc(void)
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->pending);
 	INIT_LIST_HEAD(&ep->srq_done);
+	ep->srq_allowed = U64_MAX;
 	return ep;
 }
 

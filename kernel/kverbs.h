@@ -231,6 +231,10 @@ enum kverbs_ep_flags {
  * @ud_qkey: UD client: the Q_Key to send with, from the same event
  * @ud_ah: UD: an address handle of the test's that outlives the QP; the
  *	drain's send marker needs one.  NULL while no send was posted.
+ * @srq_allowed: iWARP, a QP on an SRQ: the messages its peer may have
+ *	sent so far (kverbs_srq_credit()); U64_MAX, no limit, elsewhere;
+ *	under @lock
+ * @srq_arrived: ... and those that completed on it; under @lock
  */
 struct kverbs_ep {
 	enum kverbs_cm_kind kind;
@@ -267,6 +271,8 @@ struct kverbs_ep {
 	u32 ud_qpn;
 	u32 ud_qkey;
 	struct ib_ah *ud_ah;
+	u64 srq_allowed;
+	u64 srq_arrived;
 };
 
 /**

@@ -30,7 +30,9 @@
  *     the client's sample: post to seeing the answer, halved
  *   SEND_BW on iWARP, which has no receiver-not-ready retry:
  *                                   <----  SEND ROUND_OK after each ring of
- *                                          receives taken and posted again;
+ *                                          receives taken and posted again
+ *                                          (on an SRQ: each window, ADV's
+ *                                          slots, srq.c's "Credits");
  *     the client has no more SENDs outstanding than the server receives
  *   WRITE_BW, READ_BW, atomics: SEND PROGRESS now and then
  *                                   ---->  (the server's wait is bounded)
@@ -659,6 +661,8 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
  * @iters: messages answered (server) or answers seen (client)
  * @srq: SEND_LAT's server with KVERBS_PERF_F_SRQ: the client's messages
  *	arrive in this SRQ's receives, not in @recv
+ * @srq_credits: ... over iWARP: each answer grants the client's next
+ *	message (kverbs_srq_credit())
  */
 struct kverbs_perf_pp {
 	struct kverbs_perf_run *run;
@@ -682,6 +686,7 @@ struct kverbs_perf_pp {
 	struct kverbs_perf_recv recv;
 	u64 iters;
 	struct kverbs_srq *srq;
+	bool srq_credits;
 };
 
 void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
@@ -710,6 +715,8 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
  * @wc_flags: ...
  * @imm: ...
  * @inv_rkey: ...
+ * @beyond: it completed beyond the messages granted to the peer
+ *	(kverbs_srq_credit(), iWARP)
  */
 struct kverbs_srq_recv {
 	struct kverbs_cqe cqe;
@@ -724,7 +731,14 @@ struct kverbs_srq_recv {
 	u32 wc_flags;
 	u32 imm;
 	u32 inv_rkey;
+	bool beyond;
 };
+
+/*
+ * iWARP: a session's window is at most this fraction of the SRQ's
+ * receives (kverbs_srq_reserve()).
+ */
+#define KVERBS_SRQ_SHARES	4
 
 /**
  * struct kverbs_srq - a shared receive queue, its PD and its receives
@@ -751,6 +765,10 @@ struct kverbs_srq_recv {
  * @limit_events: IB_EVENT_SRQ_LIMIT_REACHED events
  * @qps: QPs that have used it
  * @next_cid: the number of the next receive posted, for the trace
+ * @reserved: iWARP: the receives the sessions' windows hold
+ *	(kverbs_srq_reserve()); under kverbs_srq_lock
+ * @lost: ... and those no window may count on any more; under
+ *	kverbs_srq_lock
  */
 struct kverbs_srq {
 	struct kref ref;
@@ -775,6 +793,8 @@ struct kverbs_srq {
 	atomic64_t limit_events;
 	atomic_t qps;
 	atomic_t next_cid;
+	u32 reserved;
+	u32 lost;
 };
 
 struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device *ibdev,
@@ -784,6 +804,9 @@ int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r);
 struct kverbs_srq_recv *kverbs_srq_take(struct kverbs_ep *ep);
 bool kverbs_srq_ready(struct kverbs_ep *ep);
 void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep);
+int kverbs_srq_reserve(struct kverbs_srq *srq, u32 want, u32 *window);
+void kverbs_srq_unreserve(struct kverbs_srq *srq, u32 window, bool lost);
+void kverbs_srq_credit(struct kverbs_ep *ep, u64 n);
 
 int kverbs_perf_client(struct kverbs_perf_run *run);
 int kverbs_perf_server(struct kverbs_perf_run *run);

@@ -380,6 +380,11 @@ static int kverbs_perf_pp_server_srq(struct kverbs_perf_pp *pp, u32 ctrl_len,
 			kverbs_perf_pp_srq_repost(pp, r, 0);
 			return kverbs_ep_failed(ep, -EIO, KVERBS_STEP_RECV);
 		}
+		/* iWARP: a message before the answer that granted it. */
+		if (r->beyond)
+			return kverbs_perf_pp_srq_repost(pp, r,
+							 kverbs_ep_failed(ep, -EPROTO,
+									  KVERBS_STEP_RECV));
 		ib_dma_sync_single_for_cpu(pp->srq->ibdev, r->dma, r->byte_len,
 					   DMA_FROM_DEVICE);
 		pp->recv.byte_len = r->byte_len;
@@ -406,6 +411,9 @@ static int kverbs_perf_pp_server_srq(struct kverbs_perf_pp *pp, u32 ctrl_len,
 		}
 		/* The client's next message must find a receive. */
 		ret = kverbs_perf_pp_srq_repost(pp, r, ret);
+		/* iWARP: the answer grants the client's next message. */
+		if (!ret && pp->srq_credits)
+			kverbs_srq_credit(ep, 1);
 		if (!ret)
 			ret = kverbs_perf_pp_post(pp, iter);
 		if (ret)

@@ -29,7 +29,7 @@ struct kverbs_perf_resp {
 	u32 slots;
 	u32 stride;			/* bytes from one slot to the next */
 	u32 ctrl_len;			/* bytes in each of the requester's control messages */
-	bool flow;			/* SEND_BW on iWARP: grant receives, ring by ring */
+	bool flow;			/* SEND_BW on iWARP: grant receives by ring, or window */
 	bool await_start;		/* the server: the client's START comes first */
 	struct kverbs_perf_recv *recvs;	/* the ring: SEND_BW one per slot; WRITE_BW with imm */
 	u32 nrecvs;			/* ... of this many */
@@ -44,6 +44,10 @@ struct kverbs_perf_resp {
 	u64 next_round;			/* --validate: the next round's first iteration */
 	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 	struct kverbs_srq *srq;		/* KVERBS_PERF_F_SRQ: every receive is there */
+	u32 srq_window;			/* ... iWARP: the receives reserved for the peer */
+	u32 srq_used;			/* ... SEND_BW: and taken of the window granted last */
+	bool srq_ran;			/* ... and the peer was connected */
+	bool srq_clean;			/* ... and said DONE */
 };
 
 /*
@@ -92,24 +96,26 @@ static u32 kverbs_perf_resp_credits(const struct kverbs_perf_ops *t)
 }
 
 /*
- * KVERBS_PERF_F_SRQ, SEND_BW: the QP takes its receives, the requester's
- * control messages and its data alike, from an SRQ it shares with the
- * other servers of the file's listener (srq.c), and is created on the
- * SRQ's PD.  Not on iWARP: with no receiver-not-ready retry there, the
- * responder grants its receives ring by ring (kverbs_perf_req_credit()),
- * and a share of a queue others take from is no ring it can grant.
+ * KVERBS_PERF_F_SRQ, SEND_BW and SEND_LAT: the QP takes its receives,
+ * the requester's control messages and its data alike, from an SRQ it
+ * shares with the other servers of the file's listener (srq.c), and is
+ * created on the SRQ's PD.  On iWARP, with no receiver-not-ready retry,
+ * the session reserves a window of the SRQ's receives for its peer
+ * (srq.c's "Credits"): SEND_BW's requester sends a window at a time,
+ * each granted with ROUND_OK as the ring's are without an SRQ
+ * (kverbs_perf_req_credit()); SEND_LAT's one message at a time, each
+ * granted by the answer to the last.  The client's START is granted
+ * now, before the connection.
  */
 static int kverbs_perf_resp_srq_setup(struct kverbs_perf_resp *s,
 				      struct kverbs_ep_caps *caps)
 {
 	struct kverbs_perf_run *run = s->run;
 	struct ib_device *ibdev = kverbs_ep_device(s->ep);
+	bool pingpong = kverbs_perf_is_pingpong(s->t);
 	struct kverbs_srq *srq;
+	int ret;
 
-	if (rdma_protocol_iwarp(ibdev, kverbs_ep_port(s->ep))) {
-		ibdev_dbg(ibdev, "srq: not on iWARP, which has no receiver-not-ready retry\n");
-		return -EOPNOTSUPP;
-	}
 	srq = kverbs_srq_get(run->lsn, ibdev, run->srq_wr, run->srq_limit,
 			     run->srq_msg_size);
 	if (IS_ERR(srq))
@@ -120,6 +126,13 @@ static int kverbs_perf_resp_srq_setup(struct kverbs_perf_resp *s,
 	run->srq_shared = atomic_read(&srq->qps);
 	if (s->stride > srq->recv_len)
 		return -EMSGSIZE;
+	if (rdma_protocol_iwarp(ibdev, kverbs_ep_port(s->ep))) {
+		ret = kverbs_srq_reserve(srq, pingpong ? 1 : s->tx_depth, &s->srq_window);
+		if (ret)
+			return ret;
+		s->flow = !pingpong;
+		kverbs_srq_credit(s->ep, 1);
+	}
 	caps->srq = srq->srq;
 	caps->srq_pd = srq->pd;
 	caps->srq_wr = srq->wr;
@@ -184,6 +197,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
 				    s->msg_size, s->stride);
 		s->pp.srq = s->srq;
+		s->pp.srq_credits = s->srq_window;
 		return 0;
 	}
 	/*
@@ -369,7 +383,8 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 {
 	struct kverbs_perf_msg m = {
 		.type = cpu_to_le32(KVERBS_PERF_MSG_ADV),
-		.slots = cpu_to_le32(s->srq ? s->srq->wr : s->slots),
+		.slots = cpu_to_le32(!s->srq ? s->slots :
+				     s->flow ? s->srq_window : s->srq->wr),
 		.stride = cpu_to_le32(s->stride),
 	};
 	int ret;
@@ -401,12 +416,19 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 		m.addr = cpu_to_le64(s->buf.mr->iova);
 		m.rkey = cpu_to_le32(s->buf.mr->rkey);
 	}
+	/*
+	 * iWARP, SRQ: START's receive is posted again; the first window,
+	 * or SEND_LAT's first message.
+	 */
+	if (s->srq_window)
+		kverbs_srq_credit(s->ep, s->flow ? s->srq_window : 1);
 	return kverbs_perf_resp_ctrl(s, &m);
 }
 
 /*
- * SEND_BW on iWARP: a ring of receives was taken and is posted again,
- * so the requester may send another ring (kverbs_perf_req_credit()).
+ * SEND_BW on iWARP: a ring of receives, or on an SRQ a window of them,
+ * was taken and is posted again, so the requester may send another
+ * (kverbs_perf_req_credit()).
  */
 static int kverbs_perf_resp_credit(struct kverbs_perf_resp *s)
 {
@@ -595,6 +617,12 @@ static int kverbs_perf_resp_srq_take(struct kverbs_perf_resp *s, u64 timeout_ns,
 		kverbs_perf_resp_srq_untake(ep, r);
 		return kverbs_ep_failed(ep, -EIO, KVERBS_STEP_RECV);
 	}
+	/* iWARP: the peer sent more than it was granted (srq.c's "Credits"). */
+	if (r->beyond) {
+		ibdev_dbg(s->srq->ibdev, "srq: a message beyond the peer's credits\n");
+		return kverbs_perf_resp_srq_repost(s, r, kverbs_ep_failed(ep, -EPROTO,
+									   KVERBS_STEP_RECV));
+	}
 	ib_dma_sync_single_for_cpu(s->srq->ibdev, r->dma, r->byte_len, DMA_FROM_DEVICE);
 	*rp = r;
 	return 0;
@@ -663,7 +691,14 @@ static int kverbs_perf_resp_srq_next(struct kverbs_perf_resp *s, u64 *ops,
 		}
 		if (!ret)
 			s->received++;
-		return kverbs_perf_resp_srq_repost(s, r, ret);
+		ret = kverbs_perf_resp_srq_repost(s, r, ret);
+		/* iWARP: the window is taken, and its receives posted again. */
+		if (!ret && s->flow && ++s->srq_used == s->srq_window) {
+			s->srq_used = 0;
+			kverbs_srq_credit(ep, s->srq_window);
+			ret = kverbs_perf_resp_credit(s);
+		}
+		return ret;
 	}
 	ret = kverbs_perf_resp_srq_ctrl(s, r, &m);
 	/* The requester's next message may come before our answer to this one. */
@@ -862,12 +897,14 @@ int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
 	u64 ops = 0, elapsed = 0, peak = 0;
 	int ret;
 
+	s->srq_ran = true;
 	ret = s->await_start ? kverbs_perf_resp_await_start(s) : 0;
 	if (!ret)
 		ret = kverbs_perf_resp_advertise(s);
 	while (!ret)
 		ret = kverbs_perf_resp_next(s, &ops, &elapsed, &peak);
 	if (ret == 1) {
+		s->srq_clean = true;
 		/* The requester's DONE ended its measured phase just now. */
 		s->run->ended_ns = ktime_get_real_ns();
 		kverbs_perf_set_rates(res, ops, elapsed, peak);
@@ -898,6 +935,10 @@ void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
 	if (s->srq) {
 		/* The QP is gone: what it took and did not post again goes back. */
 		kverbs_srq_give_back(s->srq, s->ep);
+		/* A peer that said DONE sends nothing more: nothing was in flight. */
+		if (s->srq_window)
+			kverbs_srq_unreserve(s->srq, s->srq_window,
+					     s->srq_ran && !s->srq_clean);
 		s->run->srq_shared = atomic_read(&s->srq->qps);
 		s->run->srq_limit_events = atomic64_read(&s->srq->limit_events);
 		kverbs_srq_put(s->srq);

@@ -35,6 +35,36 @@
  * context, once the posted receives are back up to it.  nvmet never
  * arms one: its SRQ is sized for the queue depth its hosts may use.
  *
+ * Credits, over iWARP: a SEND that finds the SRQ empty ends its
+ * connection there, since iWARP has no receiver-not-ready retry, and
+ * one QP's messages take receives that another's peer counted on.  So
+ * each session there reserves a window of the SRQ's receives for its
+ * QP (kverbs_srq_reserve(), at setup, before the connection), and the
+ * windows of the sessions on one SRQ add up to no more than it holds:
+ * a window is at most a quarter of the SRQ, so that four clients get
+ * one in full, and a later client gets what is left, or -ENOSPC when
+ * nothing is.  The session grants its peer messages only out of its
+ * window, and only for receives it has posted again: the client's
+ * START (one, granted with the connection), then SEND_BW a window at a
+ * time, each once the last one is taken and every receive of it
+ * posted again (ROUND_OK), SEND_LAT one message per answer.  That is
+ * how svcrdma grants RPC-over-RDMA credits: sc_fc_credits, one per
+ * receive it keeps posted (svc_rdma_accept() in
+ * net/sunrpc/xprtrdma/svc_rdma_transport.c), in the header of every
+ * reply (svc_rdma_sendto.c), which the client takes as its window
+ * (rpcrdma_reply_handler() in rpc_rdma.c).  nvmet-rdma's use_srq
+ * (drivers/nvme/target/rdma.c) sizes one SRQ for its hosts' queue
+ * depths and leaves the rest to InfiniBand's RNR retry.  Then
+ * at any time the receives posted are at least what every peer may
+ * still send.  The QP's endpoint counts what it granted
+ * (&kverbs_ep.srq_allowed) and what arrived (&kverbs_ep.srq_arrived):
+ * a message that completes beyond the grant is marked (@beyond) and
+ * ends its session with -EPROTO, as a peer that broke the protocol.
+ * On InfiniBand and RoCE no window is reserved, and nothing is counted.
+ * A session that ends before its peer's DONE gives its window back but
+ * one receive, which its QP may have consumed without completing it;
+ * that one stays lost to the credits (@lost) until the SRQ goes.
+ *
  * Owner and release: an SRQ is refcounted (@ref).  A server without a
  * file's listener holds the one reference to its own SRQ.  A file's
  * listener (KVERBS_IOC_LISTEN) keeps a list, one SRQ per device, under
@@ -231,6 +261,8 @@ static void kverbs_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->imm = r->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
 	r->inv_rkey = r->wc_flags & IB_WC_WITH_INVALIDATE ? wc->ex.invalidate_rkey : 0;
 	spin_lock_irqsave(&ep->lock, flags);
+	/* A flushed receive took no message: only those count against credits. */
+	r->beyond = !wc->status && ++ep->srq_arrived > ep->srq_allowed;
 	list_add_tail(&r->node, &ep->srq_done);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	if (wc->status)
@@ -289,6 +321,73 @@ void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep)
 	while ((r = kverbs_srq_take(ep)))
 		if (kverbs_srq_post(srq, r))
 			ibdev_dbg(srq->ibdev, "srq: a receive could not be posted again\n");
+}
+
+/**
+ * kverbs_srq_reserve - a window of the SRQ's receives for one QP's peer
+ * @srq: the SRQ
+ * @want: the window asked for, at least 1
+ * @window: the window reserved: at most @want and a quarter of the SRQ,
+ *	less when the windows of the other sessions leave less
+ *
+ * For iWARP, which has no receiver-not-ready retry: see "Credits"
+ * above.  kverbs_srq_unreserve() gives it back.
+ *
+ * Return: 0, or -ENOSPC when the other sessions' windows hold every
+ * receive of the SRQ.
+ */
+int kverbs_srq_reserve(struct kverbs_srq *srq, u32 want, u32 *window)
+{
+	u32 cap = max(srq->wr / KVERBS_SRQ_SHARES, 1U), avail;
+	int ret = 0;
+
+	mutex_lock(&kverbs_srq_lock);
+	avail = srq->wr - srq->reserved - srq->lost;
+	*window = min3(want, cap, avail);
+	if (*window) {
+		srq->reserved += *window;
+	} else {
+		ibdev_dbg(srq->ibdev, "srq: no window left (%u reserved, %u lost of %u)\n",
+			  srq->reserved, srq->lost, srq->wr);
+		ret = -ENOSPC;
+	}
+	mutex_unlock(&kverbs_srq_lock);
+	return ret;
+}
+
+/**
+ * kverbs_srq_unreserve - give a window back once its QP is destroyed
+ * @srq: the SRQ
+ * @window: what kverbs_srq_reserve() reserved
+ * @lost: the QP may have consumed a receive it never completed: keep
+ *	one receive of the window out of every later one
+ */
+void kverbs_srq_unreserve(struct kverbs_srq *srq, u32 window, bool lost)
+{
+	mutex_lock(&kverbs_srq_lock);
+	srq->reserved -= window;
+	if (lost)
+		srq->lost++;
+	mutex_unlock(&kverbs_srq_lock);
+}
+
+/**
+ * kverbs_srq_credit - grant the peer of @ep's QP more messages
+ * @ep: an endpoint whose QP is on an SRQ
+ * @n: messages; the receives for them are posted
+ *
+ * Before the message that tells the peer: a message it sends in
+ * answer then never completes beyond the grant.  The first call, before
+ * the connection, starts the count (the endpoint counts nothing
+ * before); InfiniBand and RoCE never call it.
+ */
+void kverbs_srq_credit(struct kverbs_ep *ep, u64 n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->srq_allowed = ep->srq_allowed == U64_MAX ? n : ep->srq_allowed + n;
+	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
 static struct kverbs_srq *kverbs_srq_create(struct ib_device *ibdev, bool shared,

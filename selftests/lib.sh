@@ -283,14 +283,6 @@ kv_connected() {
 	echo $n
 }
 
-# kverbs has no SRQ over iWARP: skip a test of one there.  iWARP has no
-# receiver-not-ready retry, and a SEND ring shared by several QPs would
-# need the SRQ's receives divided among them as credits (perf.sh's
-# srq_refused_on_iwarp checks the refusal).
-kv_srq_skip_iwarp() {
-	[ "$KV_TYPE" != siw ] || skip "iWARP: kverbs refuses an SRQ there (EOPNOTSUPP)"
-}
-
 # kv_any_connected PORT...: is a kverbs cm_id connected, from or to one
 # of these ports (kv_connected)?
 kv_any_connected() {

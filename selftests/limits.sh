@@ -77,7 +77,6 @@ over_max_pinned_srq() {
 }
 
 test_max_pinned_mb_srq() {
-	kv_srq_skip_iwarp
 	with_param max_pinned_mb 1 over_max_pinned_srq
 }
 

@@ -1998,7 +1998,6 @@ PY
 # SEND checked by the server in the SRQ's receive it landed in.
 test_send_bw_srq_4_qps_validate() {
 	local n
-	kv_srq_skip_iwarp
 	n=$(perf_iters 1000)
 	perf_srq 4 -- -s 4096 -n "$n" || return
 	json_check "$KV_TMP/cli.json" "d['iterations'] == 4 * $n" \
@@ -2012,7 +2011,6 @@ test_send_bw_srq_4_qps_validate() {
 # still checked.
 test_send_bw_srq_limit_validate() {
 	local n
-	kv_srq_skip_iwarp
 	n=$(perf_iters 500)
 	perf_srq 2 --srq-wr 16 --srq-limit 16 -- -s 1024 -t 64 -n "$n" || return
 	json_check "$KV_TMP/srv.json" 'd["srq_wr"] == 16' 'd["srq_limit"] == 16' \
@@ -2025,7 +2023,6 @@ test_send_bw_srq_limit_validate() {
 # ends on SIGINT and its file is closed, none.
 test_send_bw_srq_rdma_view() {
 	local n
-	kv_srq_skip_iwarp
 	n=$(perf_iters 500)
 	port=$((port + 1))
 	"$KVERBS" serve -p "$port" -j 4 --srq --timeout "$step_limit" --json \
@@ -2064,7 +2061,6 @@ PY
 # data lands in no receive, runs on its own QP's receives (srq_wr 0).
 test_serve_srq_send_bw_send_lat_validate() {
 	local rc1 rc2 p1 p2
-	kv_srq_skip_iwarp
 	port=$((port + 1))
 	"$KVERBS" serve -p "$port" -C 3 -j 2 --srq --timeout "$step_limit" --json \
 		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
@@ -2109,20 +2105,24 @@ PY
 
 # send_lat's server with --srq, its one QP on an SRQ of its own: each
 # message checked in the SRQ's receive and posted again before the
-# answer.  At 48 bytes, a control message's length, the server must still
-# tell data from control; with --imm every immediate is checked too.
+# answer (over iWARP the answer is the client's credit for the next).
+# At 48 bytes, a control message's length, the server must still tell
+# data from control; with --imm (not on iWARP) every immediate is
+# checked too.
 test_send_lat_srq_validate() {
-	kv_srq_skip_iwarp
+	local imm=(--imm) want=True
+	# iWARP has no immediate data; its credits are the point there.
+	[ "$KV_TYPE" = siw ] && imm=() want=False
 	srv_opts=(--srq)
-	perf_lat send_lat 500 -s 48 --validate --imm || return
+	perf_lat send_lat 500 -s 48 --validate "${imm[@]}" || return
 	json_check "$KV_TMP/srv.json" 'd["srq"] is True' 'd["srq_wr"] == 256' \
-		'd["srq_shared"] == 1' 'd["imm"] is True'
+		'd["srq_shared"] == 1' "d['imm'] is $want"
 }
 
 # send_bw at a control message's length, with immediate data, through
 # an SRQ: data, control and immediates all come out of the SRQ's receives.
 test_send_bw_srq_48_imm_validate() {
-	kv_srq_skip_iwarp
+	[ "$KV_TYPE" = siw ] && skip "siw has no immediate data"
 	srv_opts=(--srq)
 	perf_validated send_bw 48 500 --imm || return
 	json_check "$KV_TMP/srv.json" 'd["srq"] is True' 'd["srq_shared"] == 1' \
@@ -2140,7 +2140,6 @@ test_send_bw_srq_refused() {
 	[ $rc = 2 ] || fail "client --srq exited $rc, not 2: $(cat "$KV_TMP/cli.out")" || return
 	grep -q -- "--srq is for the server" "$KV_TMP/cli.out" ||
 		fail "no reason given: $(cat "$KV_TMP/cli.out")" || return
-	kv_srq_skip_iwarp
 	port=$((port + 1))
 	perf_server srv send_bw --srq || return
 	perf_client cli send_bw -s 131072 -n 10
@@ -2151,21 +2150,113 @@ test_send_bw_srq_refused() {
 		-- "$KV_TMP/srv.json" 'd["status"] != "ok"' 'd["error"]["name"] == "EMSGSIZE"'
 }
 
-# Over iWARP a --srq server refuses its send_bw client at setup with
-# EOPNOTSUPP, and says so to the client (KVERBS_PERF_REJECT_SETUP).
-test_srq_refused_on_iwarp() {
-	local rc
-	[ "$KV_TYPE" = siw ] || skip "the iWARP refusal: over siw only"
+# Over iWARP, which has no receiver-not-ready retry, a --srq server
+# grants each client's QP a window of the SRQ's receives (kernel/srq.c's
+# "Credits"), and the windows add up to no more than the SRQ holds.  An
+# SRQ of 4 receives: a send_lat client holds a window of one for its
+# whole run; the send_bw client that comes meanwhile asks for 16 and gets
+# the rest, 1 (a quarter of the SRQ at most), and runs validated; then
+# a third gets a window too, as the first two gave theirs back.  With
+# --srq-wr 1 the send_lat client holds all there is, and a send_bw
+# client meanwhile is refused at setup with ENOSPC, told to it as the
+# reject's value (28); the send_lat client runs on, untouched.
+test_srq_iwarp_windows() {
+	local p1 rc1
+	[ "$KV_TYPE" = siw ] || skip "SRQ credits are iWARP's: over siw only"
 	port=$((port + 1))
-	perf_server srv send_bw --srq || return
-	perf_client cli send_bw -s 1024 -n 10
-	rc=$?
+	"$KVERBS" serve -p "$port" -C 3 -j 2 --srq --srq-wr 1 --timeout "$step_limit" \
+		--json >"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	perf_client lat send_lat -s 64 -D 8 --validate &
+	p1=$!
+	wait_for 20 kv_any_connected "$port" || fail "send_lat did not connect" || return
+	perf_client bw send_bw -s 1024 -n 10
+	[ $? = 1 ] || fail "send_bw served with the SRQ's one receive taken: $(cat "$KV_TMP/bw.json")" ||
+		return
+	json_check "$KV_TMP/bw.json" 'd["error"]["name"] == "ECONNREFUSED"' \
+		'd["error"]["reject_value"] == 28' || return
+	wait "$p1"
+	rc1=$?
+	[ $rc1 = 0 ] || fail "send_lat exited $rc1: $(cat "$KV_TMP/lat.err" "$KV_TMP/lat.json")" ||
+		return
+	perf_client bw2 send_bw -s 1024 -n "$(perf_iters 200)" --validate ||
+		fail "send_bw after send_lat: $(cat "$KV_TMP/bw2.err" "$KV_TMP/bw2.json")" || return
+	# One session failed: serve exits 1.
 	kv_wait srv 30
-	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err")" || return
-	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "ECONNREFUSED"' \
-		'd["error"]["reject_value"] == 95' \
-		-- "$KV_TMP/srv.json" 'd["error"]["name"] == "EOPNOTSUPP"' \
-		'd["error"]["step"] == "setup"'
+	[ $? = 1 ] || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	kv_python "$KV_TMP/srv.json" <<'PY' || return
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(s) == 3, s
+bad = [d for d in s if d["status"] != "ok"]
+assert len(bad) == 1 and bad[0]["error"]["name"] == "ENOSPC", s
+assert bad[0]["error"]["step"] == "setup", bad
+assert sorted(d["test"] for d in s if d["status"] == "ok") == ["send_bw", "send_lat"], s
+PY
+	port=$((port + 1))
+	"$KVERBS" serve -p "$port" -C 3 -j 2 --srq --srq-wr 4 --timeout "$step_limit" \
+		--json >"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	perf_client lat send_lat -s 64 -D 4 --validate &
+	p1=$!
+	wait_for 20 kv_any_connected "$port" || fail "send_lat did not connect" || return
+	perf_client bw send_bw -s 1024 -t 16 -n "$(perf_iters 200)" --validate ||
+		fail "send_bw beside send_lat: $(cat "$KV_TMP/bw.err" "$KV_TMP/bw.json")" || return
+	wait "$p1"
+	rc1=$?
+	[ $rc1 = 0 ] || fail "send_lat exited $rc1: $(cat "$KV_TMP/lat.err" "$KV_TMP/lat.json")" ||
+		return
+	perf_client bw2 send_bw -s 1024 -n "$(perf_iters 200)" --validate ||
+		fail "the third client: $(cat "$KV_TMP/bw2.err" "$KV_TMP/bw2.json")" || return
+	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	kv_python "$KV_TMP/srv.json" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(s) == 3 and all(d["status"] == "ok" and d["srq_wr"] == 4 for d in s), s
+PY
+}
+
+# perf_srq_peer MODE: perf_hello -S MODE (48 SENDs: three windows of 16
+# and DONE's credit) against a send_bw server with --srq.
+perf_srq_peer() {
+	local srv hpid
+	port=$((port + 1))
+	perf_server srq send_bw --srq || return 1
+	timeout $((60 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" \
+		-a "$KV_ADDR" -p "$port" -n 48 -S "$1" > "$KV_TMP/hello.out" 2>&1 &
+	hpid=$!
+	kv_wait srq 40
+	srv=$?
+	[ $srv = 0 ] || kill "$hpid" 2>/dev/null
+	wait "$hpid"
+	rc=$?
+	return $srv
+}
+
+# The credits are enforced: a peer that sends 17 messages on its window
+# of 16 (PROGRESS, for which the server grants no next window, as it does
+# for data it took) ends its session with EPROTO at the 17th, counted as
+# it completes, before the SRQ can run dry for anyone.  The control
+# first: the same peer keeping to its window of 16, each next window
+# after ROUND_OK, is served to the end.
+test_srq_iwarp_credits_enforced() {
+	local rc
+	[ "$KV_TYPE" = siw ] || skip "SRQ credits are iWARP's: over siw only"
+	perf_srq_peer ok || fail "server failed a peer within its credits: $(cat "$KV_TMP/srq.json")" ||
+		return
+	[ $rc = 0 ] || fail "perf_hello: $(cat "$KV_TMP/hello.out")" || return
+	json_check "$KV_TMP/srq.json" 'd["status"] == "ok"' 'd["iterations"] == 48' \
+		'd["srq"] is True' || return
+	perf_srq_peer over
+	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/srq.json")" || return
+	json_check "$KV_TMP/srq.json" 'd["error"]["name"] == "EPROTO"' \
+		'd["error"]["step"] == "recv"' || return
+	{ [ "$rc" = 0 ] && grep -q '^sent$' "$KV_TMP/hello.out"; } ||
+		fail "perf_hello ($rc): $(cat "$KV_TMP/hello.out")" || return
+	# The server's side of the connection is gone.
+	! kv_any_connected "$port" || fail "still connected: $(rdma res show cm_id)"
 }
 
 # ---- phases (--phases): where each round trip's time goes ----
@@ -2318,7 +2409,8 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_srq_4_qps_validate test_send_bw_srq_limit_validate \
 	test_send_bw_srq_rdma_view test_send_bw_srq_refused \
 	test_serve_srq_send_bw_send_lat_validate test_send_lat_srq_validate \
-	test_send_bw_srq_48_imm_validate test_srq_refused_on_iwarp \
+	test_send_bw_srq_48_imm_validate test_srq_iwarp_windows \
+	test_srq_iwarp_credits_enforced \
 	test_read_lat_phases test_send_lat_phases_events test_read_lat_phases_workqueue \
 	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
 	test_phases_text_output test_phases_refused)

@@ -11,6 +11,7 @@
  *	perf_hello -a ADDR -p PORT -B
  *	perf_hello -a ADDR -p PORT [-t TEST] [-n ITERS] -I ok|K|K,none
  *	perf_hello -a ADDR -p PORT [-n ITERS] -N ok|none|wrong|unasked|old
+ *	perf_hello -a ADDR -p PORT [-n ITERS] -S ok|over
  *
  * The hello is a valid write_bw request of version 3, 10 messages of 64
  * bytes, except for what the options change: -V its version, -m its
@@ -74,6 +75,23 @@
  * "old key: STATUS" and exits 0 when that WRITE was refused with a
  * remote access error, 1 when it succeeded, 2 otherwise (iWARP refuses
  * it by terminating the connection, after the WRITE completed here).
+ *
+ * With -S it asks for send_bw and plays its requester against a server
+ * with --srq over iWARP, where the server grants its SRQ's receives as
+ * credits (kernel/srq.c): START, the server's ADV, whose slots are the
+ * window W; then ITERS SENDs of 64 bytes (default 10), W at a time, the
+ * next W once the server's ROUND_OK says it took the last (its count
+ * checked); then DONE, which needs a credit too.  That is -S ok, the
+ * control: it prints "done sent" and exits 0 once the server has DONE
+ * and hung up, 2 otherwise.  -S over sends, after START and the ADV,
+ * W + 1 PROGRESS messages, each once the last completed: a message takes
+ * a receive and a credit whatever it says, and the server grants the
+ * next window for data it took, never for control messages, so the last
+ * one is beyond the credits however fast the server is.  It prints
+ * "sent" once they all completed here, then waits (30 s at most) for
+ * the server to hang up and prints "cut off" when it did, "still
+ * connected" if not, and exits 0 (2 when a send failed); the server's
+ * report says what it caught.
  */
 #include <endian.h>
 #include <errno.h>
@@ -122,6 +140,7 @@ enum {
 #define KV_READ_BW	2
 #define KV_SEND_BW	3
 #define KV_IMM_SIZE	64
+#define KV_SRQ_SIZE	64
 
 /* -B's messages: two sends in flight at once, and the receive. */
 enum { KV_SEND0, KV_SEND1, KV_RECV, KV_MSGS };
@@ -515,6 +534,102 @@ static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	return kv_send(id, send, mr);
 }
 
+/*
+ * Whether the server hangs up within @secs seconds; CM events other
+ * than DISCONNECTED may come first.
+ */
+static int kv_hung_up(struct rdma_cm_id *id, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 10; i++)
+		if (kv_disconnected(id, 100))
+			return 1;
+	return 0;
+}
+
+/* -S's data message. */
+static uint8_t kv_srq_data[KV_SRQ_SIZE];
+
+/*
+ * -S ok: START, the server's ADV (window W), @n SENDs W at a time, each
+ * window granted by ROUND_OK, DONE within the credits too.  -S over:
+ * START, the ADV, W + 1 PROGRESS messages, one at a time.
+ */
+static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+		  uint64_t n, int over)
+{
+	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct ibv_sge sge = { .length = KV_SRQ_SIZE };
+	uint64_t i, granted;
+	struct ibv_send_wr wr;
+	struct ibv_mr *dmr;
+	uint32_t window;
+
+	dmr = rdma_reg_msgs(id, kv_srq_data, sizeof(kv_srq_data));
+	if (!dmr)
+		return -1;
+	sge.addr = (uintptr_t)kv_srq_data;
+	sge.lkey = dmr->lkey;
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+		return -1;
+	window = le32toh(recv->slots);
+	if (!window || rdma_post_recv(id, NULL, recv, sizeof(*recv), mr))
+		return -1;
+	if (over) {
+		for (i = 0; i <= window; i++) {
+			memset(send, 0, sizeof(*send));
+			send->type = htole32(KV_MSG_PROGRESS);
+			if (kv_send(id, send, mr))
+				return -1;
+		}
+		printf("sent\n");
+		puts(kv_hung_up(id, 30) ? "cut off" : "still connected");
+		return 0;
+	}
+	granted = window;
+	for (i = 0; i <= n; i++) {
+		if (i == granted) {
+			/* The window is used up: the next one, or DONE's credit. */
+			if (kv_recv(id, recv, KV_MSG_ROUND_OK))
+				return -1;
+			if (le64toh(recv->a) != granted) {
+				fprintf(stderr, "ROUND_OK for %llu, expected %llu\n",
+					(unsigned long long)le64toh(recv->a),
+					(unsigned long long)granted);
+				return -1;
+			}
+			if (rdma_post_recv(id, NULL, recv, sizeof(*recv), mr))
+				return -1;
+			granted += window;
+		}
+		if (i == n)
+			break;
+		kv_fill(kv_srq_data, KV_SRQ_SIZE, i);
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		if (kv_post_wait(id, &wr))
+			return -1;
+	}
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_DONE);
+	send->a = htole64(n);
+	send->b = htole64(1000000);
+	if (kv_send(id, send, mr))
+		return -1;
+	/* iWARP: the server hangs up first, once it has DONE. */
+	if (!kv_hung_up(id, 30)) {
+		fprintf(stderr, "the server did not hang up after DONE\n");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kv_hello h = {
@@ -544,10 +659,11 @@ int main(int argc, char **argv)
 		[KV_INV_UNASKED] = "unasked", [KV_INV_OLD] = "old",
 	};
 	int opt, len = sizeof(h), done = 0, pair = 0, imm = 0, none = 0, inv = -1, ret;
+	int srq = -1;
 	long long bad = -1;
 	char word[8];
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:N:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:N:P:S:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -620,6 +736,13 @@ int main(int argc, char **argv)
 				return 2;
 			h.flags = htole16(le16toh(h.flags) | KV_F_VALIDATE | KV_F_INV);
 			break;
+		case 'S':
+			if (strcmp(optarg, "ok") && strcmp(optarg, "over"))
+				return 2;
+			srq = !strcmp(optarg, "over");
+			h.test = htole16(KV_SEND_BW);
+			h.msg_size = htole32(KV_SRQ_SIZE);
+			break;
 		default: return 2;
 		}
 	}
@@ -628,9 +751,9 @@ int main(int argc, char **argv)
 	/* Only the requester's part is played: not the reverse direction's. */
 	if ((done || pair) && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
-	if (done + pair + imm + (inv >= 0) > 1)
+	if (done + pair + imm + (inv >= 0) + (srq >= 0) > 1)
 		return 2;
-	if ((imm || inv >= 0) && (le16toh(h.flags) & KV_F_REVERSE))
+	if ((imm || inv >= 0 || srq >= 0) && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
 	/* -N plays write_bw's requester. */
 	if (inv >= 0 && le16toh(h.test) != KV_WRITE_BW)
@@ -645,7 +768,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rdma_freeaddrinfo(res);
-	if (done || pair || imm || inv >= 0) {
+	if (done || pair || imm || inv >= 0 || srq >= 0) {
 		mr = rdma_reg_msgs(id, msgs, sizeof(msgs));
 		if (!mr || rdma_post_recv(id, NULL, &msgs[KV_RECV], sizeof(msgs[KV_RECV]), mr)) {
 			perror("rdma_reg_msgs");
@@ -675,6 +798,13 @@ int main(int argc, char **argv)
 				printf("done sent\n");
 			return ret;
 		}
+		if (srq >= 0) {
+			if (kv_srq(id, msgs, mr, le64toh(h.iterations), srq))
+				return 2;
+			if (!srq)
+				printf("done sent\n");
+			return 0;
+		}
 		if (done) {
 			ret = kv_fake_done(id, msgs, mr, ops, ns, busy);
 			if (ret)
@@ -689,7 +819,7 @@ int main(int argc, char **argv)
 		rdma_disconnect(id);
 		return 1;
 	}
-	if (done || pair || imm || inv >= 0) {
+	if (done || pair || imm || inv >= 0 || srq >= 0) {
 		perror("rdma_connect");
 		return 2;
 	}

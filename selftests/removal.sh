@@ -174,7 +174,6 @@ test_link_del_under_serve_srq() { then_readd link_del_under_serve_srq; }
 
 link_del_under_serve_srq() {
 	local pid spid limit=$((30 * KV_TIME_SCALE))
-	kv_srq_skip_iwarp
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
 	"$KVERBS" serve -p 17607 -j 2 --srq --timeout $limit --json "$KV_ADDR" \
 		> "$KV_TMP/sq.json" 2>"$KV_TMP/sq.err" &
@@ -211,7 +210,6 @@ PY
 # itself, from a work item, while the file stays open.
 test_link_del_idle_srq() {
 	local spid rc lpid
-	kv_srq_skip_iwarp
 	kv_rxe_readd || fail "cannot add $KV_DEV back" || return
 	"$KVERBS" serve -p 17608 -j 1 --srq --json > "$KV_TMP/si.json" 2>"$KV_TMP/si.err" &
 	spid=$!

@@ -874,9 +874,16 @@ enum kverbs_perf_test {
  *	and reports &kverbs_perf.srq_wr 0, as a server that takes any
  *	client (kverbs serve) must.  A device without SRQs (max_srq 0) fails
  *	with -EOPNOTSUPP at KVERBS_STEP_SETUP (the client is rejected with
- *	KVERBS_PERF_REJECT_SETUP, value EOPNOTSUPP), and so does an iWARP
- *	device: iWARP has no receiver-not-ready retry, and the share of a
- *	shared queue one connection may count on is not known.  The
+ *	KVERBS_PERF_REJECT_SETUP, value EOPNOTSUPP).  Over iWARP, which
+ *	has no receiver-not-ready retry, each session reserves a window of
+ *	the SRQ's receives for its client, at most the client's tx_depth
+ *	and a quarter of the SRQ, and grants the client only receives
+ *	posted for it (send_bw: the window in its ADV and each ROUND_OK;
+ *	send_lat: one message per answer); when the other sessions'
+ *	windows hold every receive, -ENOSPC at KVERBS_STEP_SETUP (the
+ *	client is rejected with KVERBS_PERF_REJECT_SETUP, value ENOSPC),
+ *	and a client that sends beyond its grant ends its session with
+ *	-EPROTO.  The
  *	client's messages must fit the SRQ's receives (at most its
  *	server's &kverbs_perf.msg_size, or KVERBS_PERF_SRQ_MSG_SIZE),
  *	else -EMSGSIZE at KVERBS_STEP_SETUP.  Not part of the hello: a

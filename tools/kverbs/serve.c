@@ -88,7 +88,7 @@ static void serve_usage(FILE *f)
 		"                        sessions of this server, as nvmet-rdma does; other\n"
 		"                        tests run on their own receives (their report says\n"
 		"                        srq_wr 0).  Messages up to -s SIZE, else 64 KiB.\n"
-		"                        Not on iWARP\n"
+		"                        iWARP: each client gets a window of its receives\n"
 		"      --srq-wr N        --srq: receives the SRQ holds (default 256)\n"
 		"      --srq-limit N     --srq: the SRQ limit armed; each limit event is\n"
 		"                        counted and the limit armed again (default: a\n"
