@@ -935,10 +935,14 @@ void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
 	if (s->srq) {
 		/* The QP is gone: what it took and did not post again goes back. */
 		kverbs_srq_give_back(s->srq, s->ep);
-		/* A peer that said DONE sends nothing more: nothing was in flight. */
+		/*
+		 * A drained QP completed every receive it took from the SRQ
+		 * (flushed if unfinished), and those went back above; only
+		 * after a drain that failed may one be gone for good.
+		 */
 		if (s->srq_window)
 			kverbs_srq_unreserve(s->srq, s->srq_window,
-					     s->srq_ran && !s->srq_clean);
+					     s->srq_ran && !s->srq_clean && !s->ep->drained);
 		s->run->srq_shared = atomic_read(&s->srq->qps);
 		s->run->srq_limit_events = atomic64_read(&s->srq->limit_events);
 		kverbs_srq_put(s->srq);

@@ -61,9 +61,14 @@
  * a message that completes beyond the grant is marked (@beyond) and
  * ends its session with -EPROTO, as a peer that broke the protocol.
  * On InfiniBand and RoCE no window is reserved, and nothing is counted.
- * A session that ends before its peer's DONE gives its window back but
- * one receive, which its QP may have consumed without completing it;
- * that one stays lost to the credits (@lost) until the SRQ goes.
+ * A session gives its window back whole when it ends: a QP in the
+ * error state completes, with a flush error, every receive it took from
+ * the SRQ and had not completed (the IBA's rule for SRQs; siw's
+ * siw_rq_flush() completes the one in progress), so once its drain is
+ * over they are all in @ep's list, and posted again.  A peer that fails
+ * its sessions therefore costs the SRQ nothing.  Only a session whose
+ * QP could not be drained, and which ended before its peer's DONE,
+ * keeps one receive out of the credits (@lost) until the SRQ goes.
  *
  * Owner and release: an SRQ is refcounted (@ref).  A server without a
  * file's listener holds the one reference to its own SRQ.  A file's
@@ -359,8 +364,8 @@ int kverbs_srq_reserve(struct kverbs_srq *srq, u32 want, u32 *window)
  * kverbs_srq_unreserve - give a window back once its QP is destroyed
  * @srq: the SRQ
  * @window: what kverbs_srq_reserve() reserved
- * @lost: the QP may have consumed a receive it never completed: keep
- *	one receive of the window out of every later one
+ * @lost: the QP could not be drained and may have consumed a receive
+ *	it never completed: keep one out of every later window
  */
 void kverbs_srq_unreserve(struct kverbs_srq *srq, u32 window, bool lost)
 {
