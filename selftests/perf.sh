@@ -2259,6 +2259,42 @@ test_srq_iwarp_credits_enforced() {
 	! kv_any_connected "$port" || fail "still connected: $(rdma res show cm_id)"
 }
 
+# A peer that breaks its credits costs the SRQ nothing: its drained QP
+# completed every receive it took, and they went back.  serve's SRQ of 4
+# gives windows of 1; four such peers in a row, then a fair one, which
+# is served as if none had come (were a failed session's receive kept
+# out of the credits, four of them would leave the fifth no window:
+# ENOSPC).
+test_srq_iwarp_failed_peers_cost_nothing() {
+	local i
+	[ "$KV_TYPE" = siw ] || skip "SRQ credits are iWARP's: over siw only"
+	port=$((port + 1))
+	"$KVERBS" serve -p "$port" -C 5 --srq --srq-wr 4 --timeout "$step_limit" \
+		--json >"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	for i in 1 2 3 4 ok; do
+		timeout $((60 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" \
+			-a "$KV_ADDR" -p "$port" -n 8 -S "${i/[0-9]/over}" > "$KV_TMP/hello.out" 2>&1
+		rc=$?
+		[ $rc = 0 ] || fail "perf_hello -S ${i/[0-9]/over} ($rc): $(cat "$KV_TMP/hello.out")" ||
+			return
+		# serve takes the next client once this one's session ended.
+		wait_for 30 eval '! kv_any_connected "$port"' ||
+			fail "session $i still connected: $(rdma res show cm_id)" || return
+	done
+	# Four sessions failed: serve says so with 1.
+	kv_wait srv 30
+	[ $? = 1 ] || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	kv_python "$KV_TMP/srv.json" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(s) == 5, s
+assert all(d["status"] != "ok" and d["error"]["name"] == "EPROTO" for d in s[:4]), s[:4]
+assert s[4]["status"] == "ok" and s[4]["iterations"] == 8 and s[4]["srq_wr"] == 4, s[4]
+PY
+}
+
 # ---- phases (--phases): where each round trip's time goes ----
 
 # perf_phases TEST ITERS CLIENT_OPTS...: a latency test with --phases (as
@@ -2410,7 +2446,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_srq_rdma_view test_send_bw_srq_refused \
 	test_serve_srq_send_bw_send_lat_validate test_send_lat_srq_validate \
 	test_send_bw_srq_48_imm_validate test_srq_iwarp_windows \
-	test_srq_iwarp_credits_enforced \
+	test_srq_iwarp_credits_enforced test_srq_iwarp_failed_peers_cost_nothing \
 	test_read_lat_phases test_send_lat_phases_events test_read_lat_phases_workqueue \
 	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
 	test_phases_text_output test_phases_refused)
