@@ -2253,6 +2253,116 @@ perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	write_bw_rw_4097_validate read_bw_rw_1M_validate read_lat_rw_64K_validate
 	read_bw_rw_bidir_validate read_bw_1M_inv_validate write_bw_inv_bidir_validate
 	read_lat_phases_workqueue send_lat_phases_workqueue atomic_lat_phases_unbound "
+# -c UD (perftest's -c UD): the data in datagrams over a UD QP of each
+# side's, the control messages over RC.  At most 512 messages, the
+# receiver's ring: none can be lost for want of a receive, and rxe
+# drops nothing else between two QPs of one guest, so lost is 0.
+need_ud() {
+	[ "$KV_TYPE" = siw ] && skip "iWARP (siw) has no UD; send_bw_ud_refused_over_iwarp checks the refusal"
+	return 0
+}
+
+# ud_pair TEST SIZE ITERS [client options]: a validated -c UD run, both
+# sides reporting UD, every message, none lost.
+ud_pair() {
+	local test=$1 size=$2 n=$3 rc
+	shift 3
+	port=$((port + 1))
+	perf_server srv "$test" || return 1
+	perf_client cli "$test" -c UD -s "$size" -n "$n" --validate "$@"
+	rc=$?
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return 1
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return 1
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
+		"d['iterations'] == $n" "d['size'] == $size" 'd["validate"] is True' \
+		'd["lost"] == 0' 'd["elapsed_ns"] > 0' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
+		"d['iterations'] == $n" "d['size'] == $size" 'd["lost"] == 0'
+}
+
+# The port's active MTU, from a client's report.
+ud_mtu() {
+	kv_python "$KV_TMP/cli.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print((d[0] if isinstance(d, list) else d)["mtu"])
+PY
+}
+
+test_send_bw_ud_64_validate()	{ need_ud; ud_pair send_bw 64 500; }
+
+test_send_bw_ud_mtu_validate() {
+	local mtu
+	need_ud
+	ud_pair send_bw 64 10 || return
+	mtu=$(ud_mtu) || return
+	[ "$mtu" -ge 256 ] || fail "active MTU $mtu" || return
+	ud_pair send_bw "$mtu" 200
+}
+
+test_send_lat_ud_validate() {
+	need_ud
+	ud_pair send_lat 64 200 || return
+	json_check "$KV_TMP/cli.json" 'd["samples"] == 200' \
+		'd["latency_usec"]["min"] > 0' \
+		'd["latency_usec"]["max"] >= d["latency_usec"]["min"]'
+}
+
+# One byte past the MTU: the client refuses before it connects, and the
+# server, still waiting, serves a fair client next (the control).
+test_send_bw_ud_above_mtu_emsgsize() {
+	local mtu rc
+	need_ud
+	ud_pair send_bw 64 10 || return
+	mtu=$(ud_mtu) || return
+	port=$((port + 1))
+	perf_server srv send_bw || return
+	perf_client big send_bw -c UD -s $((mtu + 1)) -n 10
+	rc=$?
+	[ $rc = 1 ] || fail "client over the MTU exited $rc: $(cat "$KV_TMP/big.err")" || return
+	json_check "$KV_TMP/big.json" 'd["error"]["name"] == "EMSGSIZE"' \
+		'd["error"]["step"] == "setup"' '"path MTU" in d["error"]["message"]' \
+		'd["iterations"] == 0' || return
+	perf_client cli send_bw -c UD -s "$mtu" -n 10 --validate ||
+		fail "fair client exited $?: $(cat "$KV_TMP/cli.err")" || return
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err")" || return
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["iterations"] == 10' \
+		'd["connection"] == "UD"'
+}
+
+# -c takes RC and UD only, UD only on send_bw and send_lat, and not with
+# the RC modes; -c RC is the default and runs as before (the control).
+test_ud_connection_usage() {
+	local out
+	out=$("$KVERBS" send_bw -c XX "$KV_ADDR" 2>&1)
+	[ $? = 2 ] || fail "-c XX should be a usage error: $out" || return
+	[[ $out == *"invalid connection type 'XX' (RC or UD)"* ]] || fail "message: $out" || return
+	out=$("$KVERBS" write_bw -c UD "$KV_ADDR" 2>&1)
+	[ $? = 2 ] || fail "write_bw -c UD should be a usage error: $out" || return
+	[[ $out == *"-c UD is for send_bw and send_lat"* ]] || fail "message: $out" || return
+	out=$("$KVERBS" send_bw -c UD -b "$KV_ADDR" 2>&1)
+	[ $? = 2 ] || fail "-c UD -b should be a usage error: $out" || return
+	[[ $out == *"-c UD and -b exclude each other"* ]] || fail "message: $out" || return
+	perf_pair send_bw -c RC -s 64 -n 10 --validate || fail "-c RC" || return
+	json_check "$KV_TMP/cli.json" 'd["connection"] == "RC"' 'd["lost"] == 0' \
+		-- "$KV_TMP/srv.json" 'd["connection"] == "RC"'
+}
+
+# iWARP has no UD: the client refuses before it connects.
+test_send_bw_ud_refused_over_iwarp() {
+	local rc
+	[ "$KV_TYPE" = siw ] || skip "UD is refused only over iWARP (KV_TYPE=siw)"
+	port=$((port + 1))
+	perf_server srv send_bw || return
+	perf_client cli send_bw -c UD -s 64 -n 10
+	rc=$?
+	kill -INT "$kv_pid_srv" 2>/dev/null
+	kv_wait srv 30
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err")" || return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "EOPNOTSUPP"' \
+		'd["error"]["step"] == "setup"' '"iWARP" in d["error"]["message"]'
+}
+
 perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
@@ -2321,7 +2431,9 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_srq_48_imm_validate test_srq_refused_on_iwarp \
 	test_read_lat_phases test_send_lat_phases_events test_read_lat_phases_workqueue \
 	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
-	test_phases_text_output test_phases_refused)
+	test_phases_text_output test_phases_refused \
+	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
+	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&
