@@ -190,6 +190,58 @@ test_write_lat_ab()	{ perf_lat ab write_lat 64 50; }
 test_read_lat_ba()	{ perf_lat ba read_lat 4096 50; }
 test_atomic_lat_ab()	{ need_atomics; perf_lat ab atomic_lat 8 50; }
 
+# UD across the wire: datagrams leave one device and arrive at another,
+# their address handles from SIDR (the ping) or from the RC connection's
+# path (send_bw -c UD).  1024 bytes fit either wire MTU's RoCE MTU.
+# iWARP has no UD: perf.sh and ud.sh check the refusal over siw.
+need_ud() {
+	[ "$KV_TYPE" != siw ] || skip "iWARP (siw) has no UD"
+}
+
+# A validated UD ping, a server on B and a client on A: both report
+# every message, the same path MTU, and each other's QP.
+test_ping_ud_a_to_b_1024() {
+	local rc d count=20
+	need_ud
+	peer_server srv "$port" --ud -C $count -V || return
+	KV_ADDR=$KV_PEER_ADDR KV_CLIENT_LIMIT=300 kv_client cli "$port" --ud -V -C $count \
+		-S 1024 --timeout "$step_limit"
+	rc=$?
+	d=$(kv_peer_dir srv)
+	kv_peer_wait srv 30 || fail "B's server: $(cat "$d/srv.err" "$d/srv.json")" || return
+	[ $rc = 0 ] || fail "A's client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["transport"] == "ud"' \
+		"d['iterations'] == $count" "d['bytes_read'] == $count * 1024" \
+		'd["path_mtu"] >= 1024' 'd["remote_qpn"] > 1' \
+		-- "$d/srv.json" 'd["status"] == "ok"' 'd["transport"] == "ud"' \
+		"d['iterations'] == $count" 'd["clients"] == 1' 'd["clients_failed"] == 0' || return
+	kv_python "$KV_TMP/cli.json" "$d/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["path_mtu"] == s["path_mtu"], f"path MTU {c['path_mtu']} vs {s['path_mtu']}"
+PY
+}
+
+# send_bw -c UD, a client on A and its server on B: every datagram that
+# arrives is checked by its iteration; what the wire drops is counted,
+# the same on both sides, and is no failure.
+test_send_bw_ud_ab() {
+	local n
+	need_ud
+	n=$(perf_iters 400)
+	perf_run ab send_bw -c UD -s 1024 -n "$n" --validate || return
+	json_check "$cli" 'd["status"] == "ok"' 'd["connection"] == "UD"' 'd["validate"] is True' \
+		"d['iterations'] == $n" 'd["size"] == 1024' \
+		-- "$srv" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
+		"d['iterations'] + d['lost'] == $n" 'd["iterations"] > 0' || return
+	kv_python "$cli" "$srv" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["lost"] == s["lost"], f"lost: client {c['lost']}, server {s['lost']}"
+PY
+}
+
 # -b: a connection each way, each byte checked by the side it lands on;
 # the numbers are the sums of both directions.
 perf_bidir() {
@@ -302,4 +354,5 @@ ktap_main test_wire_and_mtu \
 	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_post_modes_bidir_ab \
 	test_send_bw_workqueue_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
 	test_write_bw_all_sizes_ab test_serve_three_clients_from_b \
+	test_ping_ud_a_to_b_1024 test_send_bw_ud_ab \
 	test_peer_kmemleak test_peer_clean
