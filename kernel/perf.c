@@ -1038,13 +1038,12 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		if (ret)
 			return ret;
 		/*
-		 * Datagrams move on a QP and CQ of their own, one message per
-		 * post, their completions handled in softirq context.
+		 * Datagrams move on a QP and a plain CQ of their own (not a
+		 * pool's, no moderation), one signaled message per post.
 		 */
 		if ((cmd->flags & KVERBS_PERF_F_UD) &&
 		    (cmd->post_list > 1 || cmd->cq_mod || cmd->inline_size ||
-		     cmd->phases || cmd->cq_flags ||
-		     (poll && poll != KVERBS_PERF_POLL_SOFTIRQ)))
+		     cmd->phases || cmd->cq_flags))
 			return -EINVAL;
 		/* An array outside user space fails here, with the result zero. */
 		if (kverbs_perf_array_bad(cmd->samples,

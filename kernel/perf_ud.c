@@ -7,7 +7,8 @@
  * client's hello goes in an RC connection request, and the control
  * messages (START, ADV, DONE) go over that connection, reliably.  Only
  * the data moves over a UD QP that each side creates on the
- * connection's PD, with a CQ of its own.  Its peer's address needs no
+ * connection's PD, with a CQ of its own, busy-polled or not as the
+ * side's completion policy says (kverbs_perf_cq_caps()), as its RC CQ.  Its peer's address needs no
  * second rdma_cm ID: the connection's path is the one the datagrams
  * take, and rdma_init_qp_attr() for RTR hands it over as the
  * &rdma_ah_attr an RC QP would be given (the IB CM's address vector,
@@ -70,6 +71,8 @@
  * its way before it counts the rest as lost.
  */
 #define KVERBS_PERF_UD_LINGER_NS	(200 * NSEC_PER_MSEC)
+/* Completions a busy-polling side reaps from the UD CQ at a time. */
+#define KVERBS_PERF_UD_POLL_BUDGET	16
 
 /**
  * struct kverbs_perf_ud_msg - one datagram buffer
@@ -91,7 +94,7 @@ struct kverbs_perf_ud_msg {
  * @ep: the RC connection, for the control messages
  * @client: the client's end
  * @size: bytes per message
- * @cq: the UD QP's CQ, its completions handled in softirq context
+ * @cq: the UD QP's CQ, of the connection's poll context
  * @qp: the UD QP
  * @ah: the peer's address handle, from the connection's path
  * @remote_qpn: the peer's UD QP
@@ -102,6 +105,8 @@ struct kverbs_perf_ud_msg {
  * @nsend: ...
  * @ctrl_send: control messages out
  * @ctrl_recv: control messages in, one posted at a time
+ * @want: the buffer a wait is for
+ * @done_seen: SEND_BW's receiver has had DONE: a wait is for data only
  * @closing: the QP is being torn down: flushed completions are not errors
  * @smp: the client's latency samples
  * @user: whom the buffers are charged to, against max_pinned_mb
@@ -123,6 +128,8 @@ struct kverbs_perf_ud {
 	u32 nsend;
 	struct kverbs_msg ctrl_send;
 	struct kverbs_msg ctrl_recv;
+	struct kverbs_perf_ud_msg *want;
+	bool done_seen;
 	bool closing;
 	struct kverbs_perf_samples smp;
 	struct kverbs_user *user;
@@ -181,7 +188,7 @@ static int kverbs_perf_ud_check(struct kverbs_perf_run *run, struct kverbs_ep *e
 }
 
 /* The UD QP, through INIT, RTR and RTS: a UD QP needs no peer for that. */
-static int kverbs_perf_ud_create_qp(struct kverbs_perf_ud *u)
+static int kverbs_perf_ud_create_qp(struct kverbs_perf_ud *u, enum ib_poll_context poll_ctx)
 {
 	struct kverbs_ep *ep = u->ep;
 	struct ib_qp_init_attr init = {
@@ -197,8 +204,7 @@ static int kverbs_perf_ud_create_qp(struct kverbs_perf_ud *u)
 	struct ib_qp_attr attr = {};
 	int ret;
 
-	u->cq = ib_alloc_cq(kverbs_ep_device(ep), u, u->nsend + u->nrecv, 0,
-			    IB_POLL_SOFTIRQ);
+	u->cq = ib_alloc_cq(kverbs_ep_device(ep), u, u->nsend + u->nrecv, 0, poll_ctx);
 	if (IS_ERR(u->cq)) {
 		ret = PTR_ERR(u->cq);
 		u->cq = NULL;
@@ -307,19 +313,97 @@ static int kverbs_perf_ud_post_send(struct kverbs_perf_ud *u, struct kverbs_perf
 	return 0;
 }
 
+/*
+ * Wait until @cond(@arg) holds, as kverbs_perf_wait() does: a side that
+ * busy-polls (its CQs IB_POLL_DIRECT) polls the UD QP's CQ and the
+ * connection's in turn; otherwise it sleeps until a handler wakes it.
+ * Return: 0, or the failure recorded as @step.
+ */
+static int kverbs_perf_ud_wait(struct kverbs_perf_ud *u, bool (*cond)(struct kverbs_perf_ud *u),
+			       u64 timeout_ns, enum kverbs_step step)
+{
+	struct kverbs_ep *ep = u->ep;
+	unsigned int round = 0;
+	u64 deadline = 0;
+	int ret = 0;
+
+	if (u->cq->poll_ctx != IB_POLL_DIRECT) {
+		ret = kverbs_ep_wait_interruptible(ep, cond(u), kverbs_ep_wait_timeout(timeout_ns));
+	} else {
+		while (!ret && !cond(u)) {
+			ib_process_cq_direct(u->cq, KVERBS_PERF_UD_POLL_BUDGET);
+			if (cond(u))
+				break;
+			ret = kverbs_perf_poll(ep, timeout_ns, &deadline, round++);
+		}
+	}
+	if (ret && !cond(u))
+		return kverbs_ep_failed(ep, ret, step);
+	return 0;
+}
+
+/* What a wait is for: the send or receive @u->want, ... */
+static bool kverbs_perf_ud_want_done(struct kverbs_perf_ud *u)
+{
+	return kverbs_is_done(&u->want->msg.done);
+}
+
+/* ... a control message, ... */
+static bool kverbs_perf_ud_ctrl_done(struct kverbs_perf_ud *u)
+{
+	return kverbs_is_done(&u->ctrl_recv.done);
+}
+
+/* ... or the receive @u->want and, until DONE came, a control message. */
+static bool kverbs_perf_ud_recv_or_ctrl(struct kverbs_perf_ud *u)
+{
+	return kverbs_is_done(&u->want->msg.done) ||
+	       (!u->done_seen && kverbs_is_done(&u->ctrl_recv.done));
+}
+
+/* ... the last control message sent, ... */
+static bool kverbs_perf_ud_ctrl_sent(struct kverbs_perf_ud *u)
+{
+	return kverbs_is_done(&u->ctrl_send.done);
+}
+
+/*
+ * SEND_BW's receiver after DONE: the next datagram within @timeout_ns,
+ * or -ETIMEDOUT, which is no failure: the rest are lost.
+ */
+static int kverbs_perf_ud_linger(struct kverbs_perf_ud *u, u64 timeout_ns)
+{
+	struct kverbs_ep *ep = u->ep;
+	unsigned int round = 0;
+	u64 deadline = 0;
+	int ret = 0;
+
+	if (u->cq->poll_ctx != IB_POLL_DIRECT)
+		ret = kverbs_ep_wait_interruptible(ep, kverbs_perf_ud_want_done(u),
+						   kverbs_ep_wait_timeout(timeout_ns));
+	else
+		while (!ret && !kverbs_perf_ud_want_done(u)) {
+			ib_process_cq_direct(u->cq, KVERBS_PERF_UD_POLL_BUDGET);
+			if (!kverbs_perf_ud_want_done(u))
+				ret = kverbs_perf_poll(ep, timeout_ns, &deadline, round++);
+		}
+	if (kverbs_perf_ud_want_done(u))
+		return 0;
+	if (ret == -ETIMEDOUT)
+		return ret;
+	return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+}
+
 /* A free send buffer for message @iter: its last SEND completed. */
 static struct kverbs_perf_ud_msg *kverbs_perf_ud_slot(struct kverbs_perf_ud *u, u64 iter)
 {
 	struct kverbs_perf_ud_msg *m = &u->send[do_div(iter, u->nsend)];
 	int ret;
 
-	ret = kverbs_ep_wait_interruptible(u->ep, kverbs_is_done(&m->msg.done),
-					   kverbs_ep_wait_timeout(u->run->common.timeout_ns));
-	if (ret) {
-		kverbs_ep_failed(u->ep, ret, KVERBS_STEP_SEND);
-		return ERR_PTR(ret);
-	}
-	return m;
+	u->want = m;
+	ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_want_done, u->run->common.timeout_ns,
+				  KVERBS_STEP_SEND);
+	return ret ? ERR_PTR(ret) : m;
 }
 
 static int kverbs_perf_ud_wait_sends(struct kverbs_perf_ud *u)
@@ -360,9 +444,10 @@ static int kverbs_perf_ud_ctrl_send(struct kverbs_perf_ud *u,
 	struct ib_send_wr wr;
 	int ret;
 
-	ret = kverbs_perf_wait_done(u->ep, &u->ctrl_send.done, u->run->common.timeout_ns);
+	ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_ctrl_sent, u->run->common.timeout_ns,
+				  KVERBS_STEP_SEND);
 	if (ret)
-		return kverbs_ep_failed(u->ep, ret, KVERBS_STEP_SEND);
+		return ret;
 	memset(m, 0, sizeof(*m));
 	m->a = cpu_to_le64(a);
 	m->b = cpu_to_le64(b);
@@ -399,10 +484,10 @@ static int kverbs_perf_ud_ctrl_wait(struct kverbs_perf_ud *u,
 {
 	int ret;
 
-	ret = kverbs_ep_wait_interruptible(u->ep, kverbs_is_done(&u->ctrl_recv.done),
-					   kverbs_ep_wait_timeout(u->run->common.timeout_ns));
+	ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_ctrl_done, u->run->common.timeout_ns,
+				  KVERBS_STEP_RECV);
 	if (ret)
-		return kverbs_ep_failed(u->ep, ret, KVERBS_STEP_RECV);
+		return ret;
 	return kverbs_perf_ud_ctrl_take(u, type, a, b);
 }
 
@@ -424,7 +509,6 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 		.max_send_wr = 1,
 		.max_recv_wr = 1,
 		.max_send_sge = 1,
-		.poll_ctx = IB_POLL_SOFTIRQ,
 	};
 	struct kverbs_perf_ud *u;
 	u64 bytes;
@@ -457,9 +541,11 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 		goto out_fail;
 	u->accounted = DIV_ROUND_UP_ULL(bytes, PAGE_SIZE);
 
+	/* Both CQs as the side's completion policy says, busy-polled or not. */
+	kverbs_perf_cq_caps(run, &caps, !run->events);
 	ret = kverbs_perf_create_qp(run, ep, &caps, false);
 	if (!ret)
-		ret = kverbs_perf_ud_create_qp(u);
+		ret = kverbs_perf_ud_create_qp(u, caps.poll_ctx);
 	if (!ret)
 		ret = kverbs_perf_ud_msgs_alloc(u);
 	if (!ret)
@@ -564,21 +650,26 @@ static int kverbs_perf_ud_bw_server(struct kverbs_perf_ud *u)
 	struct kverbs_perf_run *run = u->run;
 	struct kverbs_ep *ep = u->ep;
 	u64 iter = 0, received = 0, sent = 0, elapsed = 0, got;
-	long timeout = kverbs_ep_wait_timeout(run->common.timeout_ns);
+	u64 timeout = run->common.timeout_ns;
 	struct kverbs_perf_ud_msg *m;
 	bool done = false;
 	int ret;
 
 	for (;;) {
 		m = &u->recv[u->next_recv];
-		ret = kverbs_ep_wait_interruptible(ep, kverbs_is_done(&m->msg.done) ||
-						   (!done && kverbs_is_done(&u->ctrl_recv.done)),
-						   timeout);
+		u->want = m;
+		u->done_seen = done;
 		/* After DONE, a quiet spell ends the wait for stragglers. */
-		if (ret == -ETIMEDOUT && done)
-			break;
+		if (done && !kverbs_perf_ud_want_done(u)) {
+			ret = kverbs_perf_ud_linger(u, timeout);
+			if (ret == -ETIMEDOUT)
+				break;
+		} else {
+			ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_recv_or_ctrl, timeout,
+						  KVERBS_STEP_RECV);
+		}
 		if (ret)
-			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+			return ret;
 		if (kverbs_is_done(&m->msg.done)) {
 			ret = kverbs_perf_ud_take(u, m, iter, &got);
 			if (ret)
@@ -598,9 +689,8 @@ static int kverbs_perf_ud_bw_server(struct kverbs_perf_ud *u)
 			if (!kverbs_perf_done_valid(run, u->size, sent, elapsed))
 				return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 			done = true;
-			timeout = kverbs_ep_wait_timeout(min_t(u64, KVERBS_PERF_UD_LINGER_NS,
-							       run->common.timeout_ns ?:
-							       KVERBS_PERF_UD_LINGER_NS));
+			timeout = min_t(u64, KVERBS_PERF_UD_LINGER_NS,
+					run->common.timeout_ns ?: KVERBS_PERF_UD_LINGER_NS);
 		}
 		if (done && iter >= sent)
 			break;
@@ -612,7 +702,8 @@ static int kverbs_perf_ud_bw_server(struct kverbs_perf_ud *u)
 	run->lost = sent - received;
 	ret = kverbs_perf_ud_ctrl_send(u, KVERBS_PERF_MSG_ROUND_OK, received, 0);
 	if (!ret)
-		ret = kverbs_perf_wait_done(ep, &u->ctrl_send.done, run->common.timeout_ns);
+		ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_ctrl_sent, run->common.timeout_ns,
+					  KVERBS_STEP_SEND);
 	return ret;
 }
 
@@ -639,11 +730,12 @@ static int kverbs_perf_ud_lat_client(struct kverbs_perf_ud *u)
 		if (ret)
 			return ret;
 		r = &u->recv[u->next_recv];
+		u->want = r;
 		/* A lost message or answer ends the test here: -ETIMEDOUT. */
-		ret = kverbs_ep_wait_interruptible(ep, kverbs_is_done(&r->msg.done),
-						   kverbs_ep_wait_timeout(run->common.timeout_ns));
+		ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_want_done, run->common.timeout_ns,
+					  KVERBS_STEP_RECV);
 		if (ret)
-			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+			return ret;
 		ret = kverbs_perf_ud_take(u, r, iter, &got);
 		if (!ret && got != iter)
 			ret = kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
@@ -677,18 +769,18 @@ static int kverbs_perf_ud_lat_server(struct kverbs_perf_ud *u)
 {
 	struct kverbs_perf_run *run = u->run;
 	struct kverbs_ep *ep = u->ep;
-	long timeout = kverbs_ep_wait_timeout(run->common.timeout_ns);
 	u64 iter = 0, sent, elapsed, got;
 	struct kverbs_perf_ud_msg *m, *r;
 	int ret;
 
 	for (;;) {
 		r = &u->recv[u->next_recv];
-		ret = kverbs_ep_wait_interruptible(ep, kverbs_is_done(&r->msg.done) ||
-						   kverbs_is_done(&u->ctrl_recv.done),
-						   timeout);
+		u->want = r;
+		u->done_seen = false;
+		ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_recv_or_ctrl, run->common.timeout_ns,
+					  KVERBS_STEP_RECV);
 		if (ret)
-			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+			return ret;
 		if (!kverbs_is_done(&r->msg.done))
 			break;
 		ret = kverbs_perf_ud_take(u, r, iter, &got);
@@ -720,7 +812,8 @@ static int kverbs_perf_ud_lat_server(struct kverbs_perf_ud *u)
 	kverbs_perf_set_rates(run->result, sent, elapsed, 0);
 	ret = kverbs_perf_ud_ctrl_send(u, KVERBS_PERF_MSG_ROUND_OK, sent, 0);
 	if (!ret)
-		ret = kverbs_perf_wait_done(ep, &u->ctrl_send.done, run->common.timeout_ns);
+		ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_ctrl_sent, run->common.timeout_ns,
+					  KVERBS_STEP_SEND);
 	return ret;
 }
 

@@ -2262,13 +2262,14 @@ need_ud() {
 	return 0
 }
 
-# ud_pair TEST SIZE ITERS [client options]: a validated -c UD run, both
-# sides reporting UD, every message, none lost.
+# ud_pair TEST SIZE ITERS [client options]: a validated -c UD run, the
+# server with the options in srv_opts, both sides reporting UD, every
+# message, none lost.
 ud_pair() {
 	local test=$1 size=$2 n=$3 rc
 	shift 3
 	port=$((port + 1))
-	perf_server srv "$test" || return 1
+	perf_server srv "$test" "${srv_opts[@]}" || return 1
 	perf_client cli "$test" -c UD -s "$size" -n "$n" --validate "$@"
 	rc=$?
 	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return 1
@@ -2290,6 +2291,24 @@ PY
 }
 
 test_send_bw_ud_64_validate()	{ need_ud; ud_pair send_bw 64 500; }
+
+# The datagrams' CQ takes each side's completion policy, as its RC CQ
+# does: a client whose handlers run on a workqueue, and both sides of a
+# ping-pong busy-polling (the default above: the client polls, the
+# server sleeps).
+test_send_bw_ud_workqueue_validate() {
+	need_ud
+	ud_pair send_bw 256 300 --poll workqueue || return
+	json_check "$KV_TMP/cli.json" 'd["cq"]["poll"] == "workqueue"'
+}
+
+test_send_lat_ud_busy_poll_validate() {
+	need_ud
+	srv_opts=(--busy-poll)
+	ud_pair send_lat 64 100 || return
+	json_check "$KV_TMP/cli.json" 'd["cq"]["poll"] == "direct"' \
+		-- "$KV_TMP/srv.json" 'd["cq"]["poll"] == "direct"'
+}
 
 test_send_bw_ud_mtu_validate() {
 	local mtu
@@ -2433,6 +2452,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
 	test_phases_text_output test_phases_refused \
 	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
+	test_send_bw_ud_workqueue_validate test_send_lat_ud_busy_poll_validate \
 	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do

@@ -3060,7 +3060,7 @@ TEST_F_TIMEOUT(kverbs, perf_ended_ns, KV_NET_TIMEOUT)
 
 /*
  * KVERBS_PERF_F_UD is a client's, of SEND_BW and SEND_LAT, with no mode
- * but --validate beside it: each refusal has a control that differs
+ * but --validate beside it, in any poll mode: each refusal has a control that differs
  * only there and gets past the flag checks to the message size
  * (-EMSGSIZE).
  */
@@ -3076,9 +3076,8 @@ TEST_F(kverbs, perf_ud_flag)
 		{ .post_list = 2 },
 		{ .cq_mod = 2 },
 		{ .inline_size = 16 },
-		{ .poll = KVERBS_PERF_POLL_DIRECT },
-		{ .poll = KVERBS_PERF_POLL_WORKQUEUE },
-		{ .cq_flags = KVERBS_PERF_CQ_POOL },
+		{ .poll = KVERBS_PERF_POLL_SOFTIRQ, .cq_flags = KVERBS_PERF_CQ_POOL },
+		{ .poll = KVERBS_PERF_POLL_SOFTIRQ, .cq_flags = KVERBS_PERF_CQ_DIM },
 	};
 	static const uint32_t tests[] = { KVERBS_PERF_SEND_BW, KVERBS_PERF_SEND_LAT };
 	struct kverbs_perf p;
@@ -3089,10 +3088,12 @@ TEST_F(kverbs, perf_ud_flag)
 		kv_perf_base_test(&p, tests[k]);
 		p.msg_size = kv_max_msg_size() + 1;
 		p.flags = KVERBS_PERF_F_UD | KVERBS_PERF_F_VALIDATE;
-		/* The controls: UD alone, and with softirq polling, get past. */
+		/* The controls: UD alone, and in each poll mode, get past. */
 		KV_PERF_REJECTED(&p, EMSGSIZE);
-		p.poll = KVERBS_PERF_POLL_SOFTIRQ;
-		KV_PERF_REJECTED(&p, EMSGSIZE);
+		for (i = KVERBS_PERF_POLL_DIRECT; i <= KVERBS_PERF_POLL_UNBOUND_WORKQUEUE; i++) {
+			p.poll = i;
+			KV_PERF_REJECTED(&p, EMSGSIZE);
+		}
 		for (i = 0; i < ARRAY_SIZE(bad); i++) {
 			if (tests[k] == KVERBS_PERF_SEND_LAT &&
 			    (bad[i].flags == KVERBS_PERF_F_REVERSE || bad[i].post_list ||

@@ -893,9 +893,9 @@ enum kverbs_perf_test {
  *	else -EMSGSIZE at KVERBS_STEP_SETUP before connecting.  Over
  *	iWARP, which has no UD, -EOPNOTSUPP at KVERBS_STEP_SETUP, also
  *	before connecting.  Only with KVERBS_PERF_F_VALIDATE among the
- *	other flags, no post list, CQ moderation, inline data, phases, CQ
- *	flags, nor a poll mode but KVERBS_PERF_POLL_DEFAULT or
- *	KVERBS_PERF_POLL_SOFTIRQ: else -EINVAL.  SEND_BW counts the
+ *	other flags, no post list, CQ moderation, inline data, phases nor
+ *	CQ flags: else -EINVAL.  The UD QP's CQ takes the side's poll
+ *	mode, as its RC CQ does.  SEND_BW counts the
  *	datagrams that did not arrive in &kverbs_perf.lost; in SEND_LAT a
  *	lost message ends the test with -ETIMEDOUT at KVERBS_STEP_RECV.
  *	A server that predates the flag rejects the hello with

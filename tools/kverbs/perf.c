@@ -762,15 +762,14 @@ static int kv_perf_check_ud(struct kv_perf_opts *o)
 	const char *other = o->bidir ? "-b" : o->qps > 1 ? "-q" : o->all ? "-a" :
 			    o->imm ? "--imm" : o->post_list ? "-l" : o->cq_mod ? "-Q" :
 			    o->inline_size ? "-I" : o->phases ? "--phases" :
-			    o->cq_pool ? "--cq-pool" : o->dim ? "--dim" :
-			    o->poll && o->poll != KVERBS_PERF_POLL_SOFTIRQ ? "--poll" : NULL;
+			    o->cq_pool ? "--cq-pool" : o->dim ? "--dim" : NULL;
 
 	if (!o->ud || o->role == KVERBS_ROLE_SERVER) {
 		o->ud = false;
 		return 0;
 	}
 	if (other) {
-		kv_usage_error(o->cmd, "-c UD and %s exclude each other: datagrams go one SEND per post on a QP of their own, their completions in softirq context",
+		kv_usage_error(o->cmd, "-c UD and %s exclude each other: datagrams go one SEND per post on a QP and a plain CQ of their own",
 			       other);
 		return -1;
 	}
