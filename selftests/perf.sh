@@ -2327,6 +2327,31 @@ test_send_lat_ud_validate() {
 		'd["latency_usec"]["max"] >= d["latency_usec"]["min"]'
 }
 
+# Eight times the receiver's ring: a receiver that falls behind loses
+# datagrams, which nothing retransmits.  Whatever was lost, every one
+# that arrived is validated, the server counts exactly the rest as lost,
+# and the client reports the server's count.
+test_send_bw_ud_lost_counted() {
+	local n=4096 rc
+	need_ud
+	port=$((port + 1))
+	perf_server srv send_bw || return
+	perf_client cli send_bw -c UD -s 64 -n $n --validate
+	rc=$?
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $n" \
+		'd["lost"] < d["iterations"]' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["iterations"] > 0' \
+		"d['iterations'] + d['lost'] == $n" || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["lost"] == s["lost"], f"lost: client {c['lost']}, server {s['lost']}"
+print(f"# {s['lost']} of {c['iterations']} lost")
+PY
+}
+
 # One byte past the MTU: the client refuses before it connects, and the
 # server, still waiting, serves a fair client next (the control).
 test_send_bw_ud_above_mtu_emsgsize() {
@@ -2453,6 +2478,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_phases_text_output test_phases_refused \
 	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
 	test_send_bw_ud_workqueue_validate test_send_lat_ud_busy_poll_validate \
+	test_send_bw_ud_lost_counted \
 	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
