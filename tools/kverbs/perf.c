@@ -225,7 +225,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate]%s%s%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
-		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s%s [ADDR]\n"
+		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s%s%s [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
@@ -244,6 +244,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		indent, "", t->opts & KV_OPT_DEPTH ? " [-l N] [-Q N]" : "",
 		t->opts & KV_OPT_INLINE ? " [-I SIZE]" : "",
 		t->opts & KV_OPT_PHASES ? " [--phases]" : "",
+		t->opts & KV_OPT_UD ? " [-c RC|UD]" : "",
 		t->cmd, KVERBS_PERF_DEFAULT_PORT);
 	if (t->opts & KV_OPT_ATOMIC)
 		fprintf(f,
@@ -1446,6 +1447,14 @@ int kv_perf_describe_reject(char *buf, size_t len,
 				server ? "this server runs" : "the server runs",
 				server ? "" : ": start it with --busy-poll");
 	case KVERBS_PERF_REJECT_SETUP:
+		/* The two ends' ports may differ: each checks its own MTU. */
+		if ((r->flags & KVERBS_PERF_F_UD) && r->reject_value == EMSGSIZE)
+			return snprintf(buf, len, "%s: %s (%u-byte messages do not fit a datagram on %s port: its path MTU is lower%s)",
+					who, why, r->msg_size, server ? "this server's" : "the server's",
+					server ? "" : ": try a smaller -s");
+		if ((r->flags & KVERBS_PERF_F_UD) && r->reject_value == EOPNOTSUPP)
+			return snprintf(buf, len, "%s: %s (%s RDMA device has no UD: iWARP)",
+					who, why, server ? "this server's" : "the server's");
 		if (atomic && r->reject_value == EOPNOTSUPP)
 			return snprintf(buf, len, "%s: %s (%s RDMA device " KV_NO_ATOMICS ")",
 					who, why, server ? "this" : "its");
@@ -1454,6 +1463,9 @@ int kv_perf_describe_reject(char *buf, size_t len,
 		return snprintf(buf, len, "%s: %s (%s is iWARP, which has none: run without --imm)",
 				who, why, server ? "this server's RDMA device" : "the server's RDMA device");
 	case KVERBS_PERF_REJECT_RESERVED:
+		if (r->flags & KVERBS_PERF_F_UD)
+			return snprintf(buf, len, "%s: %s (the server's module does not take -c UD)",
+					who, why);
 		if (r->flags & KVERBS_PERF_F_INV)
 			return snprintf(buf, len, "%s: %s (the server's module does not take --inv)",
 					who, why);
