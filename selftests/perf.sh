@@ -2352,6 +2352,42 @@ print(f"# {s['lost']} of {c['iterations']} lost")
 PY
 }
 
+# kverbs serve takes UD clients on its file's listener as any other,
+# two at once beside an RC one: each session has its own datagram QP.
+test_serve_ud_clients_validate() {
+	local rc1 rc2 p1 p2
+	need_ud
+	port=$((port + 1))
+	"$KVERBS" serve -p "$port" -C 3 -j 2 --timeout "$step_limit" --json \
+		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	perf_client bw send_bw -c UD -s 256 -n 300 --validate &
+	p1=$!
+	perf_client lat send_lat -c UD -s 64 -n 100 --validate &
+	p2=$!
+	wait "$p1"
+	rc1=$?
+	wait "$p2"
+	rc2=$?
+	[ $rc1 = 0 ] || fail "send_bw exited $rc1: $(cat "$KV_TMP/bw.err" "$KV_TMP/bw.json")" || return
+	[ $rc2 = 0 ] || fail "send_lat exited $rc2: $(cat "$KV_TMP/lat.err" "$KV_TMP/lat.json")" ||
+		return
+	perf_client rc send_bw -s 256 -n 100 --validate ||
+		fail "RC send_bw: $(cat "$KV_TMP/rc.err" "$KV_TMP/rc.json")" || return
+	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	kv_python "$KV_TMP/srv.json" "$KV_TMP/bw.json" "$KV_TMP/lat.json" "$KV_TMP/rc.json" <<'PY'
+import json, sys
+sessions = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+bw, lat, rc = (json.load(open(p)) for p in sys.argv[2:])
+assert len(sessions) == 3 and all(s["status"] == "ok" for s in sessions), sessions
+conn = sorted((s["test"], s["connection"], s["iterations"], s["lost"]) for s in sessions)
+assert conn == [("send_bw", "RC", 100, 0), ("send_bw", "UD", 300, 0),
+                ("send_lat", "UD", 100, 0)], conn
+assert (bw["connection"], lat["connection"], rc["connection"]) == ("UD", "UD", "RC")
+PY
+}
+
 # One byte past the MTU: the client refuses before it connects, and the
 # server, still waiting, serves a fair client next (the control).
 test_send_bw_ud_above_mtu_emsgsize() {
@@ -2478,7 +2514,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_phases_text_output test_phases_refused \
 	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
 	test_send_bw_ud_workqueue_validate test_send_lat_ud_busy_poll_validate \
-	test_send_bw_ud_lost_counted \
+	test_send_bw_ud_lost_counted test_serve_ud_clients_validate \
 	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
