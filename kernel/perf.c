@@ -67,7 +67,8 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.op = KVERBS_PERF_OP_SEND,
 		.step = KVERBS_STEP_SEND,
 		.answer = KVERBS_PERF_ANSWER_RECV,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM |
+			 KVERBS_PERF_F_UD,
 		/*
 		 * The responder sees every SEND: no PROGRESS, and --validate
 		 * checks each as it arrives.  On iWARP the responder grants
@@ -131,7 +132,7 @@ static const struct kverbs_perf_ops kverbs_perf_tests[] = {
 		.step = KVERBS_STEP_SEND,
 		.answer = KVERBS_PERF_ANSWER_PINGPONG,
 		.lat = true,
-		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_IMM,
+		.flags = KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_IMM | KVERBS_PERF_F_UD,
 		.ctrl = 0,
 		.resp_access = IB_ACCESS_LOCAL_WRITE,
 	},
@@ -954,7 +955,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
-	if (cmd->__reserved)
+	if (cmd->__reserved || cmd->__reserved_ud)
 		return -EINVAL;
 	if (poll > KVERBS_PERF_POLL_UNBOUND_WORKQUEUE ||
 	    cmd->cq_flags & ~KVERBS_PERF_CQ_FLAGS)
@@ -1036,6 +1037,14 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 		ret = kverbs_perf_phases_check(cmd, t);
 		if (ret)
 			return ret;
+		/*
+		 * Datagrams move on a QP and a plain CQ of their own (not a
+		 * pool's, no moderation), one signaled message per post.
+		 */
+		if ((cmd->flags & KVERBS_PERF_F_UD) &&
+		    (cmd->post_list > 1 || cmd->cq_mod || cmd->inline_size ||
+		     cmd->phases || cmd->cq_flags))
+			return -EINVAL;
 		/* An array outside user space fails here, with the result zero. */
 		if (kverbs_perf_array_bad(cmd->samples,
 					  kverbs_perf_samples_bytes(cmd->samples_max)) ||
@@ -1118,6 +1127,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->inv_expected = 0;
 	cmd->inv_got = 0;
 	cmd->ended_ns = 0;
+	cmd->lost = 0;
+	cmd->path_mtu = 0;
 	memset(&cmd->cq, 0, sizeof(cmd->cq));
 	cmd->max_inline = 0;
 	cmd->rw_ctxs = 0;
@@ -1168,6 +1179,8 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->inv_expected = run->inv_expected;
 	cmd->inv_got = run->inv_got;
 	cmd->ended_ns = run->ended_ns;
+	cmd->lost = run->lost;
+	cmd->path_mtu = run->path_mtu;
 	if (run->srq) {
 		cmd->srq_wr = run->srq_shared ? run->srq_wr : 0;
 		cmd->srq_limit = run->srq_shared ? run->srq_limit : 0;

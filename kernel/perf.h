@@ -420,6 +420,8 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  * @srq_limit_events: &kverbs_perf.srq_limit_events
  * @srq_shared: &kverbs_perf.srq_shared
  * @ended_ns: when the measured phase ended: &kverbs_perf.ended_ns
+ * @lost: KVERBS_PERF_F_UD: &kverbs_perf.lost
+ * @path_mtu: KVERBS_PERF_F_UD: &kverbs_perf.path_mtu
  */
 struct kverbs_perf_run {
 	struct kverbs_test common;
@@ -462,6 +464,8 @@ struct kverbs_perf_run {
 	u64 srq_limit_events;
 	u32 srq_shared;
 	u64 ended_ns;
+	u64 lost;
+	u32 path_mtu;
 };
 
 /* A server's ceilings, perf_session.c. */
@@ -471,7 +475,8 @@ u64 kverbs_perf_max_iterations(void);
 /* The flags a client may set, and a server accept in a hello. */
 #define KVERBS_PERF_FLAGS	(KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_CMP_SWAP | \
 				 KVERBS_PERF_F_REVERSE | KVERBS_PERF_F_IMM | \
-				 KVERBS_PERF_F_RW | KVERBS_PERF_F_INV)
+				 KVERBS_PERF_F_RW | KVERBS_PERF_F_INV | \
+				 KVERBS_PERF_F_UD)
 
 /*
  * Whether a test's flags go together.  KVERBS_PERF_F_INV invalidates
@@ -484,6 +489,10 @@ u64 kverbs_perf_max_iterations(void);
  */
 static inline bool kverbs_perf_flags_agree(u32 flags)
 {
+	/* The datagrams' own protocol (perf_ud.c) has no modes. */
+	if ((flags & KVERBS_PERF_F_UD) &&
+	    (flags & ~(KVERBS_PERF_F_UD | KVERBS_PERF_F_VALIDATE)))
+		return false;
 	return !(flags & KVERBS_PERF_F_INV) ||
 	       ((flags & KVERBS_PERF_F_VALIDATE) &&
 		!(flags & (KVERBS_PERF_F_IMM | KVERBS_PERF_F_RW)));
@@ -822,6 +831,12 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 						 struct kverbs_ep *ep);
 int kverbs_perf_resp_run(struct kverbs_perf_resp *s);
 void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s);
+/* Both ends of SEND_BW and SEND_LAT over UD (KVERBS_PERF_F_UD): perf_ud.c. */
+struct kverbs_perf_ud;
+struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
+					     struct kverbs_ep *ep, bool client);
+int kverbs_perf_ud_run(struct kverbs_perf_ud *u);
+void kverbs_perf_ud_destroy(struct kverbs_perf_ud *u);
 
 u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes);
 void kverbs_perf_fill(void *buf, u32 len, u64 iter);

@@ -129,13 +129,19 @@ static u64 kverbs_perf_server_max_iterations(const struct kverbs_perf_run *run)
 struct kverbs_perf_end {
 	struct kverbs_perf_req *req;
 	struct kverbs_perf_resp *resp;
+	struct kverbs_perf_ud *ud;
 };
 
 static int kverbs_perf_end_create(struct kverbs_perf_end *end,
 				  struct kverbs_perf_run *run,
 				  struct kverbs_ep *ep, bool requester)
 {
-	if (requester) {
+	/* Datagrams: an end of their own, either side (perf_ud.c). */
+	if (run->flags & KVERBS_PERF_F_UD) {
+		end->ud = kverbs_perf_ud_create(run, ep, requester);
+		if (IS_ERR(end->ud))
+			return PTR_ERR(xchg(&end->ud, NULL));
+	} else if (requester) {
 		end->req = kverbs_perf_req_create(run, ep);
 		if (IS_ERR(end->req))
 			return PTR_ERR(xchg(&end->req, NULL));
@@ -149,6 +155,8 @@ static int kverbs_perf_end_create(struct kverbs_perf_end *end,
 
 static int kverbs_perf_end_run(struct kverbs_perf_end *end)
 {
+	if (end->ud)
+		return kverbs_perf_ud_run(end->ud);
 	return end->req ? kverbs_perf_req_run(end->req) :
 			  kverbs_perf_resp_run(end->resp);
 }
@@ -159,6 +167,8 @@ static void kverbs_perf_end_destroy(struct kverbs_perf_end *end)
 		kverbs_perf_req_destroy(end->req);
 	if (end->resp)
 		kverbs_perf_resp_destroy(end->resp);
+	if (end->ud)
+		kverbs_perf_ud_destroy(end->ud);
 }
 
 static void kverbs_perf_client_hello(const struct kverbs_perf_run *run,

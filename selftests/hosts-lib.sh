@@ -28,6 +28,12 @@ kv_after_test() {
 		left=2
 		kv_pair_cable "$role" on || return 1
 	done
+	# A test that made A's wire drop datagrams (hosts.sh's ud_drop).
+	if tc qdisc show dev kvw0 2> /dev/null | grep -q netem; then
+		echo "A's wire drops datagrams: undoing it"
+		left=2
+		tc qdisc del dev kvw0 root || return 1
+	fi
 	# A test that had B killed and failed before it booted B again.
 	if [ -e "$KV_PAIR/b.gone" ]; then
 		echo "B was gone: booting it again"

@@ -190,6 +190,133 @@ test_write_lat_ab()	{ perf_lat ab write_lat 64 50; }
 test_read_lat_ba()	{ perf_lat ba read_lat 4096 50; }
 test_atomic_lat_ab()	{ need_atomics; perf_lat ab atomic_lat 8 50; }
 
+# UD across the wire: datagrams leave one device and arrive at another,
+# their address handles from SIDR (the ping) or from the RC connection's
+# path (send_bw -c UD).  1024 bytes fit either wire MTU's RoCE MTU.
+# iWARP has no UD: perf.sh and ud.sh check the refusal over siw.
+need_ud() {
+	[ "$KV_TYPE" != siw ] || skip "iWARP (siw) has no UD"
+}
+
+# A validated UD ping, a server on B and a client on A: both report
+# every message, the same path MTU, and each other's QP.
+test_ping_ud_a_to_b_1024() {
+	local rc d count=20
+	need_ud
+	peer_server srv "$port" --ud -C $count -V || return
+	KV_ADDR=$KV_PEER_ADDR KV_CLIENT_LIMIT=300 kv_client cli "$port" --ud -V -C $count \
+		-S 1024 --timeout "$step_limit"
+	rc=$?
+	d=$(kv_peer_dir srv)
+	kv_peer_wait srv 30 || fail "B's server: $(cat "$d/srv.err" "$d/srv.json")" || return
+	[ $rc = 0 ] || fail "A's client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["transport"] == "ud"' \
+		"d['iterations'] == $count" "d['bytes_read'] == $count * 1024" \
+		'd["path_mtu"] >= 1024' 'd["remote_qpn"] > 1' \
+		-- "$d/srv.json" 'd["status"] == "ok"' 'd["transport"] == "ud"' \
+		"d['iterations'] == $count" 'd["clients"] == 1' 'd["clients_failed"] == 0' || return
+	kv_python "$KV_TMP/cli.json" "$d/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["path_mtu"] == s["path_mtu"], f"path MTU {c['path_mtu']} vs {s['path_mtu']}"
+PY
+}
+
+# send_bw -c UD, a client on A and its server on B: every datagram that
+# arrives is checked by its iteration; what the wire drops is counted,
+# the same on both sides, and is no failure.
+test_send_bw_ud_ab() {
+	local n
+	need_ud
+	n=$(perf_iters 400)
+	perf_run ab send_bw -c UD -s 1024 -n "$n" --validate || return
+	json_check "$cli" 'd["status"] == "ok"' 'd["connection"] == "UD"' 'd["validate"] is True' \
+		"d['iterations'] == $n" 'd["size"] == 1024' \
+		-- "$srv" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
+		"d['iterations'] + d['lost'] == $n" 'd["iterations"] > 0' || return
+	kv_python "$cli" "$srv" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["lost"] == s["lost"], f"lost: client {c['lost']}, server {s['lost']}"
+PY
+}
+
+# ud_drop PERCENT: A's wire drops PERCENT % of the datagrams A sends to a
+# UD QP other than QP1.  RoCEv2 is UDP to port 4791; the IPv4 header rxe
+# builds has no options, so the BTH starts at byte 28 of the packet: its
+# opcode there (0x64 SEND_ONLY, 0x65 SEND_ONLY_WITH_IMMEDIATE, UD's) and
+# the destination QP in the low 24 bits of the word at 32.  QP1 carries
+# the CM's MADs, which set up and tear down the RC connection: those
+# pass, as does everything RC.  Undone by ud_drop_off, or after a test
+# that failed before it, by kv_after_test.
+ud_drop() {
+	command -v tc > /dev/null || skip "no tc to drop datagrams with"
+	tc qdisc add dev kvw0 root handle 1: prio bands 4 \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 || return
+	tc qdisc add dev kvw0 parent 1:4 handle 40: netem loss "$1%" &&
+	tc filter add dev kvw0 parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		match u32 0x00000001 0x00ffffff at 32 flowid 1:1 &&
+	tc filter add dev kvw0 parent 1: protocol ip prio 2 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		match u8 0x64 0xfe at 28 flowid 1:4 || { ud_drop_off; return 1; }
+}
+
+ud_drop_off() {
+	tc qdisc del dev kvw0 root 2> /dev/null
+	return 0
+}
+
+# A datagram that the wire drops is lost for good: send_bw -c UD counts
+# it, the same on both sides, and validates every one that arrived by
+# the iteration it carries, past the gaps.
+test_send_bw_ud_lossy_ab() {
+	local n=300 rc
+	need_ud
+	ud_drop 20 || fail "cannot set up the drops" || return
+	perf_run ab send_bw -c UD -s 1024 -n $n --validate
+	rc=$?
+	ud_drop_off
+	[ $rc = 0 ] || return
+	json_check "$cli" 'd["status"] == "ok"' "d['iterations'] == $n" 'd["lost"] > 0' \
+		-- "$srv" 'd["status"] == "ok"' 'd["validate"] is True' 'd["iterations"] > 0' \
+		"d['iterations'] + d['lost'] == $n" || return
+	kv_python "$cli" "$srv" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["lost"] == s["lost"], f"lost: client {c['lost']}, server {s['lost']}"
+# 20 % of 300: far from 0 and from all.
+assert 10 <= s["lost"] <= 150, f"{s['lost']} lost"
+PY
+}
+
+# In send_lat a message lost ends the test: the client's wait for its
+# answer runs into the step's time limit, ETIMEDOUT.  The server, which
+# took nothing, fails when the client's connection goes.
+test_send_lat_ud_lost_times_out_ab() {
+	local d rc limit=$((3 * KV_TIME_SCALE)) t0
+	need_ud
+	kv_peer_bg srv "\"\$KVERBS\" send_lat -p $port --timeout $step_limit --json > srv.json 2> srv.err"
+	d=$(kv_peer_dir srv)
+	kv_peer -t 30 "wait_for 10 kv_listening 0.0.0.0 $port" ||
+		fail "B's server is not listening: $(cat "$d/srv.err")" || return
+	ud_drop 100 || fail "cannot set up the drops" || return
+	t0=$SECONDS
+	timeout -k 5 $((60 * KV_TIME_SCALE)) "$KVERBS" send_lat -c UD -s 64 -n 10 --validate \
+		-p "$port" --timeout "$limit" --json "$KV_PEER_ADDR" > "$KV_TMP/cli.json" \
+		2> "$KV_TMP/cli.err"
+	rc=$?
+	ud_drop_off
+	kv_peer_wait srv 60
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	((SECONDS - t0 >= limit)) || fail "ETIMEDOUT after $((SECONDS - t0)) s, the limit is $limit" ||
+		return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "failed"' 'd["connection"] == "UD"' \
+		'd["error"]["name"] == "ETIMEDOUT"' 'd["error"]["step"] == "recv"' \
+		-- "$d/srv.json" 'd["status"] == "failed"' 'd["iterations"] == 0'
+}
+
 # -b: a connection each way, each byte checked by the side it lands on;
 # the numbers are the sums of both directions.
 perf_bidir() {
@@ -302,4 +429,6 @@ ktap_main test_wire_and_mtu \
 	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_post_modes_bidir_ab \
 	test_send_bw_workqueue_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
 	test_write_bw_all_sizes_ab test_serve_three_clients_from_b \
+	test_ping_ud_a_to_b_1024 test_send_bw_ud_ab test_send_bw_ud_lossy_ab \
+	test_send_lat_ud_lost_times_out_ab \
 	test_peer_kmemleak test_peer_clean

@@ -2380,6 +2380,196 @@ perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	write_bw_rw_4097_validate read_bw_rw_1M_validate read_lat_rw_64K_validate
 	read_bw_rw_bidir_validate read_bw_1M_inv_validate write_bw_inv_bidir_validate
 	read_lat_phases_workqueue send_lat_phases_workqueue atomic_lat_phases_unbound "
+# -c UD (perftest's -c UD): the data in datagrams over a UD QP of each
+# side's, the control messages over RC.  At most 512 messages, the
+# receiver's ring: none can be lost for want of a receive, and rxe
+# drops nothing else between two QPs of one guest, so lost is 0.
+need_ud() {
+	[ "$KV_TYPE" = siw ] && skip "iWARP (siw) has no UD; send_bw_ud_refused_over_iwarp checks the refusal"
+	return 0
+}
+
+# ud_pair TEST SIZE ITERS [client options]: a validated -c UD run, the
+# server with the options in srv_opts, both sides reporting UD, every
+# message, none lost.
+ud_pair() {
+	local test=$1 size=$2 n=$3 rc
+	shift 3
+	port=$((port + 1))
+	perf_server srv "$test" "${srv_opts[@]}" || return 1
+	perf_client cli "$test" -c UD -s "$size" -n "$n" --validate "$@"
+	rc=$?
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return 1
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return 1
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
+		"d['iterations'] == $n" "d['size'] == $size" 'd["validate"] is True' \
+		'd["lost"] == 0' 'd["elapsed_ns"] > 0' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
+		"d['iterations'] == $n" "d['size'] == $size" 'd["lost"] == 0'
+}
+
+# The port's active MTU, from a client's report.
+ud_mtu() {
+	kv_python "$KV_TMP/cli.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print((d[0] if isinstance(d, list) else d)["mtu"])
+PY
+}
+
+test_send_bw_ud_64_validate()	{ need_ud; ud_pair send_bw 64 500; }
+
+# The datagrams' CQ takes each side's completion policy, as its RC CQ
+# does: a client whose handlers run on a workqueue, and both sides of a
+# ping-pong busy-polling (the default above: the client polls, the
+# server sleeps).
+test_send_bw_ud_workqueue_validate() {
+	need_ud
+	ud_pair send_bw 256 300 --poll workqueue || return
+	json_check "$KV_TMP/cli.json" 'd["cq"]["poll"] == "workqueue"'
+}
+
+test_send_lat_ud_busy_poll_validate() {
+	need_ud
+	srv_opts=(--busy-poll)
+	ud_pair send_lat 64 100 || return
+	json_check "$KV_TMP/cli.json" 'd["cq"]["poll"] == "direct"' \
+		-- "$KV_TMP/srv.json" 'd["cq"]["poll"] == "direct"'
+}
+
+test_send_bw_ud_mtu_validate() {
+	local mtu
+	need_ud
+	ud_pair send_bw 64 10 || return
+	mtu=$(ud_mtu) || return
+	[ "$mtu" -ge 256 ] || fail "active MTU $mtu" || return
+	ud_pair send_bw "$mtu" 200
+}
+
+test_send_lat_ud_validate() {
+	need_ud
+	ud_pair send_lat 64 200 || return
+	json_check "$KV_TMP/cli.json" 'd["samples"] == 200' \
+		'd["latency_usec"]["min"] > 0' \
+		'd["latency_usec"]["max"] >= d["latency_usec"]["min"]'
+}
+
+# Eight times the receiver's ring: a receiver that falls behind loses
+# datagrams, which nothing retransmits.  Whatever was lost, every one
+# that arrived is validated, the server counts exactly the rest as lost,
+# and the client reports the server's count.
+test_send_bw_ud_lost_counted() {
+	local n=4096 rc
+	need_ud
+	port=$((port + 1))
+	perf_server srv send_bw || return
+	perf_client cli send_bw -c UD -s 64 -n $n --validate
+	rc=$?
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' "d['iterations'] == $n" \
+		'd["lost"] < d["iterations"]' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["iterations"] > 0' \
+		"d['iterations'] + d['lost'] == $n" || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["lost"] == s["lost"], f"lost: client {c['lost']}, server {s['lost']}"
+print(f"# {s['lost']} of {c['iterations']} lost")
+PY
+}
+
+# kverbs serve takes UD clients on its file's listener as any other,
+# two at once beside an RC one: each session has its own datagram QP.
+test_serve_ud_clients_validate() {
+	local rc1 rc2 p1 p2
+	need_ud
+	port=$((port + 1))
+	"$KVERBS" serve -p "$port" -C 3 -j 2 --timeout "$step_limit" --json \
+		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	perf_client bw send_bw -c UD -s 256 -n 300 --validate &
+	p1=$!
+	perf_client lat send_lat -c UD -s 64 -n 100 --validate &
+	p2=$!
+	wait "$p1"
+	rc1=$?
+	wait "$p2"
+	rc2=$?
+	[ $rc1 = 0 ] || fail "send_bw exited $rc1: $(cat "$KV_TMP/bw.err" "$KV_TMP/bw.json")" || return
+	[ $rc2 = 0 ] || fail "send_lat exited $rc2: $(cat "$KV_TMP/lat.err" "$KV_TMP/lat.json")" ||
+		return
+	perf_client rc send_bw -s 256 -n 100 --validate ||
+		fail "RC send_bw: $(cat "$KV_TMP/rc.err" "$KV_TMP/rc.json")" || return
+	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	kv_python "$KV_TMP/srv.json" "$KV_TMP/bw.json" "$KV_TMP/lat.json" "$KV_TMP/rc.json" <<'PY'
+import json, sys
+sessions = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+bw, lat, rc = (json.load(open(p)) for p in sys.argv[2:])
+assert len(sessions) == 3 and all(s["status"] == "ok" for s in sessions), sessions
+conn = sorted((s["test"], s["connection"], s["iterations"], s["lost"]) for s in sessions)
+assert conn == [("send_bw", "RC", 100, 0), ("send_bw", "UD", 300, 0),
+                ("send_lat", "UD", 100, 0)], conn
+assert (bw["connection"], lat["connection"], rc["connection"]) == ("UD", "UD", "RC")
+PY
+}
+
+# One byte past the MTU: the client refuses before it connects, and the
+# server, still waiting, serves a fair client next (the control).
+test_send_bw_ud_above_mtu_emsgsize() {
+	local mtu rc
+	need_ud
+	ud_pair send_bw 64 10 || return
+	mtu=$(ud_mtu) || return
+	port=$((port + 1))
+	perf_server srv send_bw || return
+	perf_client big send_bw -c UD -s $((mtu + 1)) -n 10
+	rc=$?
+	[ $rc = 1 ] || fail "client over the MTU exited $rc: $(cat "$KV_TMP/big.err")" || return
+	json_check "$KV_TMP/big.json" 'd["error"]["name"] == "EMSGSIZE"' \
+		'd["error"]["step"] == "setup"' '"path MTU" in d["error"]["message"]' \
+		'd["iterations"] == 0' || return
+	perf_client cli send_bw -c UD -s "$mtu" -n 10 --validate ||
+		fail "fair client exited $?: $(cat "$KV_TMP/cli.err")" || return
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err")" || return
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["iterations"] == 10' \
+		'd["connection"] == "UD"'
+}
+
+# -c takes RC and UD only, UD only on send_bw and send_lat, and not with
+# the RC modes; -c RC is the default and runs as before (the control).
+test_ud_connection_usage() {
+	local out
+	out=$("$KVERBS" send_bw -c XX "$KV_ADDR" 2>&1)
+	[ $? = 2 ] || fail "-c XX should be a usage error: $out" || return
+	[[ $out == *"invalid connection type 'XX' (RC or UD)"* ]] || fail "message: $out" || return
+	out=$("$KVERBS" write_bw -c UD "$KV_ADDR" 2>&1)
+	[ $? = 2 ] || fail "write_bw -c UD should be a usage error: $out" || return
+	[[ $out == *"-c UD is for send_bw and send_lat"* ]] || fail "message: $out" || return
+	out=$("$KVERBS" send_bw -c UD -b "$KV_ADDR" 2>&1)
+	[ $? = 2 ] || fail "-c UD -b should be a usage error: $out" || return
+	[[ $out == *"-c UD and -b exclude each other"* ]] || fail "message: $out" || return
+	perf_pair send_bw -c RC -s 64 -n 10 --validate || fail "-c RC" || return
+	json_check "$KV_TMP/cli.json" 'd["connection"] == "RC"' 'd["lost"] == 0' \
+		-- "$KV_TMP/srv.json" 'd["connection"] == "RC"'
+}
+
+# iWARP has no UD: the client refuses before it connects.
+test_send_bw_ud_refused_over_iwarp() {
+	local rc
+	[ "$KV_TYPE" = siw ] || skip "UD is refused only over iWARP (KV_TYPE=siw)"
+	port=$((port + 1))
+	perf_server srv send_bw || return
+	perf_client cli send_bw -c UD -s 64 -n 10
+	rc=$?
+	kill -INT "$kv_pid_srv" 2>/dev/null
+	kv_wait srv 30
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err")" || return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "EOPNOTSUPP"' \
+		'd["error"]["step"] == "setup"' '"iWARP" in d["error"]["message"]'
+}
+
 perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_read_bw_64_validate test_read_bw_1M_validate \
 	test_send_bw_64_validate test_send_bw_1M_validate test_send_bw_4097_validate \
@@ -2449,7 +2639,11 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_srq_iwarp_credits_enforced test_srq_iwarp_failed_peers_cost_nothing \
 	test_read_lat_phases test_send_lat_phases_events test_read_lat_phases_workqueue \
 	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
-	test_phases_text_output test_phases_refused)
+	test_phases_text_output test_phases_refused \
+	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
+	test_send_bw_ud_workqueue_validate test_send_lat_ud_busy_poll_validate \
+	test_send_bw_ud_lost_counted test_serve_ud_clients_validate \
+	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 if [ "${KV_PERF_MATRIX:-1}" = 0 ]; then
 	for t in "${!perf_tests[@]}"; do
 		[[ "$perf_matrix" == *[[:space:]]${perf_tests[$t]#test_}[[:space:]]* ]] &&

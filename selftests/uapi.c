@@ -3059,6 +3059,117 @@ TEST_F_TIMEOUT(kverbs, perf_ended_ns, KV_NET_TIMEOUT)
 }
 
 /*
+ * KVERBS_PERF_F_UD is a client's, of SEND_BW and SEND_LAT, with no mode
+ * but --validate beside it, in any poll mode: each refusal has a control that differs
+ * only there and gets past the flag checks to the message size
+ * (-EMSGSIZE).
+ */
+TEST_F(kverbs, perf_ud_flag)
+{
+	static const struct {
+		__u32 flags;
+		__u16 post_list, cq_mod, poll, cq_flags;
+		__u32 inline_size;
+	} bad[] = {
+		{ .flags = KVERBS_PERF_F_IMM },
+		{ .flags = KVERBS_PERF_F_REVERSE },
+		{ .post_list = 2 },
+		{ .cq_mod = 2 },
+		{ .inline_size = 16 },
+		{ .poll = KVERBS_PERF_POLL_SOFTIRQ, .cq_flags = KVERBS_PERF_CQ_POOL },
+		{ .poll = KVERBS_PERF_POLL_SOFTIRQ, .cq_flags = KVERBS_PERF_CQ_DIM },
+	};
+	static const uint32_t tests[] = { KVERBS_PERF_SEND_BW, KVERBS_PERF_SEND_LAT };
+	struct kverbs_perf p;
+	size_t i, k;
+
+	KV_EXPECT_FEATURE(KVERBS_FEATURE_PERF_UD);
+	for (k = 0; k < ARRAY_SIZE(tests); k++) {
+		kv_perf_base_test(&p, tests[k]);
+		p.msg_size = kv_max_msg_size() + 1;
+		p.flags = KVERBS_PERF_F_UD | KVERBS_PERF_F_VALIDATE;
+		/* The controls: UD alone, and in each poll mode, get past. */
+		KV_PERF_REJECTED(&p, EMSGSIZE);
+		for (i = KVERBS_PERF_POLL_DIRECT; i <= KVERBS_PERF_POLL_UNBOUND_WORKQUEUE; i++) {
+			p.poll = i;
+			KV_PERF_REJECTED(&p, EMSGSIZE);
+		}
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			if (tests[k] == KVERBS_PERF_SEND_LAT &&
+			    (bad[i].flags == KVERBS_PERF_F_REVERSE || bad[i].post_list ||
+			     bad[i].cq_mod))
+				continue;	/* refused for a latency test anyway */
+			kv_perf_base_test(&p, tests[k]);
+			p.msg_size = kv_max_msg_size() + 1;
+			p.flags = KVERBS_PERF_F_UD | bad[i].flags;
+			p.post_list = bad[i].post_list;
+			p.cq_mod = bad[i].cq_mod;
+			p.poll = bad[i].poll;
+			p.cq_flags = bad[i].cq_flags;
+			p.inline_size = bad[i].inline_size;
+			KV_PERF_REJECTED(&p, EINVAL);
+			/* Without the flag the same call gets past. */
+			p.flags &= ~KVERBS_PERF_F_UD;
+			KV_PERF_REJECTED(&p, EMSGSIZE);
+		}
+	}
+	/* Not a test that WRITEs, READs or runs atomics. */
+	kv_perf_base_test(&p, KVERBS_PERF_WRITE_BW);
+	p.msg_size = kv_max_msg_size() + 1;
+	p.flags = KVERBS_PERF_F_UD;
+	KV_PERF_REJECTED(&p, EINVAL);
+	p.flags = 0;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	/* The reserved word beside the UD fields. */
+	kv_perf_base_test(&p, KVERBS_PERF_SEND_BW);
+	p.msg_size = kv_max_msg_size() + 1;
+	p.__reserved_ud = 1;
+	KV_PERF_REJECTED(&p, EINVAL);
+	/* A server: the client's request says, the server does not. */
+	kv_perf_server_base(&p);
+	p.msg_size = kv_max_msg_size() + 1;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
+	p.flags = KVERBS_PERF_F_UD;
+	KV_PERF_REJECTED(&p, EINVAL);
+}
+
+/*
+ * &kverbs_perf.lost and .path_mtu: 0 from an RC call, whatever came in;
+ * a UD client learns the path MTU before it connects, also when nobody
+ * listens; and neither is written to a caller whose struct ends before
+ * them.
+ */
+TEST_F_TIMEOUT(kverbs, perf_ud_fields, KV_NET_TIMEOUT)
+{
+	struct kverbs_perf p;
+
+	kv_net_begin();
+	kv_perf_base_test(&p, KVERBS_PERF_SEND_BW);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.lost = 5;
+	p.path_mtu = 5;
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(0, p.lost);
+	EXPECT_EQ(0, p.path_mtu);
+	KV_PERF_OLDER_CALLER(&p, offsetof(struct kverbs_perf, lost));
+
+	if (!strcmp(kv_env("KV_TYPE", "rxe"), "siw"))
+		SKIP(return, "iWARP (siw) has no UD");
+	kv_perf_base_test(&p, KVERBS_PERF_SEND_BW);
+	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
+	p.flags = KVERBS_PERF_F_UD;
+	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(0, p.lost);
+	EXPECT_GE(p.path_mtu, 256);
+	EXPECT_EQ(p.result.active_mtu, p.path_mtu);
+	/* One byte past it: refused before connecting, the MTU said. */
+	p.msg_size = p.path_mtu + 1;
+	EXPECT_ERRNO(EMSGSIZE, kv_ioctl(KVERBS_IOC_PERF, &p));
+	EXPECT_EQ(KVERBS_STEP_SETUP, p.result.failed_step);
+	EXPECT_GE(p.path_mtu, 256);
+}
+
+/*
  * A caller whose struct ends before &kverbs_perf.phases, as one built
  * before them, asks for none: whatever lies past its struct is neither
  * read (0xa5 bytes there would be a pointer without its flag, -EINVAL)

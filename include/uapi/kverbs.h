@@ -95,6 +95,8 @@ enum {
  *	(&kverbs_perf.srq_wr to .srq_shared)
  * @KVERBS_FEATURE_PING_UD: KVERBS_IOC_PING takes KVERBS_PING_F_UD and
  *	fills &kverbs_ping.path_mtu, .remote_qpn and .remote_qkey
+ * @KVERBS_FEATURE_PERF_UD: KVERBS_IOC_PERF takes KVERBS_PERF_F_UD and
+ *	fills &kverbs_perf.lost and .path_mtu
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -120,6 +122,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PING_INV = 1 << 20,
 	KVERBS_FEATURE_PERF_PHASES = 1 << 21,
 	KVERBS_FEATURE_PING_UD = 1 << 22,
+	KVERBS_FEATURE_PERF_UD = 1 << 24,
 };
 
 /**
@@ -889,6 +892,21 @@ enum kverbs_perf_test {
  *	else -EMSGSIZE at KVERBS_STEP_SETUP.  Not part of the hello: a
  *	client with the flag fails with -EINVAL.
  *	Feature bit: KVERBS_FEATURE_PERF_SRQ.
+ * @KVERBS_PERF_F_UD: client only, SEND_BW and SEND_LAT: the data moves
+ *	in datagrams over a UD QP of each side's, as perftest's -c UD; the
+ *	hello and the control messages stay on the RC connection.  Each
+ *	message is a SEND with immediate data (its iteration's low 32
+ *	bits) of at most the port's active MTU (&kverbs_perf.path_mtu),
+ *	else -EMSGSIZE at KVERBS_STEP_SETUP before connecting.  Over
+ *	iWARP, which has no UD, -EOPNOTSUPP at KVERBS_STEP_SETUP, also
+ *	before connecting.  Only with KVERBS_PERF_F_VALIDATE among the
+ *	other flags, no post list, CQ moderation, inline data, phases nor
+ *	CQ flags: else -EINVAL.  The UD QP's CQ takes the side's poll
+ *	mode, as its RC CQ does.  SEND_BW counts the
+ *	datagrams that did not arrive in &kverbs_perf.lost; in SEND_LAT a
+ *	lost message ends the test with -ETIMEDOUT at KVERBS_STEP_RECV.
+ *	A server that predates the flag rejects the hello with
+ *	KVERBS_PERF_REJECT_RESERVED.  Feature bit: KVERBS_FEATURE_PERF_UD.
  * @KVERBS_PERF_F_PHASES: client only, READ_LAT, ATOMIC_LAT and SEND_LAT,
  *	with &kverbs_perf.samples: where each operation's time goes, in
  *	&kverbs_perf.phases: from the post to the run of the completion
@@ -917,6 +935,7 @@ enum kverbs_perf_flags {
 	KVERBS_PERF_F_INV = 1 << 9,
 	KVERBS_PERF_F_SRQ = 1 << 10,
 	KVERBS_PERF_F_PHASES = 1 << 11,
+	KVERBS_PERF_F_UD = 1 << 12,
 };
 
 /**
@@ -1362,6 +1381,10 @@ struct kverbs_perf {
 	__aligned_u64 ended_ns;
 	/* KVERBS_PERF_F_PHASES: KVERBS_FEATURE_PERF_PHASES */
 	__aligned_u64 phases;
+	/* KVERBS_PERF_F_UD: KVERBS_FEATURE_PERF_UD */
+	__aligned_u64 lost;
+	__u32 path_mtu;
+	__u32 __reserved_ud;
 };
 
 /* KVERBS_PERF_F_SRQ: the SRQ's receives by default, and at most. */

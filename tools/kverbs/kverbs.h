@@ -170,6 +170,7 @@ struct kv_perf_opts {
 	bool rw;		/* --rw: READs and WRITEs through rdma_rw contexts */
 	bool inv;		/* --inv: each round's key invalidated by the peer */
 	bool phases;		/* --phases: where each operation's time goes */
+	bool ud;		/* -c UD: the data in datagrams */
 	bool json;
 	bool debug;
 	uint64_t timeout_ns;

@@ -20,6 +20,9 @@
 
 #include "kverbs.h"
 
+/* -c UD without -s: within the active MTU of a RoCE port on 1500-byte Ethernet. */
+#define KV_PERF_UD_SIZE	1024
+
 /* -q: connections, and threads, of one test at most. */
 #define KV_PERF_MAX_QPS		32
 /* perftest's defaults for its latency tests. */
@@ -58,6 +61,7 @@ enum {
 	KV_OPT_INV = 1 << 8,		/* --inv: each round's key invalidated by the peer */
 	KV_OPT_SRQ = 1 << 9,		/* --srq: the server's receives in a shared queue */
 	KV_OPT_PHASES = 1 << 10,	/* --phases: post to handler, handler to thread */
+	KV_OPT_UD = 1 << 11,		/* -c UD: the data in datagrams */
 };
 
 /*
@@ -117,7 +121,8 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "send_bw", .test = KVERBS_PERF_SEND_BW, .verb = "Send",
 		.kind = KV_PERF_RECV,
-		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ |
+			KV_OPT_UD,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -159,6 +164,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 		.cmd = "send_lat", .test = KVERBS_PERF_SEND_LAT, .verb = "Send",
 		.kind = KV_PERF_LAT | KV_PERF_RECV,
 		.opts = KV_OPTS_LAT | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_SRQ |
+			KV_OPT_UD |
 			KV_OPT_PHASES,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
@@ -219,7 +225,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
 		"       %*s [--report_gbits] [--validate]%s%s%s [--json] [--timeout SEC]\n"
 		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
-		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s%s [ADDR]\n"
+		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s%s%s [ADDR]\n"
 		"\n"
 		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
 		"as the server; with ADDR, connect to the server there and run the test.\n"
@@ -238,6 +244,7 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 		indent, "", t->opts & KV_OPT_DEPTH ? " [-l N] [-Q N]" : "",
 		t->opts & KV_OPT_INLINE ? " [-I SIZE]" : "",
 		t->opts & KV_OPT_PHASES ? " [--phases]" : "",
+		t->opts & KV_OPT_UD ? " [-c RC|UD]" : "",
 		t->cmd, KVERBS_PERF_DEFAULT_PORT);
 	if (t->opts & KV_OPT_ATOMIC)
 		fprintf(f,
@@ -387,6 +394,17 @@ static void perf_usage(FILE *f, const struct kv_perf_test *t)
 			"                        running again and seeing it; min, typical, 99%%,\n"
 			"                        99.9%% and max of each, in usec.  Costs a clock read\n"
 			"                        in the thread.  See --poll.\n");
+	if (t->opts & KV_OPT_UD)
+		fprintf(f,
+			"  -c, --connection TYPE RC (the default) or UD: client, UD moves the data in\n"
+			"                        datagrams, SENDs with immediate data over a UD QP\n"
+			"                        of each side's, as perftest's -c UD; the hello and\n"
+			"                        the control messages stay on RC.  A message is at\n"
+			"                        most the path MTU (default size with UD: 1024).\n"
+			"                        send_bw counts the datagrams lost (\"lost\"); in\n"
+			"                        send_lat a lost one ends the test (ETIMEDOUT).  Not\n"
+			"                        on iWARP, which has no UD.  A server takes either\n"
+			"                        (its client says)\n");
 	if (t->opts & KV_OPT_SRQ)
 		fprintf(f,
 			"      --srq, --use-srq  server: take the client's SENDs in a shared receive\n"
@@ -736,6 +754,32 @@ static void kv_perf_json_post(struct kv_json *j, const struct kv_perf_opts *o,
 	kv_json_u64(j, cmd->max_inline);
 }
 
+/*
+ * -c UD: the datagrams' own protocol has none of the RC modes, and the
+ * client's messages fit a path MTU.  A server takes either connection
+ * type: its client's hello says.  Returns 0, or -1 after a usage error.
+ */
+static int kv_perf_check_ud(struct kv_perf_opts *o)
+{
+	const char *other = o->bidir ? "-b" : o->qps > 1 ? "-q" : o->all ? "-a" :
+			    o->imm ? "--imm" : o->post_list ? "-l" : o->cq_mod ? "-Q" :
+			    o->inline_size ? "-I" : o->phases ? "--phases" :
+			    o->cq_pool ? "--cq-pool" : o->dim ? "--dim" : NULL;
+
+	if (!o->ud || o->role == KVERBS_ROLE_SERVER) {
+		o->ud = false;
+		return 0;
+	}
+	if (other) {
+		kv_usage_error(o->cmd, "-c UD and %s exclude each other: datagrams go one SEND per post on a QP and a plain CQ of their own",
+			       other);
+		return -1;
+	}
+	if (!o->size_set)
+		o->size = KV_PERF_UD_SIZE;
+	return 0;
+}
+
 /**
  * kv_perf_parse - the command line of a perf subcommand
  * @test: the subcommand's &enum kverbs_perf_test
@@ -778,6 +822,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		/* perftest's name for it, which its write tests take */
 		{ "write_with_imm", no_argument, NULL, OPT_WRITE_WITH_IMM },
 		{ "inv", no_argument, NULL, OPT_INV },
+		{ "connection", required_argument, NULL, 'c' },
 		{ "srq", no_argument, NULL, OPT_SRQ },
 		/* perftest's name for it */
 		{ "use-srq", no_argument, NULL, OPT_SRQ },
@@ -806,7 +851,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		{ "run_infinitely", no_argument, NULL, OPT_RUN_INFINITELY },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:l:Q:I:";
+	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:l:Q:I:c:";
 	const struct kv_perf_test *t = kv_perf_test(test);
 	const char *cmd = t->cmd, *after_d = NULL;
 	char buf[8];
@@ -1005,6 +1050,17 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 			}
 			o->phases = true;
 			break;
+		case 'c':
+			if (strcmp(optarg, "RC") && strcmp(optarg, "UD")) {
+				kv_usage_error(cmd, "invalid connection type '%s' (RC or UD)", optarg);
+				return -1;
+			}
+			if (!strcmp(optarg, "UD") && !(t->opts & KV_OPT_UD)) {
+				kv_usage_error(cmd, "-c UD is for send_bw and send_lat: datagrams carry SENDs only");
+				return -1;
+			}
+			o->ud = !strcmp(optarg, "UD");
+			break;
 		case OPT_SRQ:
 		case OPT_SRQ_WR:
 		case OPT_SRQ_LIMIT:
@@ -1154,7 +1210,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		kv_usage_error(cmd, "--inv and --imm exclude each other: the receives of WRITEs with immediate data lie in the buffer whose key --inv invalidates");
 		return -1;
 	}
-	return 0;
+	return kv_perf_check_ud(o);
 }
 
 /* perftest's units: MiB/s, or Gb/s with --report_gbits. */
@@ -1264,6 +1320,7 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	       "Ethernet" : r->link_layer == KVERBS_LINK_LAYER_INFINIBAND ? "IB" : "unknown");
 	printf(" Mtu            : %u[B]\n", r->active_mtu);
 	printf(" Number of qps  : %u\n", o->qps);
+	printf(" Connection type: %s\n", r->flags & KVERBS_PERF_F_UD ? "UD" : "RC");
 	printf(" TX depth       : %u\n", r->tx_depth);
 	printf(" Completions    : %s\n", kv_perf_slept(o, t, r) ? "events" : "polling");
 	if (cmd->cq.poll)
@@ -1292,6 +1349,8 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 		       " SENDs and %" PRIu64 " READs with invalidate\n",
 		       (uint64_t)cmd->inv_remote, (uint64_t)cmd->inv_sent, (uint64_t)cmd->read_inv);
 	kv_perf_print_srq(cmd);
+	if ((r->flags & KVERBS_PERF_F_UD) && !(t->kind & KV_PERF_LAT))
+		printf(" Lost           : %" PRIu64 " datagrams\n", (uint64_t)cmd->lost);
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
@@ -1389,6 +1448,14 @@ int kv_perf_describe_reject(char *buf, size_t len,
 				server ? "this server runs" : "the server runs",
 				server ? "" : ": start it with --busy-poll");
 	case KVERBS_PERF_REJECT_SETUP:
+		/* The two ends' ports may differ: each checks its own MTU. */
+		if ((r->flags & KVERBS_PERF_F_UD) && r->reject_value == EMSGSIZE)
+			return snprintf(buf, len, "%s: %s (%u-byte messages do not fit a datagram on %s port: its path MTU is lower%s)",
+					who, why, r->msg_size, server ? "this server's" : "the server's",
+					server ? "" : ": try a smaller -s");
+		if ((r->flags & KVERBS_PERF_F_UD) && r->reject_value == EOPNOTSUPP)
+			return snprintf(buf, len, "%s: %s (%s RDMA device has no UD: iWARP)",
+					who, why, server ? "this server's" : "the server's");
 		if (atomic && r->reject_value == EOPNOTSUPP)
 			return snprintf(buf, len, "%s: %s (%s RDMA device " KV_NO_ATOMICS ")",
 					who, why, server ? "this" : "its");
@@ -1397,6 +1464,9 @@ int kv_perf_describe_reject(char *buf, size_t len,
 		return snprintf(buf, len, "%s: %s (%s is iWARP, which has none: run without --imm)",
 				who, why, server ? "this server's RDMA device" : "the server's RDMA device");
 	case KVERBS_PERF_REJECT_RESERVED:
+		if (r->flags & KVERBS_PERF_F_UD)
+			return snprintf(buf, len, "%s: %s (the server's module does not take -c UD)",
+					who, why);
 		if (r->flags & KVERBS_PERF_F_INV)
 			return snprintf(buf, len, "%s: %s (the server's module does not take --inv)",
 					who, why);
@@ -1514,6 +1584,18 @@ static void kv_perf_describe(char *buf, size_t len, int err,
 	}
 	if (r->reject_reason) {
 		kv_perf_describe_reject(buf, len, r, o->role == KVERBS_ROLE_SERVER, atomic);
+		return;
+	}
+	if ((r->flags & KVERBS_PERF_F_UD) && err == EMSGSIZE &&
+	    r->failed_step == KVERBS_STEP_SETUP && cmd->path_mtu) {
+		snprintf(buf, len, "%u-byte messages do not fit a datagram: the path MTU of %.*s is %u bytes; -c UD takes -s up to it",
+			 r->msg_size, (int)sizeof(r->ibdev), r->ibdev, cmd->path_mtu);
+		return;
+	}
+	if ((r->flags & KVERBS_PERF_F_UD) && err == EOPNOTSUPP &&
+	    r->failed_step == KVERBS_STEP_SETUP) {
+		snprintf(buf, len, "the RDMA device %.*s has no UD (iWARP has no datagrams): -c UD needs InfiniBand or RoCE",
+			 (int)sizeof(r->ibdev), r->ibdev);
 		return;
 	}
 	/* No QP of the device holds that much inline data: refused before any post. */
@@ -1744,6 +1826,10 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_key(&j, "read_inv");
 	kv_json_u64(&j, cmd->read_inv);
 	kv_perf_json_srq(&j, cmd);
+	kv_json_key(&j, "connection");
+	kv_json_string(&j, r->flags & KVERBS_PERF_F_UD ? "UD" : "RC");
+	kv_json_key(&j, "lost");
+	kv_json_u64(&j, cmd->lost);
 	if (t->kind & KV_PERF_ATOMIC) {
 		kv_json_key(&j, "atomic_type");
 		if (atomic_type)
@@ -2335,6 +2421,8 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 			cmd.flags |= KVERBS_PERF_F_INV;
 		if (o.phases)
 			cmd.flags |= KVERBS_PERF_F_PHASES;
+		if (o.ud)
+			cmd.flags |= KVERBS_PERF_F_UD;
 	}
 	/* The server checks, or fills, what the client asked it to. */
 	if (kv_perf_where(&o, (struct sockaddr_storage *)&cmd.addr, addr, sizeof(addr),
@@ -2385,6 +2473,12 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 	}
 	if (o.phases && !(kv_features(fd) & KVERBS_FEATURE_PERF_PHASES)) {
 		fprintf(stderr, "%s %s: the kverbs module loaded does not support --phases (phase-resolved latency): load the module built with this tool\n",
+			kv_prog, o.cmd);
+		close(fd);
+		return KV_EXIT_ENV;
+	}
+	if (o.ud && !(kv_features(fd) & KVERBS_FEATURE_PERF_UD)) {
+		fprintf(stderr, "%s %s: the kverbs module loaded does not support -c UD (datagrams): load the module built with this tool\n",
 			kv_prog, o.cmd);
 		close(fd);
 		return KV_EXIT_ENV;

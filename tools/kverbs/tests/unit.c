@@ -1159,6 +1159,66 @@ KV_TEST(perf_reject_inv_described)
 	KV_EXPECT_STREQ(buf, "the server refused the request: reserved fields set");
 }
 
+/*
+ * -c UD: parsed into the flag's option, RC the default, anything else
+ * refused; a server whose module predates KVERBS_PERF_F_UD rejects it
+ * as reserved bits, and one whose port's MTU is lower than the
+ * client's refuses the size: the client says which.
+ */
+KV_TEST(perf_ud_parsed_and_refusal_described)
+{
+	struct kverbs_perf_result r = {
+		.reject_reason = KVERBS_PERF_REJECT_RESERVED,
+		.flags = KVERBS_PERF_F_UD | KVERBS_PERF_F_VALIDATE,
+		.msg_size = 4096,
+	};
+	struct kv_perf_opts o;
+	char err[512], buf[256];
+
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "UD", "10.0.0.1", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_TRUE(o.ud);
+	/* Without -s, a size that fits a RoCE port on 1500-byte Ethernet. */
+	KV_EXPECT_EQ(o.size, 1024);
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_LAT, "send_lat",
+					(const char *const[]){ "--connection=UD", "-s", "64",
+							       "10.0.0.1", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_TRUE(o.ud);
+	KV_EXPECT_EQ(o.size, 64);
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "RC", "10.0.0.1", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_TRUE(!o.ud);
+	KV_EXPECT_EQ(o.size, 65536);
+	/* A server takes either; its client's hello says. */
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "UD", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_TRUE(!o.ud);
+	KV_EXPECT_EQ(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "ud", "10.0.0.1", NULL },
+					&o, err, sizeof(err)), -1);
+	KV_EXPECT_TRUE(strstr(err, "invalid connection type 'ud' (RC or UD)") != NULL);
+	KV_EXPECT_EQ(kv_perf_parse_args(KVERBS_PERF_READ_BW, "read_bw",
+					(const char *const[]){ "-c", "UD", "10.0.0.1", NULL },
+					&o, err, sizeof(err)), -1);
+	KV_EXPECT_TRUE(strstr(err, "-c UD is for send_bw and send_lat") != NULL);
+	KV_EXPECT_EQ(kv_perf_parse_args(KVERBS_PERF_SEND_LAT, "send_lat",
+					(const char *const[]){ "-c", "UD", "-I", "16", "10.0.0.1",
+							       NULL },
+					&o, err, sizeof(err)), -1);
+	KV_EXPECT_TRUE(strstr(err, "-c UD and -I exclude each other") != NULL);
+
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: reserved fields set (the server's module does not take -c UD)");
+	r.reject_reason = KVERBS_PERF_REJECT_SETUP;
+	r.reject_value = EMSGSIZE;
+	kv_perf_describe_reject(buf, sizeof(buf), &r, false, false);
+	KV_EXPECT_STREQ(buf, "the server refused the request: server could not set up (4096-byte messages do not fit a datagram on the server's port: its path MTU is lower: try a smaller -s)");
+}
+
 KV_TEST(perf_reject_ceilings_described)
 {
 	struct kverbs_perf_result r = {
