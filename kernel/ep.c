@@ -429,6 +429,35 @@ struct kverbs_ep *kverbs_ep_create_ud(void)
 	return kverbs_ep_create_ps(RDMA_PS_UDP, IB_QPT_UD);
 }
 
+/**
+ * kverbs_ep_ud_mtu - the largest datagram the port of @ep carries
+ * @ep: an endpoint bound to a device
+ *
+ * UD needs the IB CM for its service ID resolution, which iWARP has
+ * not; a datagram is one packet, at most the port's active MTU.
+ * Process context (ib_query_port()).
+ *
+ * Return: the MTU in bytes, -EOPNOTSUPP on iWARP, or ib_query_port()'s
+ * error.
+ */
+int kverbs_ep_ud_mtu(struct kverbs_ep *ep)
+{
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 port = kverbs_ep_port(ep);
+	struct ib_port_attr attr;
+	int mtu, ret;
+
+	if (!rdma_cap_ib_cm(ibdev, port)) {
+		ibdev_dbg(ibdev, "port %u has no UD (iWARP)\n", port);
+		return -EOPNOTSUPP;
+	}
+	ret = ib_query_port(ibdev, port, &attr);
+	if (ret)
+		return ret;
+	mtu = ib_mtu_enum_to_int(attr.active_mtu);
+	return mtu > 0 ? mtu : -EIO;
+}
+
 /*
  * Wait for an rdma_cm step.  rdma_cm enforces the step's own timeout and
  * reports it as an event; the extra second keeps this wait a backstop.

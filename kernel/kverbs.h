@@ -318,6 +318,7 @@ struct kverbs_ep_caps {
 
 struct kverbs_ep *kverbs_ep_create(void);
 struct kverbs_ep *kverbs_ep_create_ud(void);
+int kverbs_ep_ud_mtu(struct kverbs_ep *ep);
 void kverbs_ep_destroy(struct kverbs_ep *ep);
 int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
 		      struct sockaddr *dst, u64 timeout_ns);

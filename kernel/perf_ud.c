@@ -158,30 +158,19 @@ static void kverbs_perf_ud_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * The device and port must do UD, which needs the IB CM (iWARP has
- * neither), and a message must fit the port's active MTU.
+ * The device and port must do UD, and a message must fit the port's
+ * active MTU: kverbs_ep_ud_mtu().
  */
 static int kverbs_perf_ud_check(struct kverbs_perf_run *run, struct kverbs_ep *ep)
 {
-	struct ib_device *ibdev = kverbs_ep_device(ep);
-	u32 port = kverbs_ep_port(ep);
-	struct ib_port_attr attr;
-	int mtu, ret;
+	int mtu = kverbs_ep_ud_mtu(ep);
 
-	if (!rdma_cap_ib_cm(ibdev, port)) {
-		ibdev_dbg(ibdev, "perf: port %u has no UD (iWARP)\n", port);
-		return -EOPNOTSUPP;
-	}
-	ret = ib_query_port(ibdev, port, &attr);
-	if (ret)
-		return ret;
-	mtu = ib_mtu_enum_to_int(attr.active_mtu);
-	if (mtu <= 0)
-		return -EIO;
+	if (mtu < 0)
+		return mtu;
 	run->path_mtu = mtu;
 	if (run->msg_size > mtu) {
-		ibdev_dbg(ibdev, "perf: %u bytes do not fit the port's MTU of %d\n",
-			  run->msg_size, mtu);
+		ibdev_dbg(kverbs_ep_device(ep),
+			  "perf: %u bytes do not fit the port's MTU of %d\n", run->msg_size, mtu);
 		return -EMSGSIZE;
 	}
 	return 0;

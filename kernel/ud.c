@@ -111,34 +111,22 @@ static void kverbs_ud_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /*
- * The port the endpoint is bound to: it must do UD, which needs an IB
- * CM for the service ID resolution (iWARP has neither), and its active
- * MTU bounds every message.  Sets @u->size for a server that named none.
+ * The port the endpoint is bound to must do UD, and its active MTU
+ * bounds every message (kverbs_ep_ud_mtu()).  Sets @u->size for a
+ * server that named none.
  */
 static int kverbs_ud_check_port(struct kverbs_ud *u)
 {
-	struct kverbs_ep *ep = u->ep;
-	struct ib_device *ibdev = kverbs_ep_device(ep);
-	u32 port = kverbs_ep_port(ep);
-	struct ib_port_attr attr;
-	int mtu, ret;
+	int mtu = kverbs_ep_ud_mtu(u->ep);
 
-	if (!rdma_cap_ib_cm(ibdev, port)) {
-		ibdev_dbg(ibdev, "ud ping: port %u has no UD (iWARP)\n", port);
-		return -EOPNOTSUPP;
-	}
-	ret = ib_query_port(ibdev, port, &attr);
-	if (ret)
-		return ret;
-	mtu = ib_mtu_enum_to_int(attr.active_mtu);
-	if (mtu <= 0)
-		return -EIO;
+	if (mtu < 0)
+		return mtu;
 	u->run->path_mtu = mtu;
 	if (!u->size)
 		u->size = mtu;
 	if (u->size > mtu) {
-		ibdev_dbg(ibdev, "ud ping: %u bytes do not fit the port's MTU of %d\n",
-			  u->size, mtu);
+		ibdev_dbg(kverbs_ep_device(u->ep),
+			  "ud ping: %u bytes do not fit the port's MTU of %d\n", u->size, mtu);
 		return -EMSGSIZE;
 	}
 	return 0;
