@@ -360,6 +360,30 @@ test_read_bw_4_qps_ba() {
 	json_check "$cli" "d['iterations'] == 4 * $(perf_iters 50)" 'd["qps"] == 4'
 }
 
+# A shared receive queue on B: four QPs of A's send_bw take their SENDs
+# from B's one SRQ, every byte checked.
+test_send_bw_srq_4_qps_ab() {
+	srv_opts=(-q 4 --srq)
+	perf_run ab send_bw -q 4 -s 4096 -n "$(perf_iters 100)" --validate || return
+	perf_agree || return
+	json_check "$cli" "d['iterations'] == 4 * $(perf_iters 100)" 'd["qps"] == 4' \
+		-- "$srv" 'd["srq"] is True' 'd["srq_shared"] == 4'
+}
+
+# WRITE with immediate data, B to A: each WRITE is seen at A only through
+# its receive, whose immediate is checked.
+test_write_bw_imm_ba() {
+	perf_validated ba write_bw 4096 200 --imm || return
+	json_check "$cli" 'd["imm"] is True' -- "$srv" 'd["imm"] is True'
+}
+
+# Remote invalidation across the wire: two kverbs ends agree on it, and
+# B's go-aheads invalidate each of A's advertised keys.
+test_ping_inv_a_to_b() {
+	ping_a_to_b 4096 10 || return
+	json_check "$KV_TMP/cli.json" 'd["inv_remote"] == 20' 'd["inv_sent"] == 0'
+}
+
 # -a: every size from 2 bytes to the largest both modules take, here
 # made 64 KiB on both hosts to keep it short.
 perf_all_max=/sys/module/kverbs/parameters/max_msg_size
@@ -428,6 +452,7 @@ ktap_main test_wire_and_mtu \
 	test_send_lat_ba test_write_lat_ab test_read_lat_ba test_atomic_lat_ab \
 	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_post_modes_bidir_ab \
 	test_send_bw_workqueue_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
+	test_send_bw_srq_4_qps_ab test_write_bw_imm_ba test_ping_inv_a_to_b \
 	test_write_bw_all_sizes_ab test_serve_three_clients_from_b \
 	test_ping_ud_a_to_b_1024 test_send_bw_ud_ab test_send_bw_ud_lossy_ab \
 	test_send_lat_ud_lost_times_out_ab \
