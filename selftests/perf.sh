@@ -2379,7 +2379,9 @@ perf_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	inline_write_bw_validate inline_send_validate write_bw_rw_1M_validate
 	write_bw_rw_4097_validate read_bw_rw_1M_validate read_lat_rw_64K_validate
 	read_bw_rw_bidir_validate read_bw_1M_inv_validate write_bw_inv_bidir_validate
-	read_lat_phases_workqueue send_lat_phases_workqueue atomic_lat_phases_unbound "
+	read_lat_phases_workqueue send_lat_phases_workqueue atomic_lat_phases_unbound
+	send_bw_srq_48_imm_validate send_bw_ud_workqueue_validate
+	send_lat_ud_busy_poll_validate serve_ud_clients_validate "
 # -c UD (perftest's -c UD): the data in datagrams over a UD QP of each
 # side's, the control messages over RC.  At most 512 messages, the
 # receiver's ring: none can be lost for want of a receive, and rxe
