@@ -592,11 +592,36 @@ static int kverbs_perf_ud_take(struct kverbs_perf_ud *u, struct kverbs_perf_ud_m
 	return 0;
 }
 
+/*
+ * A client's end: its last SEND completed, the measured phase is over;
+ * DONE tells the server how many it sent and in how long, and its
+ * ROUND_OK how many arrived (@received).
+ */
+static int kverbs_perf_ud_finish(struct kverbs_perf_ud *u, u64 iter, u64 start,
+				 u64 *received)
+{
+	struct kverbs_perf_run *run = u->run;
+	u64 elapsed;
+	int ret;
+
+	ret = kverbs_perf_ud_wait_sends(u);
+	if (ret)
+		return ret;
+	elapsed = ktime_get_ns() - start;
+	run->ended_ns = ktime_get_real_ns();
+	kverbs_perf_set_rates(run->result, iter, elapsed, 0);
+	ret = kverbs_perf_ud_ctrl_send(u, KVERBS_PERF_MSG_DONE, iter, elapsed);
+	if (!ret)
+		ret = kverbs_perf_ud_ctrl_wait(u, KVERBS_PERF_MSG_ROUND_OK, received,
+					       NULL);
+	return ret;
+}
+
 /* SEND_BW's sender: every datagram out, then DONE, then what arrived. */
 static int kverbs_perf_ud_bw_client(struct kverbs_perf_ud *u)
 {
 	struct kverbs_perf_run *run = u->run;
-	u64 start, deadline, elapsed, iter, received;
+	u64 start, deadline, iter, received;
 	struct kverbs_perf_ud_msg *m;
 	int ret;
 
@@ -613,15 +638,7 @@ static int kverbs_perf_ud_bw_client(struct kverbs_perf_ud *u)
 		if (ret)
 			return ret;
 	}
-	ret = kverbs_perf_ud_wait_sends(u);
-	if (ret)
-		return ret;
-	elapsed = ktime_get_ns() - start;
-	run->ended_ns = ktime_get_real_ns();
-	kverbs_perf_set_rates(run->result, iter, elapsed, 0);
-	ret = kverbs_perf_ud_ctrl_send(u, KVERBS_PERF_MSG_DONE, iter, elapsed);
-	if (!ret)
-		ret = kverbs_perf_ud_ctrl_wait(u, KVERBS_PERF_MSG_ROUND_OK, &received, NULL);
+	ret = kverbs_perf_ud_finish(u, iter, start, &received);
 	if (ret)
 		return ret;
 	if (received > iter)
@@ -702,7 +719,7 @@ static int kverbs_perf_ud_lat_client(struct kverbs_perf_ud *u)
 	struct kverbs_perf_run *run = u->run;
 	struct kverbs_perf_samples *smp = &u->smp;
 	struct kverbs_ep *ep = u->ep;
-	u64 start, deadline, elapsed, iter, got, received;
+	u64 start, deadline, iter, got, received;
 	struct kverbs_perf_ud_msg *m, *r;
 	int ret;
 
@@ -741,16 +758,7 @@ static int kverbs_perf_ud_lat_client(struct kverbs_perf_ud *u)
 			return ret;
 		u->next_recv = (u->next_recv + 1) % u->nrecv;
 	}
-	ret = kverbs_perf_ud_wait_sends(u);
-	if (ret)
-		return ret;
-	elapsed = ktime_get_ns() - start;
-	run->ended_ns = ktime_get_real_ns();
-	kverbs_perf_set_rates(run->result, iter, elapsed, 0);
-	ret = kverbs_perf_ud_ctrl_send(u, KVERBS_PERF_MSG_DONE, iter, elapsed);
-	if (!ret)
-		ret = kverbs_perf_ud_ctrl_wait(u, KVERBS_PERF_MSG_ROUND_OK, &received, NULL);
-	return ret;
+	return kverbs_perf_ud_finish(u, iter, start, &received);
 }
 
 /* SEND_LAT's server: each message answered with its own iteration, to DONE. */
