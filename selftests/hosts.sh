@@ -377,6 +377,21 @@ test_write_bw_imm_ba() {
 	json_check "$cli" 'd["imm"] is True' -- "$srv" 'd["imm"] is True'
 }
 
+# READ with the source's key invalidated by the peer, A reading from B:
+# after each round A's SEND with invalidate retires B's key, and B posts
+# no LOCAL_INV of its own; both count the same rounds.
+test_read_bw_inv_ab() {
+	perf_validated ab read_bw 4096 100 --inv || return
+	json_check "$cli" 'd["inv"] is True' 'd["inv_sent"] > 0' 'd["inv_remote"] == 0' || return
+	kv_python "$cli" "$srv" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:3])
+if s["inv_remote"] != c["inv_sent"] or s["inv_sent"] != 0:
+    sys.exit(f"A sent {c['inv_sent']} invalidations; B took {s['inv_remote']}, "
+             f"sent {s['inv_sent']}")
+PY
+}
+
 # Remote invalidation across the wire: two kverbs ends agree on it, and
 # B's go-aheads invalidate each of A's advertised keys.
 test_ping_inv_a_to_b() {
@@ -452,7 +467,7 @@ ktap_main test_wire_and_mtu \
 	test_send_lat_ba test_write_lat_ab test_read_lat_ba test_atomic_lat_ab \
 	test_write_bw_bidir_ab test_send_bw_bidir_ba test_write_bw_post_modes_bidir_ab \
 	test_send_bw_workqueue_ba test_write_bw_4_qps_ab test_read_bw_4_qps_ba \
-	test_send_bw_srq_4_qps_ab test_write_bw_imm_ba test_ping_inv_a_to_b \
+	test_send_bw_srq_4_qps_ab test_write_bw_imm_ba test_read_bw_inv_ab test_ping_inv_a_to_b \
 	test_write_bw_all_sizes_ab test_serve_three_clients_from_b \
 	test_ping_ud_a_to_b_1024 test_send_bw_ud_ab test_send_bw_ud_lossy_ab \
 	test_send_lat_ud_lost_times_out_ab \
