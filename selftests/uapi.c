@@ -1265,7 +1265,7 @@ TEST_F(kverbs, ping_unknown_flags)
 	struct kverbs_ping p;
 
 	kv_ping_base(&p, KV_PORT_BAD_ARGS);
-	p.flags = 1U << 2;	/* the first bit not in enum kverbs_ping_flags */
+	p.flags = KVERBS_PING_F_UD << 1;	/* the first bit past enum kverbs_ping_flags */
 	KV_PING_REJECTED(&p, EINVAL);
 	p.flags = KVERBS_PING_F_VALIDATE | 1U << 31;
 	KV_PING_REJECTED(&p, EINVAL);
