@@ -306,6 +306,11 @@ static int kverbs_perf_ud_post_send(struct kverbs_perf_ud *u, struct kverbs_perf
  * Wait until @cond(@arg) holds, as kverbs_perf_wait() does: a side that
  * busy-polls (its CQs IB_POLL_DIRECT) polls the UD QP's CQ and the
  * connection's in turn; otherwise it sleeps until a handler wakes it.
+ * A peer that sends its last control message and disconnects may have
+ * its disconnect recorded before that message's completion ran here:
+ * a wait the connection's failure ends drains the connection's QP,
+ * which runs every completion ahead of the flushes, and holds after all
+ * if what it waited for was among them (kverbs_perf_wait()).
  * Return: 0, or the failure recorded as @step.
  */
 static int kverbs_perf_ud_wait(struct kverbs_perf_ud *u, bool (*cond)(struct kverbs_perf_ud *u),
@@ -326,9 +331,14 @@ static int kverbs_perf_ud_wait(struct kverbs_perf_ud *u, bool (*cond)(struct kve
 			ret = kverbs_perf_poll(ep, timeout_ns, &deadline, round++);
 		}
 	}
-	if (ret && !cond(u))
-		return kverbs_ep_failed(ep, ret, step);
-	return 0;
+	if (!ret || cond(u))
+		return 0;
+	if (kverbs_ep_error(ep)) {
+		kverbs_ep_drain(ep);
+		if (cond(u))
+			return 0;
+	}
+	return kverbs_ep_failed(ep, ret, step);
 }
 
 /* What a wait is for: the send or receive @u->want, ... */
@@ -449,7 +459,7 @@ static int kverbs_perf_ud_ctrl_send(struct kverbs_perf_ud *u,
 
 /*
  * The control message that arrived, of type @type: its @a and @b, and
- * the receive posted again for the next one.
+ * the receive posted again for the next one while the connection is up.
  */
 static int kverbs_perf_ud_ctrl_take(struct kverbs_perf_ud *u,
 				    enum kverbs_perf_msg_type type, u64 *a, u64 *b)
@@ -465,6 +475,9 @@ static int kverbs_perf_ud_ctrl_take(struct kverbs_perf_ud *u,
 	*a = le64_to_cpu(m->a);
 	if (b)
 		*b = le64_to_cpu(m->b);
+	/* After the peer's last message and its disconnect, none follows. */
+	if (kverbs_ep_error(ep))
+		return 0;
 	return kverbs_msg_post_recv(&u->ctrl_recv, ep);
 }
 
