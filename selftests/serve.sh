@@ -43,12 +43,14 @@ n_iters() {
 # read_lat starts first, and the others once it connects: before that
 # the kernel pins its samples array (128 MiB for -D 30), which on a
 # one-CPU debug guest beside two bandwidth tests outlasts them.
+# read_lat runs twice as long as the others: on a loaded one-CPU guest
+# they can take as long as their own run to start and set up.
 # A server without --busy-poll sleeps for each of them, send_bw's too.
 test_three_clients_at_once() {
 	local c rc=0 secs=$((3 * KV_TIME_SCALE))
 	local within='d["start_ns"] <= d["test_start_ns"] <= d["test_end_ns"] <= d["end_ns"] and d["test_end_ns"] - d["test_start_ns"] == d["elapsed_ns"]'
 	serve sv 17801 -C 3 -j 3 || return
-	client c2 17801 read_lat -s 64 -D "$secs" --validate
+	client c2 17801 read_lat -s 64 -D "$((2 * secs))" --validate
 	wait_for 60 kv_any_connected 17801 ||
 		fail "read_lat never connected: $(cat "$KV_TMP/c2.err" "$KV_TMP/c2.json")" || return
 	client c1 17801 write_bw -s 4096 -D "$secs" --validate
