@@ -721,6 +721,11 @@ ktap_main() {
 	# that is no test of this suite is a failure of its own: a typo must
 	# not pass by running nothing.  A suite with no name meant for it
 	# runs every test.
+	# KV_MATRIX=0: each path once.  A suite's kv_matrix names (without
+	# test_) its combinations, the tests that take a path another one
+	# takes already, with another size, count, test, direction or
+	# option; they are left out (make check's 6.1 and newest guests,
+	# Documentation/testing.rst), unless KV_ONLY names them.
 	suite=${suite%.sh}
 	for t2 in ${KV_ONLY:-}; do
 		case "$t2" in
@@ -741,6 +746,13 @@ ktap_main() {
 			for t2 in "${only[@]}"; do
 				[ "${t#test_}" = "$t2" ] && want+=("$t")
 			done
+		done
+		set -- "${want[@]}"
+	elif [ "${KV_MATRIX:-1}" = 0 ]; then
+		t2=" ${kv_matrix:-} "
+		t2=${t2//[[:space:]]/ }
+		for t in "$@"; do
+			[[ $t2 == *" ${t#test_} "* ]] || want+=("$t")
 		done
 		set -- "${want[@]}"
 	fi

@@ -301,6 +301,13 @@ test_ud_refused_over_iwarp() {
 		'd["path_mtu"] == 0'
 }
 
+# The combinations (KV_MATRIX=0 leaves them out: lib.sh): another size,
+# the server's side of a refusal the client's shows, and the peers that
+# are rdma-core's (udaddy runs the same kernel path as a kverbs peer: a
+# SIDR exchange and datagrams).
+kv_matrix="validated_26 server_size_above_mtu_emsgsize udaddy_client_kserver
+	kclient_udaddy_server validate_against_udaddy_fails"
+
 ktap_main test_validated_26 test_validated_100 test_drained_traced \
 	test_validated_path_mtu \
 	test_size_above_mtu_emsgsize test_server_size_above_mtu_emsgsize \
