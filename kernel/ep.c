@@ -311,14 +311,20 @@ void kverbs_ep_set_state(struct kverbs_ep *ep, enum kverbs_ep_state state)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	ep->state = state;
+	/*
+	 * Pairs with kverbs_ep_state_is()'s acquire: a test that sees the
+	 * state sees what the handler recorded before it (a UD client's
+	 * server address, QP number and Q_Key), without the lock.
+	 */
+	smp_store_release(&ep->state, state);
 	spin_unlock_irqrestore(&ep->lock, flags);
 	wake_up(&ep->wait);
 }
 
 static bool kverbs_ep_state_is(struct kverbs_ep *ep, enum kverbs_ep_state state)
 {
-	return READ_ONCE(ep->state) == state;
+	/* Pairs with kverbs_ep_set_state()'s release. */
+	return smp_load_acquire(&ep->state) == state;
 }
 
 /*
@@ -540,18 +546,23 @@ static void kverbs_qp_event(struct ib_event *event, void *context)
 	}
 }
 
-/* The next completion vector an endpoint's CQ takes: see kverbs_ep_create_cq(). */
+/* The next completion vector a CQ of ours takes: see kverbs_comp_vector(). */
 static atomic_t kverbs_ep_next_vector = ATOMIC_INIT(0);
 
-/*
- * The completion vector of a new CQ: the endpoints take the device's
+/**
+ * kverbs_comp_vector - the completion vector of a new CQ
+ * @ibdev: the CQ's device
+ *
+ * The endpoints (and a UD test's own CQs) take the device's
  * vectors in turn, so that the sessions of a test (the tool's -q) have
  * their interrupts, and their completions' softirqs and bound work, on
  * different CPUs where the device has a vector per CPU.  As ib_core's
  * own spreading (ib_alloc_cq_any(), ib_cq_pool_get()), no more vectors
  * than CPUs online.
+ *
+ * Return: the vector, from 0 to one less than the device's or CPUs' count.
  */
-static int kverbs_ep_comp_vector(struct ib_device *ibdev)
+int kverbs_comp_vector(struct ib_device *ibdev)
 {
 	unsigned int n = min_t(unsigned int, ibdev->num_comp_vectors,
 			       num_online_cpus());
@@ -571,7 +582,7 @@ static int kverbs_ep_create_cq(struct kverbs_ep *ep,
 			       const struct kverbs_ep_caps *caps, u32 cqe)
 {
 	struct ib_device *ibdev = kverbs_ep_device(ep);
-	int vector = kverbs_ep_comp_vector(ibdev);
+	int vector = kverbs_comp_vector(ibdev);
 	struct ib_cq *cq;
 
 	if (caps->cq_dim && !ibdev->ops.modify_cq) {
@@ -1230,6 +1241,18 @@ static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
 		ib_cq_pool_put(cq, ep->cq_pool_cqe);
 		return;
 	}
+	kverbs_cq_free(cq);
+}
+
+/**
+ * kverbs_cq_free - free a CQ of ib_alloc_cq()'s whose QPs are destroyed
+ * @cq: the CQ
+ *
+ * ib_free_cq(), after an RCU grace period for an IB_POLL_SOFTIRQ CQ: its
+ * poll may still be re-arming it (see kverbs_free_cq()).
+ */
+void kverbs_cq_free(struct ib_cq *cq)
+{
 	if (cq->poll_ctx == IB_POLL_SOFTIRQ)
 		synchronize_rcu();
 	ib_free_cq(cq);
@@ -1270,10 +1293,14 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
  */
 static void kverbs_ep_release(struct kverbs_ep *ep)
 {
-	/* Its GID entry reference, if a UD client kept the server's address. */
-	rdma_destroy_ah_attr(&ep->ud_ah_attr);
 	if (ep->id)
 		rdma_destroy_id(ep->id);
+	/*
+	 * The server's address a UD client kept, and its GID entry
+	 * reference: only now, as a SIDR REP that came late may have set it
+	 * until rdma_destroy_id() returned.
+	 */
+	rdma_destroy_ah_attr(&ep->ud_ah_attr);
 	/* Only now may the device go: nothing of ours is left on it. */
 	kverbs_dev_detach(&ep->user);
 	kfree(ep);

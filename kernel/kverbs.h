@@ -336,6 +336,8 @@ void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);
 void kverbs_ep_drain(struct kverbs_ep *ep);
 void kverbs_ep_quiesce(struct kverbs_ep *ep);
+int kverbs_comp_vector(struct ib_device *ibdev);
+void kverbs_cq_free(struct ib_cq *cq);
 int kverbs_ep_reap_init(void);
 void kverbs_ep_reap_flush(void);
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,

@@ -193,7 +193,8 @@ static int kverbs_perf_ud_create_qp(struct kverbs_perf_ud *u, enum ib_poll_conte
 	struct ib_qp_attr attr = {};
 	int ret;
 
-	u->cq = ib_alloc_cq(kverbs_ep_device(ep), u, u->nsend + u->nrecv, 0, poll_ctx);
+	u->cq = ib_alloc_cq(kverbs_ep_device(ep), u, u->nsend + u->nrecv,
+			    kverbs_comp_vector(kverbs_ep_device(ep)), poll_ctx);
 	if (IS_ERR(u->cq)) {
 		ret = PTR_ERR(u->cq);
 		u->cq = NULL;
@@ -266,6 +267,8 @@ static int kverbs_perf_ud_post_recv(struct kverbs_perf_ud *u, struct kverbs_perf
 	int ret;
 
 	m->msg.done = false;
+	/* The CPU may have read it (--validate): the device's again. */
+	ib_dma_sync_single_for_device(m->msg.ibdev, m->msg.dma, m->msg.len, DMA_FROM_DEVICE);
 	ret = ib_post_recv(u->qp, &wr, NULL);
 	if (ret)
 		return kverbs_ep_failed(u->ep, ret, KVERBS_STEP_RECV);
@@ -537,7 +540,9 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 	}
 	u->nsend = min_t(u32, u->nsend, ibdev->attrs.max_qp_wr);
 	u->nrecv = min_t(u32, u->nrecv, ibdev->attrs.max_qp_wr);
-	bytes = (u64)u->nrecv * (KVERBS_PERF_UD_GRH + u->size) + (u64)u->nsend * u->size;
+	/* What kmalloc() takes for each buffer (kverbs_msg_alloc()), not its length. */
+	bytes = (u64)u->nrecv * kmalloc_size_roundup(KVERBS_PERF_UD_GRH + u->size) +
+		(u64)u->nsend * kmalloc_size_roundup(u->size);
 	ret = kverbs_pin_account(&u->user, DIV_ROUND_UP_ULL(bytes, PAGE_SIZE));
 	if (ret)
 		goto out_fail;
@@ -884,7 +889,7 @@ void kverbs_perf_ud_destroy(struct kverbs_perf_ud *u)
 	}
 	/* Discards what is left in it: no handler runs after this. */
 	if (u->cq)
-		ib_free_cq(u->cq);
+		kverbs_cq_free(u->cq);
 	if (u->ah)
 		rdma_destroy_ah(u->ah, RDMA_DESTROY_AH_SLEEPABLE);
 	/* The device must be done with the control buffers before they go. */

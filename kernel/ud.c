@@ -150,7 +150,9 @@ static int kverbs_ud_setup(struct kverbs_ud *u)
 
 	u->nsend = min(count, KVERBS_UD_SEND_SLOTS);
 	caps.max_send_wr = u->nsend;
-	bytes = (u64)count * (KVERBS_UD_GRH + u->size) + (u64)u->nsend * u->size;
+	/* What kmalloc() takes for each buffer (kverbs_msg_alloc()), not its length. */
+	bytes = (u64)count * kmalloc_size_roundup(KVERBS_UD_GRH + u->size) +
+		(u64)u->nsend * kmalloc_size_roundup(u->size);
 	ret = kverbs_pin_account(&u->user, DIV_ROUND_UP_ULL(bytes, PAGE_SIZE));
 	if (ret)
 		return ret;
@@ -282,7 +284,7 @@ static int kverbs_ud_post(struct kverbs_ud *u, struct kverbs_ud_msg *m,
 			  u32 i, u32 len, struct ib_ah *ah, u32 qpn)
 {
 	struct kverbs_ep *ep = u->ep;
-	struct ib_ud_wr wr;
+	struct ib_ud_wr wr = {};
 
 	kverbs_ping_fill(m->msg.buf, len, i);
 	m->msg.sge.length = len;
