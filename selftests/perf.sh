@@ -1910,7 +1910,7 @@ test_done_rate_overflows()	{ perf_bad_done drate "-D -d 1099511627776,1"; }
 # the connection go.
 # client_sigint [OPTS...]: OPTS on both sides.
 client_sigint() {
-	local pid
+	local pid rc
 	port=$((port + 1))
 	perf_server srv send_bw "$@" || return 1
 	"$KVERBS" send_bw -p "$port" -s 4096 -D 60 --json "$@" "$KV_ADDR" > "$KV_TMP/int.json" 2>&1 &
@@ -1922,7 +1922,8 @@ client_sigint() {
 	kill -INT $pid
 	wait_for 10 kv_ended $pid || fail "client still running 10 s after SIGINT" || return
 	wait $pid
-	[ $? = 130 ] || fail "client exited $?: $(cat "$KV_TMP/int.json")" || return
+	rc=$?
+	[ $rc = 130 ] || fail "client exited $rc: $(cat "$KV_TMP/int.json")" || return
 	json_check "$KV_TMP/int.json" 'd["status"] == "interrupted"' 'd["iterations"] > 0' \
 		'd["bytes"] == d["iterations"] * 4096' 'd["error"]["name"] == "EINTR"' || return 1
 	kv_wait srv 30
@@ -2051,20 +2052,24 @@ assert max(s["srq_shared"] for s in sessions) == 4, sessions
 PY
 }
 
-# kverbs serve -j 2 --srq: a send_bw and a send_lat client at once, both
-# validated, their QPs on the one SRQ of the server's file (the session
-# that ends last saw both: srq_shared 2); then a write_bw client, whose
-# data lands in no receive, runs on its own QP's receives (srq_wr 0).
-test_serve_srq_send_bw_send_lat_validate() {
+# serve_two_then_one SERVE_OPTS BW_OPTS LAT_OPTS NAME THIRD: kverbs serve
+# -C 3 -j 2 with SERVE_OPTS on a port of its own; a send_bw client (bw)
+# with BW_OPTS and a send_lat client (lat) with LAT_OPTS at once, then
+# NAME running THIRD (a test and its options) alone.  Each client and
+# the server must succeed.  Each *_OPTS is a list of words.
+serve_two_then_one() {
 	local rc1 rc2 p1 p2
 	port=$((port + 1))
-	"$KVERBS" serve -p "$port" -C 3 -j 2 --srq --timeout "$step_limit" --json \
+	# shellcheck disable=SC2086
+	"$KVERBS" serve -p "$port" -C 3 -j 2 $1 --timeout "$step_limit" --json \
 		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
 	kv_pid_srv=$!
 	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
-	perf_client bw send_bw -s 4096 -D 2 --validate &
+	# shellcheck disable=SC2086
+	perf_client bw send_bw $2 &
 	p1=$!
-	perf_client lat send_lat -s 64 -D 2 --validate &
+	# shellcheck disable=SC2086
+	perf_client lat send_lat $3 &
 	p2=$!
 	wait "$p1"
 	rc1=$?
@@ -2073,9 +2078,18 @@ test_serve_srq_send_bw_send_lat_validate() {
 	[ $rc1 = 0 ] || fail "send_bw exited $rc1: $(cat "$KV_TMP/bw.err" "$KV_TMP/bw.json")" || return
 	[ $rc2 = 0 ] || fail "send_lat exited $rc2: $(cat "$KV_TMP/lat.err" "$KV_TMP/lat.json")" ||
 		return
-	perf_client wr write_bw -s 4096 -n 100 --validate ||
-		fail "write_bw: $(cat "$KV_TMP/wr.err" "$KV_TMP/wr.json")" || return
-	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	# shellcheck disable=SC2086
+	perf_client "$4" $5 || fail "$5: $(cat "$KV_TMP/$4.err" "$KV_TMP/$4.json")" || return
+	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")"
+}
+
+# kverbs serve -j 2 --srq: a send_bw and a send_lat client at once, both
+# validated, their QPs on the one SRQ of the server's file (the session
+# that ends last saw both: srq_shared 2); then a write_bw client, whose
+# data lands in no receive, runs on its own QP's receives (srq_wr 0).
+test_serve_srq_send_bw_send_lat_validate() {
+	serve_two_then_one "--srq" "-s 4096 -D 2 --validate" "-s 64 -D 2 --validate" \
+		wr "write_bw -s 4096 -n 100 --validate" || return
 	wait_for 10 eval '[ "$(kv_srqs)" = 0 ]' ||
 		fail "SRQ left after serve ended: $(rdma res show srq)" || return
 	kv_python "$KV_TMP/srv.json" "$KV_TMP/bw.json" "$KV_TMP/lat.json" <<'PY'
@@ -2482,27 +2496,9 @@ PY
 # kverbs serve takes UD clients on its file's listener as any other,
 # two at once beside an RC one: each session has its own datagram QP.
 test_serve_ud_clients_validate() {
-	local rc1 rc2 p1 p2
 	need_ud
-	port=$((port + 1))
-	"$KVERBS" serve -p "$port" -C 3 -j 2 --timeout "$step_limit" --json \
-		>"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
-	kv_pid_srv=$!
-	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
-	perf_client bw send_bw -c UD -s 256 -n 300 --validate &
-	p1=$!
-	perf_client lat send_lat -c UD -s 64 -n 100 --validate &
-	p2=$!
-	wait "$p1"
-	rc1=$?
-	wait "$p2"
-	rc2=$?
-	[ $rc1 = 0 ] || fail "send_bw exited $rc1: $(cat "$KV_TMP/bw.err" "$KV_TMP/bw.json")" || return
-	[ $rc2 = 0 ] || fail "send_lat exited $rc2: $(cat "$KV_TMP/lat.err" "$KV_TMP/lat.json")" ||
-		return
-	perf_client rc send_bw -s 256 -n 100 --validate ||
-		fail "RC send_bw: $(cat "$KV_TMP/rc.err" "$KV_TMP/rc.json")" || return
-	kv_wait srv 30 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	serve_two_then_one "" "-c UD -s 256 -n 300 --validate" "-c UD -s 64 -n 100 --validate" \
+		rc "send_bw -s 256 -n 100 --validate" || return
 	kv_python "$KV_TMP/srv.json" "$KV_TMP/bw.json" "$KV_TMP/lat.json" "$KV_TMP/rc.json" <<'PY'
 import json, sys
 sessions = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
