@@ -79,12 +79,14 @@
  * @msg: the buffer, its DMA mapping and completion
  * @u: the end it belongs to
  * @imm: receive: the immediate data, the sender's iteration
+ * @src_qp: receive: the QP that sent it
  * @ns: receive: when it completed; send: when it was posted
  */
 struct kverbs_perf_ud_msg {
 	struct kverbs_msg msg;
 	struct kverbs_perf_ud *u;
 	u32 imm;
+	u32 src_qp;
 	u64 ns;
 };
 
@@ -152,6 +154,7 @@ static void kverbs_perf_ud_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	m->msg.byte_len = wc->byte_len;
 	m->imm = wc->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
+	m->src_qp = wc->src_qp;
 	m->ns = ktime_get_ns();
 	kverbs_set_done(&m->msg.done);
 	wake_up(&u->ep->wait);
@@ -584,7 +587,11 @@ out_destroy:
  * Receive @m of message @iter, which completed: its length, and with
  * --validate the pattern of the iteration its immediate data names.
  * Returns that iteration in *@got, in 64 bits, from @iter, which it
- * cannot precede.
+ * cannot precede, or -EAGAIN for a datagram that another QP than the
+ * peer's sent: anyone who knows our QP number and the Q_Key can send
+ * to it, and what they send is no part of the test.  (UD has no more
+ * than that to tell a peer by: a sender that forges the peer's QP
+ * number and address is taken for it.)
  */
 static int kverbs_perf_ud_take(struct kverbs_perf_ud *u, struct kverbs_perf_ud_msg *m,
 			       u64 iter, u64 *got)
@@ -593,6 +600,11 @@ static int kverbs_perf_ud_take(struct kverbs_perf_ud *u, struct kverbs_perf_ud_m
 	struct kverbs_ep *ep = u->ep;
 	u32 offset;
 
+	if (m->src_qp != u->remote_qpn) {
+		ibdev_dbg(kverbs_ep_device(ep), "perf: a datagram from qp %u, not the peer's %u\n",
+			  m->src_qp, u->remote_qpn);
+		return -EAGAIN;
+	}
 	if (m->msg.byte_len != KVERBS_PERF_UD_GRH + u->size) {
 		ibdev_dbg(kverbs_ep_device(ep), "perf: a datagram of %u bytes, expected %zu\n",
 			  m->msg.byte_len, KVERBS_PERF_UD_GRH + u->size);
@@ -676,7 +688,7 @@ static int kverbs_perf_ud_bw_server(struct kverbs_perf_ud *u)
 	u64 iter = 0, received = 0, sent = 0, elapsed = 0, got;
 	u64 timeout = run->common.timeout_ns;
 	struct kverbs_perf_ud_msg *m;
-	bool done = false;
+	bool done = false, foreign;
 	int ret;
 
 	for (;;) {
@@ -696,12 +708,15 @@ static int kverbs_perf_ud_bw_server(struct kverbs_perf_ud *u)
 			return ret;
 		if (kverbs_is_done(&m->msg.done)) {
 			ret = kverbs_perf_ud_take(u, m, iter, &got);
-			if (ret)
+			foreign = ret == -EAGAIN;
+			if (ret && !foreign)
 				return ret;
-			if (run->iterations && got >= run->iterations)
+			if (!foreign && run->iterations && got >= run->iterations)
 				return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-			iter = got + 1;
-			received++;
+			if (!foreign) {
+				iter = got + 1;
+				received++;
+			}
 			ret = kverbs_perf_ud_post_recv(u, m);
 			if (ret)
 				return ret;
@@ -731,13 +746,45 @@ static int kverbs_perf_ud_bw_server(struct kverbs_perf_ud *u)
 	return ret;
 }
 
+/*
+ * SEND_LAT's client: the answer to message @iter, its receive completed
+ * and taken; what another QP sent meanwhile is dropped, its receive
+ * posted again.
+ */
+static struct kverbs_perf_ud_msg *kverbs_perf_ud_answer(struct kverbs_perf_ud *u, u64 iter)
+{
+	struct kverbs_perf_ud_msg *r;
+	u64 got;
+	int ret;
+
+	for (;;) {
+		r = &u->recv[u->next_recv];
+		u->want = r;
+		/* A lost message or answer ends the test here: -ETIMEDOUT. */
+		ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_want_done, u->run->common.timeout_ns,
+					  KVERBS_STEP_RECV);
+		if (ret)
+			return ERR_PTR(ret);
+		ret = kverbs_perf_ud_take(u, r, iter, &got);
+		if (ret != -EAGAIN)
+			break;
+		ret = kverbs_perf_ud_post_recv(u, r);
+		if (ret)
+			return ERR_PTR(ret);
+		u->next_recv = (u->next_recv + 1) % u->nrecv;
+	}
+	if (!ret && got != iter)
+		ret = kverbs_ep_failed(u->ep, -EPROTO, KVERBS_STEP_RECV);
+	return ret ? ERR_PTR(ret) : r;
+}
+
 /* SEND_LAT's client: message i out, answer i back, for every i. */
 static int kverbs_perf_ud_lat_client(struct kverbs_perf_ud *u)
 {
 	struct kverbs_perf_run *run = u->run;
 	struct kverbs_perf_samples *smp = &u->smp;
 	struct kverbs_ep *ep = u->ep;
-	u64 start, deadline, iter, got, received;
+	u64 start, deadline, iter, received;
 	struct kverbs_perf_ud_msg *m, *r;
 	int ret;
 
@@ -753,18 +800,9 @@ static int kverbs_perf_ud_lat_client(struct kverbs_perf_ud *u)
 		ret = kverbs_perf_ud_post_send(u, m, iter);
 		if (ret)
 			return ret;
-		r = &u->recv[u->next_recv];
-		u->want = r;
-		/* A lost message or answer ends the test here: -ETIMEDOUT. */
-		ret = kverbs_perf_ud_wait(u, kverbs_perf_ud_want_done, run->common.timeout_ns,
-					  KVERBS_STEP_RECV);
-		if (ret)
-			return ret;
-		ret = kverbs_perf_ud_take(u, r, iter, &got);
-		if (!ret && got != iter)
-			ret = kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-		if (ret)
-			return ret;
+		r = kverbs_perf_ud_answer(u, iter);
+		if (IS_ERR(r))
+			return PTR_ERR(r);
 		if (smp->chunk && smp->stored + smp->len < run->samples_max) {
 			/* perftest's latency is half the round trip. */
 			smp->chunk[smp->len++] = (r->ns - m->ns) / 2;
@@ -786,6 +824,7 @@ static int kverbs_perf_ud_lat_server(struct kverbs_perf_ud *u)
 	struct kverbs_ep *ep = u->ep;
 	u64 iter = 0, sent, elapsed, got;
 	struct kverbs_perf_ud_msg *m, *r;
+	bool foreign;
 	int ret;
 
 	for (;;) {
@@ -799,14 +838,17 @@ static int kverbs_perf_ud_lat_server(struct kverbs_perf_ud *u)
 		if (!kverbs_is_done(&r->msg.done))
 			break;
 		ret = kverbs_perf_ud_take(u, r, iter, &got);
-		if (ret)
+		foreign = ret == -EAGAIN;
+		if (ret && !foreign)
 			return ret;
-		if (run->iterations && got >= run->iterations)
+		if (!foreign && run->iterations && got >= run->iterations)
 			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
 		ret = kverbs_perf_ud_post_recv(u, r);
 		if (ret)
 			return ret;
 		u->next_recv = (u->next_recv + 1) % u->nrecv;
+		if (foreign)
+			continue;
 		m = kverbs_perf_ud_slot(u, got);
 		if (IS_ERR(m))
 			return PTR_ERR(m);

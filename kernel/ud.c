@@ -242,6 +242,24 @@ static int kverbs_ud_wait_recv(struct kverbs_ud *u, u32 i)
 }
 
 /* Message @i's payload, checked against the pattern with -V, and logged. */
+/*
+ * Message @i came from QP @qpn, the peer's.  Anyone who knows our QP
+ * number and the Q_Key can send to it; a datagram of another QP fails
+ * the ping rather than be taken for the peer's.  (A sender that forges
+ * the peer's QP number and address is taken for it: UD has no more to
+ * tell a peer by.)
+ */
+static int kverbs_ud_from_peer(struct kverbs_ud *u, u32 i, u32 qpn)
+{
+	u32 src_qp = u->recv[i].wc.src_qp;
+
+	if (src_qp == qpn)
+		return 0;
+	ibdev_dbg(kverbs_ep_device(u->ep), "ud ping: message %u from qp %u, not the peer's %u\n",
+		  i, src_qp, qpn);
+	return kverbs_ep_failed(u->ep, -EPROTO, KVERBS_STEP_RECV);
+}
+
 static int kverbs_ud_take(struct kverbs_ud *u, u32 i, u32 len)
 {
 	const void *data = u->recv[i].msg.buf + KVERBS_UD_GRH;
@@ -364,7 +382,7 @@ static int kverbs_ud_client_run(struct kverbs_ud *u)
 	for (i = 0; i < run->count; i++) {
 		u64 sent = u->recv[i].sent_ns;
 
-		ret = kverbs_ud_wait_recv(u, i);
+		ret = kverbs_ud_wait_recv(u, i) ?: kverbs_ud_from_peer(u, i, ep->ud_qpn);
 		if (ret)
 			return ret;
 		len = u->recv[i].msg.byte_len - KVERBS_UD_GRH;
@@ -436,9 +454,28 @@ out_destroy:
 }
 
 /*
+ * On RoCE, whether @attr, built from a message's completion and GRH,
+ * leads back to the address the client's SIDR request came from: a
+ * datagram's source address is the sender's to write, and a server
+ * that answered any would send its replies wherever a stranger asked.
+ * (An IB port's LIDs are not checked.)
+ */
+static bool kverbs_ud_to_requester(struct kverbs_ud *u, const struct rdma_ah_attr *attr)
+{
+	struct kverbs_ep *ep = u->ep;
+	union ib_gid gid;
+
+	if (!rdma_protocol_roce(kverbs_ep_device(ep), kverbs_ep_port(ep)))
+		return true;
+	rdma_ip2gid((struct sockaddr *)&ep->id->route.addr.dst_addr, &gid);
+	return (rdma_ah_get_ah_flags(attr) & IB_AH_GRH) &&
+	       !memcmp(&rdma_ah_read_grh(attr)->dgid, &gid, sizeof(gid));
+}
+
+/*
  * The reply to message @i goes where it came from: an address handle
  * from its completion and GRH, as udaddy's create_reply_ah() builds one,
- * to the QP that sent it.
+ * to the QP that sent it, which must be the SIDR requester's address.
  */
 static int kverbs_ud_reply(struct kverbs_ud *u, u32 i, u32 len)
 {
@@ -456,6 +493,12 @@ static int kverbs_ud_reply(struct kverbs_ud *u, u32 i, u32 len)
 				      &r->wc, r->msg.buf, &attr);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_SEND);
+	if (!kverbs_ud_to_requester(u, &attr)) {
+		ibdev_dbg(kverbs_ep_device(ep), "ud ping: message %u is not from the requester's address\n",
+			  i);
+		rdma_destroy_ah_attr(&attr);
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	}
 	ah = rdma_create_ah(ep->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	rdma_destroy_ah_attr(&attr);
 	if (IS_ERR(ah))
@@ -496,6 +539,9 @@ static int kverbs_ud_serve(struct kverbs_ud *u)
 			size = len;
 			run->remote_qpn = u->recv[i].wc.src_qp;
 		}
+		ret = kverbs_ud_from_peer(u, i, run->remote_qpn);
+		if (ret)
+			return ret;
 		/* udaddy's client sends all its messages at one size. */
 		if (len != size) {
 			ibdev_dbg(kverbs_ep_device(ep), "ud ping: message %u has %u bytes, the first %u\n",

@@ -419,6 +419,26 @@ kv_client() {
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
 }
 
+# The UD QPs in rdma's view, their numbers comma-separated: kverbs'
+# (comm [kverbs], or [rdma_cm] for those rdma_create_qp() made).
+kv_ud_qpns() {
+	rdma res show qp 2>/dev/null | awk '/type UD/ {
+		for (i = 1; i < NF; i++) if ($i == "lqpn") printf "%s%s", n++ ? "," : "", $(i + 1) }'
+}
+
+# The index of the RoCE v2 GID of $KV_ADDR on port 1 of $KV_DEV.
+kv_gid_index() {
+	local f want i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${KV_ADDR//./ })
+	for f in /sys/class/infiniband/"$KV_DEV"/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] &&
+			[ "$(cat "${f%/gids/*}/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+			echo "$i" && return
+	done
+	return 1
+}
+
 # kv_wait NAME SECONDS: wait for background process NAME, at most SECONDS;
 # returns its exit code, or 124 after killing it if it took too long.
 # One that SIGKILL does not end either is left, with where it is stuck.

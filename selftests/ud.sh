@@ -156,6 +156,38 @@ test_missing_message_times_out() {
 		'd["error"]["step"] == "recv"' 'd["iterations"] == 0'
 }
 
+# A datagram from a QP that is not the peer's (selftests/ud_forge) fails
+# the ping on either end (EPROTO), promptly: never taken for the peer's
+# message or reply, never answered.  The server waits for three
+# messages of a client that sends one: both are waiting when the
+# stranger's datagrams come, of the client's size.
+test_foreign_datagram_refused() {
+	local gid t0 rc
+	need_ud
+	gid=$(kv_gid_index) || fail "no RoCE v2 GID of $KV_ADDR on $KV_DEV" || return
+	port=$((port + 1))
+	kv_server srv "$port" --ud -C 3 --timeout 600 || return
+	kv_client cli "$port" --ud -C 1 -S 64 --timeout 600 &
+	kv_pid_cli=$!
+	wait_for 30 eval '[ "$(kv_ud_qpns | tr , "\n" | grep -c .)" = 2 ]' ||
+		fail "no two UD QPs of kverbs: $(rdma res show qp)" || return
+	t0=$SECONDS
+	"$(dirname "$KVERBS")/ud_forge" -d "$KV_DEV" -g "$gid" -q "$(kv_ud_qpns)" -s 64 \
+		> "$KV_TMP/forge.out" 2>&1 || fail "ud_forge: $(cat "$KV_TMP/forge.out")" || return
+	kv_wait cli 30
+	rc=$?
+	[ $rc = 1 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	kv_wait srv 30
+	rc=$?
+	[ $rc = 1 ] || fail "server exited $rc: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $((SECONDS - t0)) -le $((20 * KV_TIME_SCALE)) ] ||
+		fail "the ends took $((SECONDS - t0)) s" || return
+	json_check "$KV_TMP/cli.json" 'd["error"]["name"] == "EPROTO"' \
+		'd["error"]["step"] == "recv"' 'd["iterations"] == 0' \
+		-- "$KV_TMP/srv.json" 'd["error"]["name"] == "EPROTO"' \
+		'd["error"]["step"] == "recv"' 'd["iterations"] == 0'
+}
+
 # A signal ends a server waiting for messages at once, not after the
 # step's time limit.
 test_sigint_ends_waiting_server() {
@@ -311,7 +343,8 @@ kv_matrix="validated_26 server_size_above_mtu_emsgsize udaddy_client_kserver
 ktap_main test_validated_26 test_validated_100 test_drained_traced \
 	test_validated_path_mtu \
 	test_size_above_mtu_emsgsize test_server_size_above_mtu_emsgsize \
-	test_missing_message_times_out test_sigint_ends_waiting_server \
+	test_missing_message_times_out test_foreign_datagram_refused \
+	test_sigint_ends_waiting_server \
 	test_link_del_under_ud test_no_listener_refused test_udaddy_client_kserver \
 	test_kclient_udaddy_server test_validate_against_udaddy_fails \
 	test_ud_refused_over_iwarp
