@@ -55,18 +55,28 @@
  * (rpcrdma_reply_handler() in rpc_rdma.c).  nvmet-rdma's use_srq
  * (drivers/nvme/target/rdma.c) sizes one SRQ for its hosts' queue
  * depths and leaves the rest to InfiniBand's RNR retry.  Then
- * at any time the receives posted are at least what every peer may
- * still send.  The QP's endpoint counts what it granted
- * (&kverbs_ep.srq_allowed) and what arrived (&kverbs_ep.srq_arrived):
- * a message that completes beyond the grant is marked (@beyond) and
- * ends its session with -EPROTO, as a peer that broke the protocol.
+ * at any time the receives posted are at least what every peer that
+ * keeps to its grant may still send.  The QP's endpoint counts what it
+ * granted (&kverbs_ep.srq_allowed) and what arrived
+ * (&kverbs_ep.srq_arrived): a message that completes beyond the grant
+ * is marked (@beyond) and ends its session with -EPROTO, as a peer that
+ * broke the protocol.  That is known only once the message has taken
+ * its receive: a peer that sends a burst past its grant takes receives
+ * out of other sessions' windows before its session ends, and one of
+ * their peers' granted SENDs may then find the SRQ empty and lose its
+ * connection.  The grant protects peers from each other's bad luck,
+ * not from a peer that means harm.
  * On InfiniBand and RoCE no window is reserved, and nothing is counted.
  * A session gives its window back whole when it ends: a QP in the
  * error state completes, with a flush error, every receive it took from
  * the SRQ and had not completed (the IBA's rule for SRQs; siw's
  * siw_rq_flush() completes the one in progress), so once its drain is
- * over they are all in @ep's list, and posted again.  A peer that fails
- * its sessions therefore costs the SRQ nothing.  Only a session whose
+ * over they are all in @ep's list, and posted again.  (The drain does
+ * not wait for IB_EVENT_QP_LAST_WQE_REACHED, as ib_drain_qp() does on
+ * newer kernels: rxe and siw complete those flushes before the drain's
+ * send marker, but a device that flushes a QP's SRQ receives later
+ * could leave one out of the credits until the SRQ goes.)  A peer that
+ * fails its sessions therefore costs the SRQ nothing.  Only a session whose
  * QP could not be drained, and which ended before its peer's DONE,
  * keeps one receive out of the credits (@lost) until the SRQ goes.
  *
