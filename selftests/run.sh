@@ -31,7 +31,16 @@ done
 module=$(realpath "$module")
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || [ -z "$pair" ] || tests=(hosts hosts_faults)
-[ ${#tests[@]} -gt 0 ] || tests=(uapi devices ping perf serve interop ud errors concurrent limits faults removal netns perm security fuzz failnth lessons)
+if [ ${#tests[@]} = 0 ]; then
+	tests=(uapi devices ping perf serve interop ud errors concurrent limits faults removal netns perm security fuzz failnth lessons)
+	# KV_SKIP_SUITES="NAME ...": the default list without these.
+	for s in ${KV_SKIP_SUITES:-}; do
+		for i in "${!tests[@]}"; do
+			[ "${tests[$i]}" = "$s" ] && unset "tests[$i]"
+		done
+	done
+	tests=("${tests[@]}")
+fi
 
 # KV_TYPE=siw runs the suites over soft-iWARP instead of soft-RoCE.
 KV_TYPE=${KV_TYPE:-rxe}
