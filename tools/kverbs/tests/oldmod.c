@@ -21,13 +21,20 @@
 
 static int kv_fd = -1;
 
-static int kv_open_real(const char *name, const char *path, int flags, mode_t mode)
+int open(const char *path, int flags, ...)
 {
-	int (*real)(const char *, int, ...) = dlsym(RTLD_NEXT, name);
+	int (*real)(const char *, int, ...) = dlsym(RTLD_NEXT, "open");
+	mode_t mode = 0;
+	va_list ap;
 
 	if (!real) {
 		errno = ENOSYS;
 		return -1;
+	}
+	if (flags & O_CREAT) {
+		va_start(ap, flags);
+		mode = va_arg(ap, int);
+		va_end(ap);
 	}
 	if (!strcmp(path, "/dev/kverbs")) {
 		kv_fd = real("/dev/null", O_RDWR | (flags & O_CLOEXEC));
@@ -36,31 +43,8 @@ static int kv_open_real(const char *name, const char *path, int flags, mode_t mo
 	return real(path, flags, mode);
 }
 
-int open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	va_list ap;
-
-	if (flags & O_CREAT) {
-		va_start(ap, flags);
-		mode = va_arg(ap, int);
-		va_end(ap);
-	}
-	return kv_open_real("open", path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	va_list ap;
-
-	if (flags & O_CREAT) {
-		va_start(ap, flags);
-		mode = va_arg(ap, int);
-		va_end(ap);
-	}
-	return kv_open_real("open64", path, flags, mode);
-}
+/* On a 64-bit libc, open64() is open(). */
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 int ioctl(int fd, unsigned long request, ...)
 {
