@@ -241,7 +241,6 @@ static int kverbs_ud_wait_recv(struct kverbs_ud *u, u32 i)
 	return 0;
 }
 
-/* Message @i's payload, checked against the pattern with -V, and logged. */
 /*
  * Message @i came from QP @qpn, the peer's.  Anyone who knows our QP
  * number and the Q_Key can send to it; a datagram of another QP fails
@@ -260,6 +259,7 @@ static int kverbs_ud_from_peer(struct kverbs_ud *u, u32 i, u32 qpn)
 	return kverbs_ep_failed(u->ep, -EPROTO, KVERBS_STEP_RECV);
 }
 
+/* Message @i's payload, checked against the pattern with -V, and logged. */
 static int kverbs_ud_take(struct kverbs_ud *u, u32 i, u32 len)
 {
 	const void *data = u->recv[i].msg.buf + KVERBS_UD_GRH;
