@@ -455,6 +455,16 @@ test_serve_three_clients_from_b() {
 	kv_at_once "$(kv_peer_dir c1)/c.json" "$(kv_peer_dir c2)/c.json" "$(kv_peer_dir c3)/c.json"
 }
 
+# The combinations (KV_MATRIX=0 leaves them out: lib.sh): each size and
+# family of the ping one way only, rping's larger message, the other
+# direction of a test run both ways, compare-and-swap beside fetch-and-add,
+# and the sweep of every size.  make check's second pair runs without
+# them: the first runs them between the same kernels the other way round.
+kv_matrix="ping_b_to_a_26 ping_a_to_b_4095 ping_b_to_a_4096 ping_b_to_a_65535
+	ping_a_to_b_1048576 ping_ipv6_b_to_a_4096 rping_b_kserver_a_65535
+	kclient_a_rping_b_65535 atomic_bw_cmp_swap_ab send_bw_bidir_ba read_bw_4_qps_ba
+	write_bw_all_sizes_ab"
+
 ktap_main test_wire_and_mtu \
 	test_ping_b_to_a_26 test_ping_a_to_b_26 test_ping_b_to_a_4095 test_ping_a_to_b_4095 \
 	test_ping_b_to_a_4096 test_ping_a_to_b_4096 test_ping_b_to_a_65535 test_ping_a_to_b_65535 \
