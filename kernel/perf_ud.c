@@ -278,6 +278,19 @@ static int kverbs_perf_ud_post_recv(struct kverbs_perf_ud *u, struct kverbs_perf
 	return 0;
 }
 
+/*
+ * The receive the ring is at (&kverbs_perf_ud.next_recv), taken or
+ * dropped: posted again, and the ring moves on to the next.
+ */
+static int kverbs_perf_ud_recv_next(struct kverbs_perf_ud *u)
+{
+	int ret = kverbs_perf_ud_post_recv(u, &u->recv[u->next_recv]);
+
+	if (!ret)
+		u->next_recv = (u->next_recv + 1) % u->nrecv;
+	return ret;
+}
+
 /* Send message @iter from @m: the pattern of @iter with --validate. */
 static int kverbs_perf_ud_post_send(struct kverbs_perf_ud *u, struct kverbs_perf_ud_msg *m,
 				    u64 iter)
@@ -717,10 +730,9 @@ static int kverbs_perf_ud_bw_server(struct kverbs_perf_ud *u)
 				iter = got + 1;
 				received++;
 			}
-			ret = kverbs_perf_ud_post_recv(u, m);
+			ret = kverbs_perf_ud_recv_next(u);
 			if (ret)
 				return ret;
-			u->next_recv = (u->next_recv + 1) % u->nrecv;
 		} else if (!done) {
 			ret = kverbs_perf_ud_ctrl_take(u, KVERBS_PERF_MSG_DONE, &sent, &elapsed);
 			if (ret)
@@ -768,10 +780,9 @@ static struct kverbs_perf_ud_msg *kverbs_perf_ud_answer(struct kverbs_perf_ud *u
 		ret = kverbs_perf_ud_take(u, r, iter, &got);
 		if (ret != -EAGAIN)
 			break;
-		ret = kverbs_perf_ud_post_recv(u, r);
+		ret = kverbs_perf_ud_recv_next(u);
 		if (ret)
 			return ERR_PTR(ret);
-		u->next_recv = (u->next_recv + 1) % u->nrecv;
 	}
 	if (!ret && got != iter)
 		ret = kverbs_ep_failed(u->ep, -EPROTO, KVERBS_STEP_RECV);
@@ -809,10 +820,9 @@ static int kverbs_perf_ud_lat_client(struct kverbs_perf_ud *u)
 			if (smp->len == KVERBS_PERF_CHUNK)
 				kverbs_perf_samples_flush(smp, run);
 		}
-		ret = kverbs_perf_ud_post_recv(u, r);
+		ret = kverbs_perf_ud_recv_next(u);
 		if (ret)
 			return ret;
-		u->next_recv = (u->next_recv + 1) % u->nrecv;
 	}
 	return kverbs_perf_ud_finish(u, iter, start, &received);
 }
@@ -843,10 +853,9 @@ static int kverbs_perf_ud_lat_server(struct kverbs_perf_ud *u)
 			return ret;
 		if (!foreign && run->iterations && got >= run->iterations)
 			return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-		ret = kverbs_perf_ud_post_recv(u, r);
+		ret = kverbs_perf_ud_recv_next(u);
 		if (ret)
 			return ret;
-		u->next_recv = (u->next_recv + 1) % u->nrecv;
 		if (foreign)
 			continue;
 		m = kverbs_perf_ud_slot(u, got);
