@@ -107,7 +107,8 @@ static int kverbs_info_exec(struct kverbs_ucmd *ucmd)
 			KVERBS_FEATURE_PERF_POST | KVERBS_FEATURE_PERF_RW |
 			KVERBS_FEATURE_PERF_INV | KVERBS_FEATURE_PERF_SRQ |
 			KVERBS_FEATURE_PING_INV | KVERBS_FEATURE_PERF_PHASES |
-			KVERBS_FEATURE_PING_UD | KVERBS_FEATURE_PERF_UD;
+			KVERBS_FEATURE_PING_UD | KVERBS_FEATURE_PERF_UD |
+			KVERBS_FEATURE_PERF_UD_FOREIGN;
 	memset(cmd->version, 0, sizeof(cmd->version));
 	strscpy(cmd->version, KVERBS_VERSION, sizeof(cmd->version));
 	return kverbs_ucmd_respond(ucmd, sizeof(*cmd));
@@ -227,7 +228,7 @@ static const struct {
 	KVERBS_PERF_OUT(inv_remote, inv_got),
 	KVERBS_PERF_OUT(srq_wr, srq_shared),
 	KVERBS_PERF_OUT(ended_ns, ended_ns),
-	KVERBS_PERF_OUT(lost, path_mtu),
+	KVERBS_PERF_OUT(lost, foreign),
 };
 
 static int kverbs_perf_exec(struct kverbs_ucmd *ucmd)

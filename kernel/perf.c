@@ -955,7 +955,7 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 
 	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
 		return -EINVAL;
-	if (cmd->__reserved || cmd->__reserved_ud)
+	if (cmd->__reserved)
 		return -EINVAL;
 	if (poll > KVERBS_PERF_POLL_UNBOUND_WORKQUEUE ||
 	    cmd->cq_flags & ~KVERBS_PERF_CQ_FLAGS)
@@ -1129,6 +1129,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->ended_ns = 0;
 	cmd->lost = 0;
 	cmd->path_mtu = 0;
+	cmd->foreign = 0;
 	memset(&cmd->cq, 0, sizeof(cmd->cq));
 	cmd->max_inline = 0;
 	cmd->rw_ctxs = 0;
@@ -1181,6 +1182,7 @@ int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
 	cmd->ended_ns = run->ended_ns;
 	cmd->lost = run->lost;
 	cmd->path_mtu = run->path_mtu;
+	cmd->foreign = run->foreign;
 	if (run->srq) {
 		cmd->srq_wr = run->srq_shared ? run->srq_wr : 0;
 		cmd->srq_limit = run->srq_shared ? run->srq_limit : 0;

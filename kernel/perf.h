@@ -422,6 +422,7 @@ static inline u32 kverbs_perf_ctrl_len(const struct kverbs_perf_ops *t, u32 flag
  * @ended_ns: when the measured phase ended: &kverbs_perf.ended_ns
  * @lost: KVERBS_PERF_F_UD: &kverbs_perf.lost
  * @path_mtu: KVERBS_PERF_F_UD: &kverbs_perf.path_mtu
+ * @foreign: KVERBS_PERF_F_UD: &kverbs_perf.foreign
  */
 struct kverbs_perf_run {
 	struct kverbs_test common;
@@ -466,6 +467,7 @@ struct kverbs_perf_run {
 	u64 ended_ns;
 	u64 lost;
 	u32 path_mtu;
+	u32 foreign;
 };
 
 /* A server's ceilings, perf_session.c. */

@@ -39,6 +39,12 @@
  * message or answer leaves the client waiting: the step's time limit
  * ends the test with -ETIMEDOUT.
  *
+ * A UD QP takes a datagram from anyone who knows its number and the
+ * Q_Key.  Each receive's completion names the QP that sent it
+ * (&ib_wc.src_qp): one from another QP than the peer's is no part of
+ * the test, and is dropped, its receive posted again, and counted in
+ * &kverbs_perf.foreign.
+ *
  * Every receive starts with the 40 bytes of a GRH (struct ib_grh), and
  * a message is at most the port's active MTU: -EMSGSIZE before
  * anything is connected.  iWARP has no UD: -EOPNOTSUPP, also before.
@@ -616,6 +622,8 @@ static int kverbs_perf_ud_take(struct kverbs_perf_ud *u, struct kverbs_perf_ud_m
 	if (m->src_qp != u->remote_qpn) {
 		ibdev_dbg(kverbs_ep_device(ep), "perf: a datagram from qp %u, not the peer's %u\n",
 			  m->src_qp, u->remote_qpn);
+		if (run->foreign < U32_MAX)
+			run->foreign++;
 		return -EAGAIN;
 	}
 	if (m->msg.byte_len != KVERBS_PERF_UD_GRH + u->size) {

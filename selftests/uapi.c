@@ -3120,11 +3120,11 @@ TEST_F(kverbs, perf_ud_flag)
 	KV_PERF_REJECTED(&p, EINVAL);
 	p.flags = 0;
 	KV_PERF_REJECTED(&p, EMSGSIZE);
-	/* The reserved word beside the UD fields. */
+	/* The word beside the UD fields is out only: what comes in is ignored. */
 	kv_perf_base_test(&p, KVERBS_PERF_SEND_BW);
 	p.msg_size = kv_max_msg_size() + 1;
-	p.__reserved_ud = 1;
-	KV_PERF_REJECTED(&p, EINVAL);
+	p.foreign = 1;
+	KV_PERF_REJECTED(&p, EMSGSIZE);
 	/* A server: the client's request says, the server does not. */
 	kv_perf_server_base(&p);
 	p.msg_size = kv_max_msg_size() + 1;
@@ -3134,7 +3134,7 @@ TEST_F(kverbs, perf_ud_flag)
 }
 
 /*
- * &kverbs_perf.lost and .path_mtu: 0 from an RC call, whatever came in;
+ * &kverbs_perf.lost, .path_mtu and .foreign: 0 from an RC call, whatever came in;
  * a UD client learns the path MTU before it connects, also when nobody
  * listens; and neither is written to a caller whose struct ends before
  * them.
@@ -3148,9 +3148,11 @@ TEST_F_TIMEOUT(kverbs, perf_ud_fields, KV_NET_TIMEOUT)
 	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
 	p.lost = 5;
 	p.path_mtu = 5;
+	p.foreign = 5;
 	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
 	EXPECT_EQ(0, p.lost);
 	EXPECT_EQ(0, p.path_mtu);
+	EXPECT_EQ(0, p.foreign);
 	KV_PERF_OLDER_CALLER(&p, offsetof(struct kverbs_perf, lost));
 
 	if (!strcmp(kv_env("KV_TYPE", "rxe"), "siw"))
@@ -3158,8 +3160,10 @@ TEST_F_TIMEOUT(kverbs, perf_ud_fields, KV_NET_TIMEOUT)
 	kv_perf_base_test(&p, KVERBS_PERF_SEND_BW);
 	kv_sockaddr(&p.addr, kv_addr(), KV_PORT_NO_LISTENER);
 	p.flags = KVERBS_PERF_F_UD;
+	p.foreign = 5;
 	EXPECT_ERRNO(ECONNREFUSED, kv_ioctl(KVERBS_IOC_PERF, &p));
 	EXPECT_EQ(0, p.lost);
+	EXPECT_EQ(0, p.foreign);
 	EXPECT_GE(p.path_mtu, 256);
 	EXPECT_EQ(p.result.active_mtu, p.path_mtu);
 	/* One byte past it: refused before connecting, the MTU said. */

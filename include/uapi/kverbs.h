@@ -97,6 +97,9 @@ enum {
  *	fills &kverbs_ping.path_mtu, .remote_qpn and .remote_qkey
  * @KVERBS_FEATURE_PERF_UD: KVERBS_IOC_PERF takes KVERBS_PERF_F_UD and
  *	fills &kverbs_perf.lost and .path_mtu
+ * @KVERBS_FEATURE_PERF_UD_FOREIGN: with KVERBS_PERF_F_UD, datagrams from
+ *	another QP than the peer's are dropped and counted in
+ *	&kverbs_perf.foreign (a module without it takes them for the peer's)
  */
 enum kverbs_feature {
 	KVERBS_FEATURE_DEVICES = 1 << 0,
@@ -122,6 +125,7 @@ enum kverbs_feature {
 	KVERBS_FEATURE_PING_INV = 1 << 20,
 	KVERBS_FEATURE_PERF_PHASES = 1 << 21,
 	KVERBS_FEATURE_PING_UD = 1 << 22,
+	KVERBS_FEATURE_PERF_UD_FOREIGN = 1 << 23,
 	KVERBS_FEATURE_PERF_UD = 1 << 24,
 };
 
@@ -905,6 +909,10 @@ enum kverbs_perf_test {
  *	mode, as its RC CQ does.  SEND_BW counts the
  *	datagrams that did not arrive in &kverbs_perf.lost; in SEND_LAT a
  *	lost message ends the test with -ETIMEDOUT at KVERBS_STEP_RECV.
+ *	Anyone who knows a UD QP's number and Q_Key can send to it: a
+ *	datagram from another QP than the peer's UD QP is no part of the
+ *	test, and is dropped, its receive posted again, and counted in
+ *	&kverbs_perf.foreign.
  *	A server that predates the flag rejects the hello with
  *	KVERBS_PERF_REJECT_RESERVED.  Feature bit: KVERBS_FEATURE_PERF_UD.
  * @KVERBS_PERF_F_PHASES: client only, READ_LAT, ATOMIC_LAT and SEND_LAT,
@@ -1314,6 +1322,16 @@ struct kverbs_perf_result {
  *	its pairs too.  0 without the flag.  Input only: an older caller's
  *	struct, without it, asks for no phases.
  *	Feature bit: KVERBS_FEATURE_PERF_PHASES.
+ * @lost: (out) KVERBS_PERF_F_UD, SEND_BW: the datagrams the requester
+ *	sent that the responder did not receive; 0 otherwise
+ * @path_mtu: (out) KVERBS_PERF_F_UD: the active MTU of the port, in
+ *	bytes: the largest message a datagram carries; 0 before it is known
+ * @foreign: (out) KVERBS_PERF_F_UD: the datagrams from another QP than
+ *	the peer's UD QP that this side received and dropped; 0 otherwise.
+ *	These three go back, also on failure, to a caller whose struct
+ *	holds them.  Feature bits: KVERBS_FEATURE_PERF_UD, and for @foreign
+ *	KVERBS_FEATURE_PERF_UD_FOREIGN (before it, the word was reserved
+ *	and had to be 0; it is now ignored on input).
  *
  * @post_list, @cq_mod and @inline_size are the requester's, and travel in
  * the hello when the server posts data work requests too: @post_list
@@ -1384,7 +1402,8 @@ struct kverbs_perf {
 	/* KVERBS_PERF_F_UD: KVERBS_FEATURE_PERF_UD */
 	__aligned_u64 lost;
 	__u32 path_mtu;
-	__u32 __reserved_ud;
+	/* KVERBS_FEATURE_PERF_UD_FOREIGN */
+	__u32 foreign;
 };
 
 /* KVERBS_PERF_F_SRQ: the SRQ's receives by default, and at most. */

@@ -196,6 +196,7 @@ struct kv_perf_opts {
 	uint32_t srq_limit;		/* --srq-limit: its limit, 0 for the module's */
 	const char *json_file;		/* --out_json(_file): the report there too */
 	FILE *json_out;			/* ... open while the test runs */
+	bool ud_foreign;		/* the module counts kverbs_perf.foreign */
 };
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,

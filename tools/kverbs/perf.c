@@ -1351,6 +1351,8 @@ static void kv_perf_print_text(const struct kv_perf_opts *o,
 	kv_perf_print_srq(cmd);
 	if ((r->flags & KVERBS_PERF_F_UD) && !(t->kind & KV_PERF_LAT))
 		printf(" Lost           : %" PRIu64 " datagrams\n", (uint64_t)cmd->lost);
+	if ((r->flags & KVERBS_PERF_F_UD) && o->ud_foreign)
+		printf(" Foreign        : %u datagrams from other QPs, dropped\n", cmd->foreign);
 	if (r->duration_ns)
 		printf(" Duration       : %.3f[sec]\n", r->duration_ns / 1e9);
 	printf("%s", line);
@@ -1830,6 +1832,12 @@ static void kv_perf_print_json(FILE *f, const struct kv_perf_opts *o,
 	kv_json_string(&j, r->flags & KVERBS_PERF_F_UD ? "UD" : "RC");
 	kv_json_key(&j, "lost");
 	kv_json_u64(&j, cmd->lost);
+	/* null: a module that takes any QP's datagrams for the peer's */
+	kv_json_key(&j, "foreign");
+	if (o->ud_foreign)
+		kv_json_u64(&j, cmd->foreign);
+	else
+		kv_json_null(&j);
 	if (t->kind & KV_PERF_ATOMIC) {
 		kv_json_key(&j, "atomic_type");
 		if (atomic_type)
@@ -2489,6 +2497,7 @@ static int kv_perf_main(uint32_t test, int argc, char **argv)
 		close(fd);
 		return KV_EXIT_ENV;
 	}
+	o.ud_foreign = kv_features(fd) & KVERBS_FEATURE_PERF_UD_FOREIGN;
 	if (many) {
 		code = kv_perf_listen(fd, &o, (struct sockaddr_storage *)&cmd.addr, addr, where);
 		if (code) {

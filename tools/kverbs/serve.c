@@ -341,6 +341,7 @@ int kv_cmd_serve(int argc, char **argv)
 	sv.fd = kv_open_for(features, what);
 	if (sv.fd < 0)
 		return KV_EXIT_ENV;
+	sv.o.ud_foreign = kv_features(sv.fd) & KVERBS_FEATURE_PERF_UD_FOREIGN;
 	if (kv_perf_server_srq(sv.fd, &sv.o, cmd)) {
 		close(sv.fd);
 		return KV_EXIT_ENV;
