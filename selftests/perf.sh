@@ -2493,6 +2493,68 @@ print(f"# {s['lost']} of {c['iterations']} lost")
 PY
 }
 
+# ud_forge_during TEST SECONDS COUNT SIZE IMM [client options]: a -c UD
+# client running TEST for SECONDS against a fresh server, and, once both
+# UD QPs exist, COUNT datagrams of SIZE bytes with immediate data IMM to
+# each from a stranger's QP (selftests/ud_forge), 20 ms apart.  Both ends must
+# succeed; the caller checks what they counted.
+ud_forge_during() {
+	local test=$1 secs=$2 count=$3 size=$4 imm=$5 gid rc
+	shift 5
+	gid=$(kv_gid_index) || fail "no RoCE v2 GID of $KV_ADDR on $KV_DEV" || return
+	port=$((port + 1))
+	perf_server srv "$test" || return
+	perf_client cli "$test" -c UD -D "$secs" --validate "$@" &
+	kv_pid_cli=$!
+	wait_for 30 eval '[ "$(kv_ud_qpns | tr , "\n" | grep -c .)" = 2 ]' ||
+		fail "no two UD QPs of kverbs: $(rdma res show qp)" || return
+	"$(dirname "$KVERBS")/ud_forge" -d "$KV_DEV" -g "$gid" -q "$(kv_ud_qpns)" \
+		-n "$count" -s "$size" -i "$imm" -w 20 > "$KV_TMP/forge.out" 2>&1 ||
+		fail "ud_forge: $(cat "$KV_TMP/forge.out")" || return
+	kv_wait cli $((secs + 60))
+	rc=$?
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
+	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
+		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["connection"] == "UD"'
+}
+
+# A stranger's datagrams to the UD QPs of a running test are dropped and
+# counted (foreign), not taken for the peer's: of the test's own size
+# and an iteration's immediate data, each would fail --validate (its
+# bytes are 0xa5) if it were taken.  send_bw's client posts one receive
+# it never takes, so only the server counts.  A sender running flat out
+# now and then finds the server's ring empty, and a datagram that comes
+# then is dropped by the device, a stranger's as the client's (lost):
+# of 50, spread over a second, most arrive, and at least one must.
+test_send_bw_ud_foreign_datagrams_dropped() {
+	need_ud
+	ud_forge_during send_bw $((3 * KV_TIME_SCALE)) 50 64 3 -s 64 || return
+	json_check "$KV_TMP/cli.json" 'd["foreign"] == 0' \
+		-- "$KV_TMP/srv.json" '1 <= d["foreign"] <= 50' || return
+	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
+import json, sys
+c, s = (json.load(open(p)) for p in sys.argv[1:])
+assert c["lost"] == s["lost"], f"lost: client {c['lost']}, server {s['lost']}"
+assert s["iterations"] + s["lost"] == c["iterations"], (s["iterations"], s["lost"], c["iterations"])
+print(f"# the server dropped {s['foreign']} of 50 foreign datagrams")
+PY
+}
+
+# In send_lat each side keeps a receive spare beside the one its
+# peer's next message takes: one stranger's datagram to each side is
+# taken there, dropped and counted, and the round trips go on.  Taken
+# for the peer's, it would end the test (a byte short of the test's
+# size: EPROTO).  A datagram larger than the receive it meets never
+# completes at all: a UD QP without an SRQ drops it (IBA's class D
+# error; rxe's responder sets drop_msg).
+test_send_lat_ud_foreign_datagram_dropped() {
+	need_ud
+	ud_forge_during send_lat $((3 * KV_TIME_SCALE)) 1 1 0 -s 2 || return
+	json_check "$KV_TMP/cli.json" 'd["foreign"] == 1' 'd["iterations"] > 0' \
+		-- "$KV_TMP/srv.json" 'd["foreign"] == 1'
+}
+
 # kverbs serve takes UD clients on its file's listener as any other,
 # two at once beside an RC one: each session has its own datagram QP.
 test_serve_ud_clients_validate() {
@@ -2638,6 +2700,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_phases_text_output test_phases_refused \
 	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
 	test_send_bw_ud_workqueue_validate test_send_lat_ud_busy_poll_validate \
-	test_send_bw_ud_lost_counted test_serve_ud_clients_validate \
+	test_send_bw_ud_lost_counted test_send_bw_ud_foreign_datagrams_dropped \
+	test_send_lat_ud_foreign_datagram_dropped test_serve_ud_clients_validate \
 	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 ktap_main "${perf_tests[@]}"

@@ -4,14 +4,16 @@
  * libibverbs, to see a kverbs UD test leave them alone.
  *
  *	ud_forge -d DEVICE -g GID_INDEX -q QPN[,QPN...] [-k QKEY] [-s SIZE]
- *		 [-n COUNT] [-i IMM]
+ *		 [-n COUNT] [-i IMM] [-w MSEC]
  *
  * From a UD QP of its own on port 1 of DEVICE, sends COUNT datagrams
  * (1) of SIZE bytes (64), each byte 0xa5, as SENDs with immediate data
  * IMM (0), with Q_Key QKEY (0x01234567, rdma_cm's for its UDP port
  * space, which kverbs' UD tests use), to each QPN, at the address of
  * GID_INDEX of that port: a QP of the same device.  Its own QP number
- * is nobody's that a test expects.
+ * is nobody's that a test expects.  With -w, it waits MSEC milliseconds
+ * after each round of datagrams (one to each QPN), so that COUNT rounds
+ * spread over a running test rather than arrive in one burst.
  *
  * Prints "sent N" and exits 0 once every SEND completed; 2 on any
  * failure, with the reason on stderr.
@@ -124,11 +126,11 @@ int main(int argc, char **argv)
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
-	unsigned long i, sent = 0;
+	unsigned long i, sent = 0, wait_ms = 0;
 	char *buf, *tok, *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:g:q:k:s:n:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:g:q:k:s:n:i:w:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -155,6 +157,9 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			imm = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			wait_ms = strtoul(optarg, NULL, 0);
 			break;
 		default:
 			goto usage;
@@ -211,6 +216,14 @@ int main(int argc, char **argv)
 			reap(cq);
 			sent++;
 		}
+		if (wait_ms && i + 1 < count) {
+			struct timespec ts = {
+				.tv_sec = wait_ms / 1000,
+				.tv_nsec = (wait_ms % 1000) * 1000000,
+			};
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	printf("sent %lu\n", sent);
 	ibv_destroy_ah(ah);
@@ -223,6 +236,6 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: ud_forge -d DEVICE -g GID_INDEX -q QPN[,QPN...] [-k QKEY] [-s SIZE] [-n COUNT] [-i IMM]\n");
+	fprintf(stderr, "usage: ud_forge -d DEVICE -g GID_INDEX -q QPN[,QPN...] [-k QKEY] [-s SIZE] [-n COUNT] [-i IMM] [-w MSEC]\n");
 	return 2;
 }
