@@ -947,8 +947,10 @@ static u32 kverbs_ep_give_cid(struct kverbs_ep *ep, struct ib_cqe *cqe,
 	struct kverbs_cqe *kc = cqe ? container_of(cqe, struct kverbs_cqe, cqe) : NULL;
 	u32 cid = ++ep->next_cid;
 
-	if (kc)
+	if (kc) {
 		kc->ep = ep;
+		kc->qp_num = 0;		/* the endpoint's own QP */
+	}
 	if (kc && completes)
 		kc->cid = cid;
 	return cid;

@@ -136,6 +136,9 @@ struct kverbs_listener;
  * @ep: the endpoint it was posted on, set when it is posted: a handler's
  *	way to its endpoint, where the CQ may be a pool's, shared by many
  *	QPs and with no context of ours (kverbs_wc_ep())
+ * @qp_num: 0, or the QP it was posted on where that is not its
+ *	endpoint's: a perf UD end's datagram QP (perf_ud.c), which has a
+ *	CQ and completion ids of its own
  *
  * As xprtrdma's &struct rpc_rdma_cid: the trace of a post and the trace
  * of its completion show the same CQ id and @cid, so a reader pairs them
@@ -151,6 +154,7 @@ struct kverbs_cqe {
 	struct ib_cqe cqe;
 	u32 cid;
 	struct kverbs_ep *ep;
+	u32 qp_num;
 };
 
 /* A work request that marks the end of a queue being drained. */
@@ -382,13 +386,16 @@ static inline struct kverbs_ep *kverbs_wc_ep(const struct ib_wc *wc)
 }
 
 /*
- * The number of the QP a completion belongs to, from its endpoint: not
- * wc->qp, which a completion polled after a drain that timed out
- * (kverbs_ep_quiesce()) may still name once that QP is destroyed.
+ * The number of the QP a completion belongs to, from its context or its
+ * endpoint: not wc->qp, which a completion polled after a drain that
+ * timed out (kverbs_ep_quiesce()) may still name once that QP is
+ * destroyed.
  */
 static inline u32 kverbs_wc_qp_num(const struct ib_wc *wc)
 {
-	return READ_ONCE(kverbs_wc_ep(wc)->qp_num);
+	const struct kverbs_cqe *kc = container_of(wc->wr_cqe, struct kverbs_cqe, cqe);
+
+	return kc->qp_num ?: READ_ONCE(kc->ep->qp_num);
 }
 
 /*

@@ -113,6 +113,8 @@ struct kverbs_perf_ud_msg {
  * @nsend: ...
  * @ctrl_send: control messages out
  * @ctrl_recv: control messages in, one posted at a time
+ * @next_cid: the completion id the last datagram posted got: the UD CQ's
+ *	own sequence, traced as the endpoint's are (&struct kverbs_cqe)
  * @want: the buffer a wait is for
  * @done_seen: SEND_BW's receiver has had DONE: a wait is for data only
  * @closing: the QP is being torn down: flushed completions are not errors
@@ -136,6 +138,7 @@ struct kverbs_perf_ud {
 	u32 nsend;
 	struct kverbs_msg ctrl_send;
 	struct kverbs_msg ctrl_recv;
+	u32 next_cid;
 	struct kverbs_perf_ud_msg *want;
 	bool done_seen;
 	bool closing;
@@ -266,6 +269,20 @@ static int kverbs_perf_ud_msgs_alloc(struct kverbs_perf_ud *u)
 	return 0;
 }
 
+/*
+ * The completion id of a datagram being posted, and its QP: the trace of
+ * its post and of its completion then show the same UD CQ id, id and QP,
+ * as an endpoint's work requests do (kverbs_post_send()).  Not inside
+ * the tracepoint's arguments, which are evaluated only while it is
+ * enabled.
+ */
+static u32 kverbs_perf_ud_give_cid(struct kverbs_perf_ud *u, struct kverbs_perf_ud_msg *m)
+{
+	m->msg.cqe.cid = ++u->next_cid;
+	m->msg.cqe.qp_num = u->qp->qp_num;
+	return m->msg.cqe.cid;
+}
+
 static int kverbs_perf_ud_post_recv(struct kverbs_perf_ud *u, struct kverbs_perf_ud_msg *m)
 {
 	struct ib_recv_wr wr = {
@@ -273,11 +290,14 @@ static int kverbs_perf_ud_post_recv(struct kverbs_perf_ud *u, struct kverbs_perf
 		.sg_list = &m->msg.sge,
 		.num_sge = 1,
 	};
+	u32 cid;
 	int ret;
 
 	m->msg.done = false;
 	/* The CPU may have read it (--validate): the device's again. */
 	ib_dma_sync_single_for_device(m->msg.ibdev, m->msg.dma, m->msg.len, DMA_FROM_DEVICE);
+	cid = kverbs_perf_ud_give_cid(u, m);
+	trace_kverbs_post_recv(u->qp, m->msg.len, u->cq->res.id, cid);
 	ret = ib_post_recv(u->qp, &wr, NULL);
 	if (ret)
 		return kverbs_ep_failed(u->ep, ret, KVERBS_STEP_RECV);
@@ -302,6 +322,7 @@ static int kverbs_perf_ud_post_send(struct kverbs_perf_ud *u, struct kverbs_perf
 				    u64 iter)
 {
 	struct ib_ud_wr wr = {};
+	u32 cid;
 	int ret;
 
 	if (u->run->flags & KVERBS_PERF_F_VALIDATE) {
@@ -320,7 +341,8 @@ static int kverbs_perf_ud_post_send(struct kverbs_perf_ud *u, struct kverbs_perf
 	wr.remote_qkey = KVERBS_PERF_UD_QKEY;
 	m->msg.done = false;
 	m->ns = ktime_get_ns();
-	trace_kverbs_post_send(u->qp, &wr.wr, u->ep->cq_id, 0);
+	cid = kverbs_perf_ud_give_cid(u, m);
+	trace_kverbs_post_send(u->qp, &wr.wr, u->cq->res.id, cid);
 	ret = ib_post_send(u->qp, &wr.wr, NULL);
 	if (ret)
 		return kverbs_ep_failed(u->ep, ret, KVERBS_STEP_SEND);

@@ -2524,21 +2524,89 @@ ud_forge_during() {
 # and an iteration's immediate data, each would fail --validate (its
 # bytes are 0xa5) if it were taken.  send_bw's client posts one receive
 # it never takes, so only the server counts.  A sender running flat out
-# now and then finds the server's ring empty, and a datagram that comes
-# then is dropped by the device, a stranger's as the client's (lost):
-# of 50, spread over a second, most arrive, and at least one must.
+# leaves the server's ring empty now and then, and the device drops
+# whatever comes then, a stranger's datagram as the client's (lost):
+# with one datagram in flight (-t 1) the ring never runs dry, and every
+# stranger's datagram is taken, dropped and counted.
 test_send_bw_ud_foreign_datagrams_dropped() {
 	need_ud
-	ud_forge_during send_bw $((3 * KV_TIME_SCALE)) 50 64 3 -s 64 || return
+	ud_forge_during send_bw $((3 * KV_TIME_SCALE)) 20 64 3 -s 64 -t 1 || return
 	json_check "$KV_TMP/cli.json" 'd["foreign"] == 0' \
-		-- "$KV_TMP/srv.json" '1 <= d["foreign"] <= 50' || return
+		-- "$KV_TMP/srv.json" 'd["foreign"] == 20' 'd["lost"] == 0' || return
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
 c, s = (json.load(open(p)) for p in sys.argv[1:])
 assert c["lost"] == s["lost"], f"lost: client {c['lost']}, server {s['lost']}"
 assert s["iterations"] + s["lost"] == c["iterations"], (s["iterations"], s["lost"], c["iterations"])
-print(f"# the server dropped {s['foreign']} of 50 foreign datagrams")
 PY
+}
+
+# A -c UD run's datagrams are traced on their own CQ and QP: each
+# SEND_WITH_IMM posted and each receive posted has a completion id of
+# the UD CQ's, and its completion shows the same CQ id, id and QP, the
+# UD QP's and not the RC connection's, as an endpoint's work requests
+# do.  send_lat: both sides send and receive datagrams.
+test_send_lat_ud_traced() {
+	local tr=/sys/kernel/tracing rc n=20
+	need_ud
+	trace_need
+	trace_start kverbs_post_send kverbs_post_recv kverbs_wc ||
+		fail "cannot set up tracing" || return
+	ud_pair send_lat 2 $n
+	rc=$?
+	trace_stop kverbs_post_send kverbs_post_recv kverbs_wc
+	[ $rc = 0 ] || return
+	# "... kverbs_post_send: cq.id=5 cid=3 qp=20 SEND_WITH_IMM len=2 ... signaled",
+	# "... kverbs_post_recv: cq.id=5 cid=4 qp=20 len=42",
+	# "... kverbs_wc: cq.id=5 cid=3 qp=20 SEND SUCCESS len=0 vendor_err=0x0"
+	kv_python $tr/trace "$n" <<'PY'
+import re, sys
+n = int(sys.argv[2])
+posts, wcs = {}, []
+for line in open(sys.argv[1]):
+    m = re.search(r"kverbs_post_(send|recv): cq\.id=(\d+) cid=(\d+) qp=(\d+) (\S+)", line)
+    if m:
+        kind, cq, cid, qp, what = m.groups()
+        if kind == "send" and what != "SEND_WITH_IMM":
+            continue
+        if kind == "recv" and what != "len=42":
+            continue
+        key = (cq, cid)
+        if cid == "0" or key in posts:
+            sys.exit(f"datagram post without an id of its own: {line.strip()}")
+        posts[key] = (kind, qp)
+        continue
+    m = re.search(r"kverbs_wc: cq\.id=(\d+) cid=(\d+) qp=(\d+) (\S+) (\S+)", line)
+    if m:
+        wcs.append(m.groups())
+sends = [k for k, (kind, _) in posts.items() if kind == "send"]
+if len(sends) != 2 * n:
+    sys.exit(f"{len(sends)} datagrams posted, expected {2 * n}")
+ud_qps = {qp for _, qp in posts.values()}
+ud_cqs = {cq for cq, _ in posts}
+if len(ud_qps) != 2 or len(ud_cqs) != 2:
+    sys.exit(f"datagrams on QPs {sorted(ud_qps)}, CQs {sorted(ud_cqs)}: expected two of each")
+done = {}
+for cq, cid, qp, op, status in wcs:
+    if cq not in ud_cqs:
+        continue
+    if (cq, cid) not in posts:
+        sys.exit(f"a completion on a UD CQ with no post: cq.id={cq} cid={cid} qp={qp} {op} {status}")
+    kind, pqp = posts[(cq, cid)]
+    if qp != pqp:
+        sys.exit(f"cq.id={cq} cid={cid} posted on qp {pqp}, completed on qp {qp}")
+    if status == "SUCCESS":
+        done[(cq, cid)] = kind
+got = sum(1 for k in sends if done.get(k) == "send")
+if got != 2 * n:
+    sys.exit(f"{got} of {2 * n} datagram SENDs completed with their ids")
+recvs = sum(1 for kind in done.values() if kind == "recv")
+if recvs != 2 * n:
+    sys.exit(f"{recvs} datagram receives completed with their ids, expected {2 * n}")
+PY
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "see above"
 }
 
 # In send_lat each side keeps a receive spare beside the one its
@@ -2701,6 +2769,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
 	test_send_bw_ud_workqueue_validate test_send_lat_ud_busy_poll_validate \
 	test_send_bw_ud_lost_counted test_send_bw_ud_foreign_datagrams_dropped \
-	test_send_lat_ud_foreign_datagram_dropped test_serve_ud_clients_validate \
+	test_send_lat_ud_foreign_datagram_dropped test_send_lat_ud_traced \
+	test_serve_ud_clients_validate \
 	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 ktap_main "${perf_tests[@]}"
