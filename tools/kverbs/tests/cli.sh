@@ -485,7 +485,7 @@ done
 # (to the stand-in's ENOTTY for the command itself).
 oldmod=$here/oldmod.so
 # KVERBS_FEATURE_* of include/uapi/kverbs.h: all, and the ones tested.
-all_features=$((0x17fffff))
+all_features=$((0x1ffffff))
 older_module=(
 	ping_ud $((1 << 22)) "--ud (no datagram ping)" "ping -c --ud -a 127.0.0.1"
 	send_bw_ud $((1 << 24)) "-c UD (datagrams)" "send_bw -c UD 127.0.0.1"
@@ -512,6 +512,20 @@ for ((i = 0; i < ${#older_module[@]}; i += 4)); do
 		kv_case "${name}_module_with_it" 1 "err-lacks=does not support" \
 		-- ${older_module[i + 3]} --timeout 1
 done
+
+# -c UD's report counts a stranger's datagrams (foreign) only where the
+# module drops them: null from one that takes them for the peer's.
+if [ ! -f "$oldmod" ] || [ -e /dev/kverbs ]; then
+	kv_skip ud_foreign_older_module "no tests/oldmod.so, or the kverbs module is loaded"
+	kv_skip ud_foreign_module_with_it "no tests/oldmod.so, or the kverbs module is loaded"
+else
+	KV_OLDMOD_FEATURES=$((all_features & ~(1 << 23))) LD_PRELOAD=$oldmod \
+		kv_case ud_foreign_older_module 1 'out="foreign":null' \
+		-- send_bw -c UD 127.0.0.1 --json --timeout 1
+	KV_OLDMOD_FEATURES=$all_features LD_PRELOAD=$oldmod \
+		kv_case ud_foreign_module_with_it 1 'out="foreign":0' \
+		-- send_bw -c UD 127.0.0.1 --json --timeout 1
+fi
 
 echo "KTAP version 1"
 echo "1..$n"
