@@ -2499,18 +2499,13 @@ PY
 # each from a stranger's QP (selftests/ud_forge), 20 ms apart.  Both ends must
 # succeed; the caller checks what they counted.
 ud_forge_during() {
-	local test=$1 secs=$2 count=$3 size=$4 imm=$5 gid rc
+	local test=$1 secs=$2 count=$3 size=$4 imm=$5 rc
 	shift 5
-	gid=$(kv_gid_index) || fail "no RoCE v2 GID of $KV_ADDR on $KV_DEV" || return
 	port=$((port + 1))
 	perf_server srv "$test" || return
 	perf_client cli "$test" -c UD -D "$secs" --validate "$@" &
 	kv_pid_cli=$!
-	wait_for 30 eval '[ "$(kv_ud_qpns | tr , "\n" | grep -c .)" = 2 ]' ||
-		fail "no two UD QPs of kverbs: $(rdma res show qp)" || return
-	"$(dirname "$KVERBS")/ud_forge" -d "$KV_DEV" -g "$gid" -q "$(kv_ud_qpns)" \
-		-n "$count" -s "$size" -i "$imm" -w 20 > "$KV_TMP/forge.out" 2>&1 ||
-		fail "ud_forge: $(cat "$KV_TMP/forge.out")" || return
+	kv_ud_forge -n "$count" -s "$size" -i "$imm" -w 20 || return
 	kv_wait cli $((secs + 60))
 	rc=$?
 	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
