@@ -2496,8 +2496,9 @@ PY
 # ud_forge_during TEST SECONDS COUNT SIZE IMM [client options]: a -c UD
 # client running TEST for SECONDS against a fresh server, and, once both
 # UD QPs exist, COUNT datagrams of SIZE bytes with immediate data IMM to
-# each from a stranger's QP (selftests/ud_forge), 20 ms apart.  Both ends must
-# succeed; the caller checks what they counted.
+# each from a stranger's QP (selftests/ud_forge), 20 ms apart, all
+# while the client still runs.  Both ends must succeed; the caller
+# checks what they counted.
 ud_forge_during() {
 	local test=$1 secs=$2 count=$3 size=$4 imm=$5 rc
 	shift 5
@@ -2506,6 +2507,10 @@ ud_forge_during() {
 	perf_client cli "$test" -c UD -D "$secs" --validate "$@" &
 	kv_pid_cli=$!
 	kv_ud_forge -n "$count" -s "$size" -i "$imm" -w 20 || return
+	# Every stranger's datagram must have come while the test ran.
+	kill -0 "$kv_pid_cli" 2>/dev/null ||
+		fail "the client ended before the stranger was done ($((SECONDS - kv_forge_start)) s): a longer run is needed" ||
+		return
 	kv_wait cli $((secs + 60))
 	rc=$?
 	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
@@ -2525,7 +2530,7 @@ ud_forge_during() {
 # stranger's datagram is taken, dropped and counted.
 test_send_bw_ud_foreign_datagrams_dropped() {
 	need_ud
-	ud_forge_during send_bw $((3 * KV_TIME_SCALE)) 20 64 3 -s 64 -t 1 || return
+	ud_forge_during send_bw $((6 * KV_TIME_SCALE)) 20 64 3 -s 64 -t 1 || return
 	json_check "$KV_TMP/cli.json" 'd["foreign"] == 0' \
 		-- "$KV_TMP/srv.json" 'd["foreign"] == 20' 'd["lost"] == 0' || return
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
