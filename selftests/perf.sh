@@ -2498,7 +2498,9 @@ PY
 # UD QPs exist, COUNT datagrams of SIZE bytes with immediate data IMM to
 # each from a stranger's QP (selftests/ud_forge), 20 ms apart, all
 # while the client still runs.  Both ends must succeed; the caller
-# checks what they counted.
+# checks what they counted.  SECONDS must cover the stranger's start
+# (its rdma and ud_forge processes), which takes seconds on a TCG guest
+# beside another: the callers give 8, times KV_TIME_SCALE.
 ud_forge_during() {
 	local test=$1 secs=$2 count=$3 size=$4 imm=$5 rc
 	shift 5
@@ -2530,7 +2532,7 @@ ud_forge_during() {
 # stranger's datagram is taken, dropped and counted.
 test_send_bw_ud_foreign_datagrams_dropped() {
 	need_ud
-	ud_forge_during send_bw $((6 * KV_TIME_SCALE)) 20 64 3 -s 64 -t 1 || return
+	ud_forge_during send_bw $((8 * KV_TIME_SCALE)) 20 64 3 -s 64 -t 1 || return
 	json_check "$KV_TMP/cli.json" 'd["foreign"] == 0' \
 		-- "$KV_TMP/srv.json" 'd["foreign"] == 20' 'd["lost"] == 0' || return
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
@@ -2618,7 +2620,7 @@ PY
 # error; rxe's responder sets drop_msg).
 test_send_lat_ud_foreign_datagram_dropped() {
 	need_ud
-	ud_forge_during send_lat $((3 * KV_TIME_SCALE)) 1 1 0 -s 2 || return
+	ud_forge_during send_lat $((8 * KV_TIME_SCALE)) 1 1 0 -s 2 || return
 	json_check "$KV_TMP/cli.json" 'd["foreign"] == 1' 'd["iterations"] > 0' \
 		-- "$KV_TMP/srv.json" 'd["foreign"] == 1'
 }
