@@ -112,15 +112,22 @@ KV_TRACE_NONE='common_pid < 0'
 # recording, where tracefs is mounted and has them.  run.sh mounts it
 # and calls this once the module is loaded, and ktap_main
 # after each test (a module loaded again has its events off, and a test
-# may have turned events off), both while no test runs.
+# may have turned events off), both while no test runs.  Builtins only,
+# and a file written only where it differs: ktap_main calls this after
+# every test, and a process per event (a command substitution) cost
+# two seconds a test under TCG, far more on the debug lane's kernel.
 kv_trace_arm() {
-	local tr=/sys/kernel/tracing e
+	local tr=/sys/kernel/tracing e v
 
 	[ -d $tr/events/kverbs ] || return 0
 	echo 0 > $tr/tracing_on || return
 	for e in $tr/events/kverbs/kverbs_*; do
-		echo "$KV_TRACE_NONE" > "$e/filter" || return
-		[ "$(cat "$e/enable")" = 1 ] || echo 1 > "$e/enable" || return
+		v=
+		read -r v < "$e/filter" || return
+		[ "$v" = "$KV_TRACE_NONE" ] || echo "$KV_TRACE_NONE" > "$e/filter" || return
+		v=
+		read -r v < "$e/enable" || return
+		[ "$v" = 1 ] || echo 1 > "$e/enable" || return
 	done
 	echo 1 > $tr/tracing_on
 }
