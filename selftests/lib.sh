@@ -135,11 +135,13 @@ kv_trace_arm() {
 # trace_record FILTER EVENT...: an empty trace, recording these kverbs
 # events, those FILTER lets through (0: all).
 trace_record() {
-	local tr=/sys/kernel/tracing filter=$1 e
+	local tr=/sys/kernel/tracing filter=$1 e v
 	shift
 	echo 0 >$tr/tracing_on && echo >$tr/trace || return
 	for e in "$@"; do
-		[ "$(cat $tr/events/kverbs/"$e"/enable)" = 1 ] ||
+		v=
+		read -r v < $tr/events/kverbs/"$e"/enable
+		[ "$v" = 1 ] ||
 			{ echo "kverbs event $e is not enabled (kv_trace_arm)"; return 1; }
 		echo "$filter" >$tr/events/kverbs/"$e"/filter || return
 	done
