@@ -8,7 +8,9 @@
 # ktap_main running a fake suite (its tests skip, fail, leave a process or
 # a broken device behind), and scripts/check-docs: its table of kernel
 # files on copies of Documentation/architecture.rst with a row taken out
-# or made up, and the options of kverbs command lines in a page.  No module, no root, nothing of the host's
+# or made up, and the options of kverbs command lines in a page; and
+# scripts/units.sh, which runs scripts/check's guests two at a time, on
+# units that log what they do.  No module, no root, nothing of the host's
 # touched: the fake suite replaces lib.sh's device repair and its search
 # for leftovers with fakes that see only its own process.  Prints KTAP;
 # exits 0 if every test passed.
@@ -366,6 +368,102 @@ docs kverbs_option_unknown_fails 1 "kverbs ping --bogus: 'kverbs ping --help' ha
 	page.rst <<< 'Run ``kverbs ping -c -a ADDR --bogus -C 2``.'
 docs kverbs_option_of_another_command_fails 1 "kverbs write_lat -b: 'kverbs write_lat --help' has no -b" \
 	page.rst <<< '   kverbs write_lat 10.0.0.1 -b'
+
+# units NAME SCRIPT: SCRIPT run by bash with scripts/units.sh sourced,
+# in a directory of its own ($d, also units_dir) with a log of what the
+# units did ($d/log), units_poll at 0.1 s and 60 s at most; its exit
+# status and its stderr are in $d/rc and $d/err.
+units() {
+	local name=$1 d=$tmp/units-$1
+	mkdir -p "$d"
+	(
+		cd "$d" || exit 1
+		timeout -k 5 60 bash -c '. "$1"; units_dir=$PWD units_poll=0.1; eval "$2"' \
+			_ "$top/scripts/units.sh" "$2" > out 2> err
+		echo $? > rc
+	)
+}
+# A unit that logs its start and end, taking a third of a second, or
+# for a, until the file go-a exists.
+units_run_unit='
+run_unit() {
+	local i
+	echo "start $1" >> log
+	if [ "$1" = a ] && [ -n "${a_waits:-}" ]; then
+		for ((i = 0; i < 300; i++)); do [ -e go-a ] && break; sleep 0.1; done
+	else
+		sleep 0.3
+	fi
+	echo "end $1" >> log
+	echo 0 > "unit-$1.rc"
+}'
+
+# Two workers: each unit runs once, two at a time, and units_wait
+# returns for each.
+units two_workers "$units_run_unit"'
+units=(a b c d)
+units_start 2
+for u in "${units[@]}"; do units_wait "$u" || exit 1; done
+units_end'
+d=$tmp/units-two_workers diag=()
+[ "$(cat "$d/rc")" = 0 ] || diag+=("exit status $(cat "$d/rc"): $(cat "$d/err")")
+[ "$(grep start "$d/log" | sort | tr '\n' ' ')" = "start a start b start c start d " ] ||
+	diag+=("each unit should start once: $(cat "$d/log")")
+[ "$(sed -n 2p "$d/log")" = "start b" ] || diag+=("b should start while a runs: $(cat "$d/log")")
+result units_two_workers "${diag[@]}"
+
+# The second worker waits for the lock: until it is free only a runs,
+# then b starts while a still runs.
+units lock_gates_second_worker "$units_run_unit"'
+flock lock -c "for ((i = 0; i < 300; i++)); do [ -e release ] && exit; sleep 0.1; done" &
+for ((i = 0; i < 50; i++)); do flock -n lock true || break; sleep 0.1; done
+units=(a b c) a_waits=1
+units_start 2 lock
+sleep 1
+cp log log.held
+touch release
+for ((i = 0; i < 100; i++)); do grep -q "start b" log && break; sleep 0.1; done
+cp log log.released
+touch go-a
+for u in "${units[@]}"; do units_wait "$u" || exit 1; done
+units_end'
+d=$tmp/units-lock_gates_second_worker diag=()
+[ "$(cat "$d/rc")" = 0 ] || diag+=("exit status $(cat "$d/rc"): $(cat "$d/err")")
+[ "$(cat "$d/log.held" 2>/dev/null)" = "start a" ] ||
+	diag+=("while the lock is held only a should run: $(cat "$d/log.held")")
+[ "$(cat "$d/log.released" 2>/dev/null)" = "start a
+start b" ] || diag+=("b should start once the lock is free, a still running: $(cat "$d/log.released")")
+grep -q "a worker starts" "$d/err" || diag+=("no word of the second worker: $(cat "$d/err")")
+result units_lock_gates_second_worker "${diag[@]}"
+
+# A second worker whose lock stays held gives up once the first took
+# every unit: the run ends.
+units gated_worker_gives_up "$units_run_unit"'
+flock lock -c "for ((i = 0; i < 300; i++)); do [ -e release ] && exit; sleep 0.1; done" &
+for ((i = 0; i < 50; i++)); do flock -n lock true || break; sleep 0.1; done
+units=(a b)
+units_start 2 lock
+for u in "${units[@]}"; do units_wait "$u" || exit 1; done
+units_end
+touch release'
+d=$tmp/units-gated_worker_gives_up diag=()
+[ "$(cat "$d/rc")" = 0 ] || diag+=("exit status $(cat "$d/rc") (124: it waited for the lock): $(cat "$d/err")")
+[ "$(tr '\n' ' ' < "$d/log")" = "start a end a start b end b " ] ||
+	diag+=("one worker should run a then b: $(cat "$d/log")")
+! grep -q "a worker starts" "$d/err" || diag+=("the second worker started: $(cat "$d/err")")
+result units_gated_worker_gives_up "${diag[@]}"
+
+# A worker that dies leaves no exit code: units_wait says so at once.
+units wait_for_a_dead_worker '
+run_unit() { exit 3; }
+units=(a)
+units_start 1
+units_wait a
+echo "units_wait: $?"
+units_end'
+d=$tmp/units-wait_for_a_dead_worker diag=()
+[ "$(cat "$d/out")" = "units_wait: 1" ] || diag+=("units_wait should fail: $(cat "$d/out" "$d/err")")
+result units_wait_for_a_dead_worker "${diag[@]}"
 
 echo "KTAP version 1"
 echo "1..$n"
