@@ -10,7 +10,8 @@
 # files on copies of Documentation/architecture.rst with a row taken out
 # or made up, and the options of kverbs command lines in a page; and
 # scripts/units.sh, which runs scripts/check's guests two at a time, on
-# units that log what they do.  No module, no root, nothing of the host's
+# units that log what they do; and tools/vm/console-report on crafted
+# consoles of guests that died.  No module, no root, nothing of the host's
 # touched: the fake suite replaces lib.sh's device repair and its search
 # for leftovers with fakes that see only its own process.  Prints KTAP;
 # exits 0 if every test passed.
@@ -464,6 +465,75 @@ units_end'
 d=$tmp/units-wait_for_a_dead_worker diag=()
 [ "$(cat "$d/out")" = "units_wait: 1" ] || diag+=("units_wait should fail: $(cat "$d/out" "$d/err")")
 result units_wait_for_a_dead_worker "${diag[@]}"
+
+# report NAME CHECK... < CONSOLE: tools/vm/console-report on CONSOLE;
+# each CHECK is "has TEXT", "lacks TEXT" or "first TEXT" (its first
+# line holds TEXT) about what it printed.
+report() {
+	local name=$1 d=$tmp/report-$1 out what text diag=()
+	shift
+	mkdir -p "$d" && cat > "$d/console.log"
+	out=$("$top/tools/vm/console-report" "$d/console.log" 2>&1) ||
+		diag+=("exit status $?: $out")
+	for what; do
+		text=${what#* }
+		case "$what" in
+		has\ *) grep -qF -- "$text" <<< "$out" || diag+=("no '$text'") ;;
+		lacks\ *) ! grep -qF -- "$text" <<< "$out" || diag+=("it says '$text'") ;;
+		first\ *) [[ "$(head -n 1 <<< "$out")" == *"$text"* ]] || diag+=("its first line is not '$text'") ;;
+		esac
+	done
+	[ ${#diag[@]} = 0 ] || diag+=("it printed:" "$out")
+	result "console_report_$name" "${diag[@]}"
+}
+boot_splat='[    0.021000] BUG: KASAN: wild-memory-access in handle_edge_irq+0x1/0x2
+[    0.021100] CPU: 0 UID: 0 PID: 0 Comm: swapper/0 Not tainted 6.12.0 #1
+[    0.021200] RIP: 0010:handle_edge_irq+0x1/0x2
+[    0.021300] Call Trace:
+[    0.021400]  <TASK>
+[    0.021500]  identify_cpu+0x3/0x4
+[    0.021600]  </TASK>'
+cmd_splat='[   80.000000] WARNING: CPU: 1 PID: 321 at kernel/perf.c:99 kverbs_perf_run+0x5/0x6 [kverbs]
+[   80.000100] CPU: 1 UID: 0 PID: 321 Comm: kverbs Not tainted 6.12.0 #1
+[   80.000200] RIP: 0010:kverbs_perf_run+0x5/0x6 [kverbs]
+[   80.000300] Call Trace:
+[   80.000400]  <TASK>
+[   80.000500]  ? __warn+0x1/0x2
+[   80.000600]  kverbs_ioctl+0x7/0x8 [kverbs]
+[   80.000700]  </TASK>'
+mark='[   60.000000] kverbs-vm: command started'
+report boot_splat_named_not_blamed "first a splat from before the command started (boot)" \
+	"has --- splat 1: BUG: KASAN: wild-memory-access in handle_edge_irq" \
+	"has last line of the console" <<EOF
+$boot_splat
+$mark
+[  700.000000] last line of the console
+EOF
+report splat_after_the_command_first "first WARNING: CPU: 1 PID: 321 at kernel/perf.c:99" \
+	"has --- splat 1: WARNING: CPU: 1 PID: 321" "has       kverbs_ioctl+0x7/0x8 [kverbs]" \
+	"lacks       ? __warn" "lacks handle_edge_irq" <<EOF
+$boot_splat
+$mark
+[   70.000000] some line
+$cmd_splat
+EOF
+# A panic replays the whole log after "Kernel panic": the report starts
+# at the replay's splat after its mark.
+report panic_replay_after_mark "first WARNING: CPU: 1 PID: 321" \
+	"has --- Kernel panic - not syncing: panic_on_warn set" "lacks handle_edge_irq" <<EOF
+$boot_splat
+$mark
+$cmd_splat
+[   80.100000] Kernel panic - not syncing: panic_on_warn set
+$boot_splat
+$mark
+$cmd_splat
+[   80.100000] Kernel panic - not syncing: panic_on_warn set
+EOF
+report no_splat_last_lines "lacks splat" "has [  700.000000] the end" <<EOF
+$mark
+[  700.000000] the end
+EOF
 
 echo "KTAP version 1"
 echo "1..$n"
