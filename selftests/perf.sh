@@ -949,8 +949,8 @@ test_write_bw_duration() {
 }
 
 # Control messages back to back (kernel/perf.h, KVERBS_PERF_CTRL_CREDITS).
-# A run four times as long as the step timeout makes the requester send
-# a PROGRESS every quarter of it, each followed by a ROUND or the DONE as
+# A run twice as long as the step timeout makes the requester send a
+# PROGRESS every quarter of it, each followed by a ROUND or the DONE as
 # soon as it completes; over iWARP, with no receiver-not-ready retry, a
 # responder with no receive posted for that one loses the connection.
 # One test: the write, read and atomic tests share their responder's
@@ -958,7 +958,7 @@ test_write_bw_duration() {
 # DONE); its time scales with KV_TIME_SCALE, as the step timeout must.
 test_read_bw_progress_validate() {
 	local t=$((2 * KV_TIME_SCALE))
-	perf_pair read_bw -s 64 -D $((4 * t)) --timeout "$t" --validate
+	perf_pair read_bw -s 64 -D $((2 * t)) --timeout "$t" --validate
 }
 # The same from a peer that posts PROGRESS and the next message at once,
 # twice (selftests/perf_hello -B): the server keeps both receives posted.
@@ -2500,7 +2500,9 @@ PY
 # while the client still runs.  Both ends must succeed; the caller
 # checks what they counted.  SECONDS must cover the stranger's start
 # (its rdma and ud_forge processes), which takes seconds on a TCG guest
-# beside another: the callers give 8, times KV_TIME_SCALE.
+# beside another, and a few more for each process start on the debug
+# lane's kernel: the callers give ud_forge_secs.
+ud_forge_secs=$((5 + 3 * KV_TIME_SCALE))
 ud_forge_during() {
 	local test=$1 secs=$2 count=$3 size=$4 imm=$5 rc
 	shift 5
@@ -2535,7 +2537,7 @@ ud_forge_during() {
 # starved by others beside it still meets.
 test_send_bw_ud_foreign_datagrams_dropped() {
 	need_ud
-	ud_forge_during send_bw $((8 * KV_TIME_SCALE)) 20 64 3 -s 64 -t 1 || return
+	ud_forge_during send_bw "$ud_forge_secs" 20 64 3 -s 64 -t 1 || return
 	json_check "$KV_TMP/cli.json" 'd["foreign"] == 0' \
 		-- "$KV_TMP/srv.json" 'd["foreign"] == 20' 'd["lost"] == 0' || return
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
@@ -2623,7 +2625,7 @@ PY
 # error; rxe's responder sets drop_msg).
 test_send_lat_ud_foreign_datagram_dropped() {
 	need_ud
-	ud_forge_during send_lat $((8 * KV_TIME_SCALE)) 1 1 0 -s 2 || return
+	ud_forge_during send_lat "$ud_forge_secs" 1 1 0 -s 2 || return
 	json_check "$KV_TMP/cli.json" 'd["foreign"] == 1' 'd["iterations"] > 0' \
 		-- "$KV_TMP/srv.json" 'd["foreign"] == 1'
 }
