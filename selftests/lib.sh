@@ -448,16 +448,17 @@ kv_gid_index() {
 	return 1
 }
 
-# kv_ud_forge [ud_forge options]: once a test's two UD QPs exist (at
-# most 30 s), datagrams from a stranger's QP to both (selftests/ud_forge,
+# kv_ud_forge [ud_forge options]: once a test's two UD QPs are in RTS
+# (at most 30 s; kverbs posts their receives before RTR), datagrams
+# from a stranger's QP to both (selftests/ud_forge,
 # with the options given), its output in $KV_TMP/forge.out.  Sets
 # kv_forge_start, the second the first datagram left.  Fails the test
 # with the reason if there are no two QPs or the forger fails.
 kv_ud_forge() {
 	local gid
 	gid=$(kv_gid_index) || fail "no RoCE v2 GID of $KV_ADDR on $KV_DEV" || return
-	wait_for 30 eval '[ "$(kv_ud_qpns | tr , "\n" | grep -c .)" = 2 ]' ||
-		fail "no two UD QPs of kverbs: $(rdma res show qp)" || return
+	wait_for 30 eval '[ "$(rdma res show qp 2>/dev/null | grep -c " type UD state RTS ")" = 2 ]' ||
+		fail "no two UD QPs of kverbs in RTS: $(rdma res show qp)" || return
 	kv_forge_start=$SECONDS
 	"$(dirname "$KVERBS")/ud_forge" -d "$KV_DEV" -g "$gid" -q "$(kv_ud_qpns)" "$@" \
 		> "$KV_TMP/forge.out" 2>&1 || fail "ud_forge: $(cat "$KV_TMP/forge.out")"

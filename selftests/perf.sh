@@ -2502,7 +2502,7 @@ PY
 # (its rdma and ud_forge processes), which takes seconds on a TCG guest
 # beside another, and a few more for each process start on the debug
 # lane's kernel: the callers give ud_forge_secs.
-ud_forge_secs=$((5 + 3 * KV_TIME_SCALE))
+ud_forge_secs=$((10 + 3 * KV_TIME_SCALE))
 ud_forge_during() {
 	local test=$1 secs=$2 count=$3 size=$4 imm=$5 rc
 	shift 5
@@ -2517,7 +2517,8 @@ ud_forge_during() {
 		return
 	kv_wait cli $((secs + 60))
 	rc=$?
-	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	kv_wait srv 30 || fail "server: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" \
+		"client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
 	[ $rc = 0 ] || fail "client exited $rc: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" || return
 	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
 		-- "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["connection"] == "UD"'
