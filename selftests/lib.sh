@@ -428,10 +428,10 @@ kv_client() {
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
 }
 
-# The UD QPs in rdma's view, their numbers comma-separated: kverbs'
-# (comm [kverbs], or [rdma_cm] for those rdma_create_qp() made).
+# The UD QPs in RTS in rdma's view, their numbers comma-separated:
+# kverbs' (comm [kverbs], or [rdma_cm] for those rdma_create_qp() made).
 kv_ud_qpns() {
-	rdma res show qp 2>/dev/null | awk '/type UD/ {
+	rdma res show qp 2>/dev/null | awk '/ type UD state RTS / {
 		for (i = 1; i < NF; i++) if ($i == "lqpn") printf "%s%s", n++ ? "," : "", $(i + 1) }'
 }
 
@@ -457,7 +457,7 @@ kv_gid_index() {
 kv_ud_forge() {
 	local gid
 	gid=$(kv_gid_index) || fail "no RoCE v2 GID of $KV_ADDR on $KV_DEV" || return
-	wait_for 30 eval '[ "$(rdma res show qp 2>/dev/null | grep -c " type UD state RTS ")" = 2 ]' ||
+	wait_for 30 eval '[ "$(kv_ud_qpns | tr , "\n" | grep -c .)" = 2 ]' ||
 		fail "no two UD QPs of kverbs in RTS: $(rdma res show qp)" || return
 	kv_forge_start=$SECONDS
 	"$(dirname "$KVERBS")/ud_forge" -d "$KV_DEV" -g "$gid" -q "$(kv_ud_qpns)" "$@" \
