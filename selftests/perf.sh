@@ -2530,17 +2530,18 @@ ud_forge_during() {
 # bytes are 0xa5) if it were taken.  send_bw's client posts one receive
 # it never takes, so only the server counts.  A sender running flat out
 # leaves the server's ring empty now and then, and the device drops
-# whatever comes then, a stranger's datagram as the client's (lost):
-# with one datagram in flight (-t 1) the ring never runs dry, and every
-# stranger's datagram is taken, dropped and counted.  None of the
-# client's is lost either: the server takes stragglers after DONE until
-# a second passes with none (KVERBS_PERF_UD_LINGER_NS), which a guest
-# starved by others beside it still meets.
+# whatever comes then, a stranger's datagram as the client's (lost).
+# One datagram in flight (-t 1) makes that rare but not impossible: a
+# UD SEND completes once it has left, not once it was received, and a
+# fresh guest's server lost 12 of 100,000.  So the client's losses are
+# checked by their accounting (both sides agree, and the server's count
+# and its losses add up to what the client sent), and the strangers'
+# datagrams, 20 ms apart, all counted.
 test_send_bw_ud_foreign_datagrams_dropped() {
 	need_ud
 	ud_forge_during send_bw "$ud_forge_secs" 20 64 3 -s 64 -t 1 || return
 	json_check "$KV_TMP/cli.json" 'd["foreign"] == 0' \
-		-- "$KV_TMP/srv.json" 'd["foreign"] == 20' 'd["lost"] == 0' || return
+		-- "$KV_TMP/srv.json" 'd["foreign"] == 20' || return
 	kv_python "$KV_TMP/cli.json" "$KV_TMP/srv.json" <<'PY'
 import json, sys
 c, s = (json.load(open(p)) for p in sys.argv[1:])
