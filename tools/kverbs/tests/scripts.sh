@@ -416,7 +416,7 @@ result units_two_workers "${diag[@]}"
 # The second worker waits for the lock: until it is free only a runs,
 # then b starts while a still runs.
 units lock_gates_second_worker "$units_run_unit"'
-flock lock -c "for ((i = 0; i < 300; i++)); do [ -e release ] && exit; sleep 0.1; done" &
+flock lock bash -c "for ((i = 0; i < 300; i++)); do [ -e release ] && exit; sleep 0.1; done" &
 for ((i = 0; i < 50; i++)); do flock -n lock true || break; sleep 0.1; done
 units=(a b c) a_waits=1
 units_start 2 lock
@@ -440,7 +440,7 @@ result units_lock_gates_second_worker "${diag[@]}"
 # A second worker whose lock stays held gives up once the first took
 # every unit: the run ends.
 units gated_worker_gives_up "$units_run_unit"'
-flock lock -c "for ((i = 0; i < 300; i++)); do [ -e release ] && exit; sleep 0.1; done" &
+flock lock bash -c "for ((i = 0; i < 300; i++)); do [ -e release ] && exit; sleep 0.1; done" &
 for ((i = 0; i < 50; i++)); do flock -n lock true || break; sleep 0.1; done
 units=(a b)
 units_start 2 lock
