@@ -358,6 +358,25 @@ static bool kverbs_ep_port_down(struct kverbs_ep *ep)
 }
 
 /**
+ * kverbs_ep_timed_out - the failure of a step whose time limit ran out
+ * @ep: the endpoint
+ *
+ * A step may have waited in vain because its port went down, before
+ * kverbs heard of it: siw keeps a connection's TCP socket through a link
+ * that is down, so its work requests neither complete nor fail, and
+ * ib_core delivers the port event from a workqueue, after it updated the
+ * port's caches, which a loaded host may run after the limit.  Ask, as
+ * kverbs_ep_reset_cause() does for a reset, and report the cause.
+ * Process context: ib_query_port() may sleep.
+ *
+ * Return: -ENETDOWN if the port is down, else -ETIMEDOUT.
+ */
+int kverbs_ep_timed_out(struct kverbs_ep *ep)
+{
+	return kverbs_ep_port_down(ep) ? -ENETDOWN : -ETIMEDOUT;
+}
+
+/**
  * kverbs_ep_alloc - a new endpoint with no rdma_cm ID yet
  *
  * Charged to the caller's memory cgroup when a test's thread allocates

@@ -355,6 +355,7 @@ void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset);
 int kverbs_ep_imm_mismatch(struct kverbs_ep *ep, bool present);
 int kverbs_ep_reset_cause(struct kverbs_ep *ep);
+int kverbs_ep_timed_out(struct kverbs_ep *ep);
 void kverbs_ep_fail_info(struct kverbs_ep *ep, struct kverbs_fail *fail);
 long kverbs_ep_wait_timeout(u64 timeout_ns);
 int kverbs_sockaddr_check(const struct __kernel_sockaddr_storage *ss,
@@ -426,7 +427,7 @@ static inline bool kverbs_is_done(const bool *done)
 	else if (kverbs_ep_error(ep))					\
 		__err = kverbs_ep_reset_cause(ep);			\
 	else if (__ret == 0)						\
-		__err = -ETIMEDOUT;					\
+		__err = kverbs_ep_timed_out(ep);			\
 	else								\
 		__err = -EINTR;						\
 	__err;								\
@@ -443,7 +444,8 @@ static inline bool kverbs_is_done(const bool *done)
  * sees a clean end.  The time limit keeps the wait short either way.
  *
  * Returns 0 once @cond is true; otherwise the endpoint's error if it
- * failed, -ETIMEDOUT when @timeout passed and -EINTR on a fatal signal.
+ * failed, -ETIMEDOUT when @timeout passed (-ENETDOWN if the port went
+ * down meanwhile: kverbs_ep_timed_out()) and -EINTR on a fatal signal.
  */
 #define kverbs_ep_wait(ep, cond, timeout)				\
 	__kverbs_ep_wait(ep, cond, timeout, wait_event_killable_timeout)

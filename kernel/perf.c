@@ -273,7 +273,8 @@ bool kverbs_perf_check(const void *buf, u32 len, u64 iter, u32 *offset)
  * HPET, and reading it every round costs a third of a 64-byte
  * write_bw's time there).
  *
- * Return: 0 to poll again, the endpoint's failure, -EINTR or -ETIMEDOUT.
+ * Return: 0 to poll again, the endpoint's failure, -EINTR, or
+ * kverbs_ep_timed_out()'s -ETIMEDOUT or -ENETDOWN.
  */
 int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 		     unsigned int round)
@@ -290,7 +291,7 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
 		if (!*deadline_ns)
 			*deadline_ns = now + timeout_ns;
 		else if (now > *deadline_ns)
-			return -ETIMEDOUT;
+			return kverbs_ep_timed_out(ep);
 	}
 	/* Busy, but not at the expense of the device's own threads (rxe, siw). */
 	cond_resched();
