@@ -80,7 +80,7 @@ wire_down_client_a() {
 		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
 	pid=$!
 	# A's RDMA WRITEs completing (KVERBS_STEP_RDMA_WRITE): the test runs.
-	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+	kv_trace_wait 30 1 kverbs_wc 'step == 11 && status == 0' ||
 		fail "no RDMA WRITE completed: $(kv_cat "$KV_TMP/cli.err")" || return
 	kv_alive $pid || fail "A's client ended early: $(kv_cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return
@@ -189,7 +189,7 @@ test_peer_guest_killed_mid_write_bw() {
 	"$KVERBS" write_bw -p "$port" --timeout "$step_limit" --json -s 65536 -D 600 "$KV_PEER_ADDR" \
 		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
 	pid=$!
-	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+	kv_trace_wait 30 1 kverbs_wc 'step == 11 && status == 0' ||
 		fail "no RDMA WRITE completed: $(kv_cat "$KV_TMP/cli.err")" || return
 	kv_alive $pid || fail "A's client ended early: $(kv_cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")" ||
 		return

@@ -165,8 +165,10 @@ trace_stop() {
 # through, from now on: what a test waits for where no output shows a
 # session's progress, e.g. a client's first ping iteration
 # (kverbs_ping_iter 'server == 0') or a bandwidth test's first data
-# completion (kverbs_wc 'step == 11', RDMA WRITE).  The event records
-# nothing again when it returns.  Skips the test without tracefs.
+# completion (kverbs_wc 'step == 11 && status == 0', an RDMA WRITE that
+# succeeded: the flushed ones of a test that failed are traced too).
+# The event records nothing again when it returns.  Skips the test
+# without tracefs.
 kv_trace_wait() {
 	local ev=$3 rc
 	trace_need

@@ -1917,7 +1917,7 @@ client_sigint() {
 	pid=$!
 	# SENDs completing (KVERBS_STEP_SEND): more than the control
 	# messages before the data (the hello, its answer, START).
-	kv_trace_wait 30 6 kverbs_wc 'step == 8' ||
+	kv_trace_wait 30 6 kverbs_wc 'step == 8 && status == 0' ||
 		fail "no data SEND completed: $(cat "$KV_TMP/int.json")" || return
 	kill -INT $pid
 	wait_for 10 kv_ended $pid || fail "client still running 10 s after SIGINT" || return
@@ -1943,7 +1943,7 @@ test_client_killed() {
 	perf_server srv write_bw || return 1
 	"$KVERBS" write_bw -p "$port" -s 65536 -D 60 "$KV_ADDR" > /dev/null 2>&1 &
 	pid=$!
-	kv_trace_wait 30 1 kverbs_wc 'step == 11' || fail "no RDMA WRITE completed" || return
+	kv_trace_wait 30 1 kverbs_wc 'step == 11 && status == 0' || fail "no RDMA WRITE completed" || return
 	kill -9 $pid
 	wait_for 10 kv_ended $pid || fail "client alive 10 s after SIGKILL: $(kv_stack $pid)" || return
 	wait $pid 2>/dev/null

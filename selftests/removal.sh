@@ -67,7 +67,7 @@ link_del_during_write_bw() {
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
 	# RDMA WRITEs completing (KVERBS_STEP_RDMA_WRITE): the test runs.
-	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+	kv_trace_wait 30 1 kverbs_wc 'step == 11 && status == 0' ||
 		fail "no RDMA WRITE completed: $(cat "$KV_TMP/bc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	start=$(date +%s%N)
@@ -125,7 +125,7 @@ link_del_under_serve() {
 	"$KVERBS" write_bw -p 17605 -s 65536 -D 600 --timeout $limit --json "$KV_ADDR" \
 		> "$KV_TMP/bc.json" 2>"$KV_TMP/bc.err" &
 	pid=$!
-	kv_trace_wait 30 1 kverbs_wc 'step == 11' ||
+	kv_trace_wait 30 1 kverbs_wc 'step == 11 && status == 0' ||
 		fail "no RDMA WRITE completed: $(cat "$KV_TMP/bc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/bc.json")" || return
 	timeout $((20 * KV_TIME_SCALE)) rdma link del "$KV_DEV" || fail "rdma link del failed or hung" || return
@@ -183,7 +183,7 @@ link_del_under_serve_srq() {
 		> "$KV_TMP/sc.json" 2>"$KV_TMP/sc.err" &
 	pid=$!
 	# A receive completed: the SRQ's, on the server (the client has none).
-	kv_trace_wait 30 1 kverbs_wc 'step == 9' ||
+	kv_trace_wait 30 1 kverbs_wc 'step == 9 && status == 0' ||
 		fail "no receive completed: $(cat "$KV_TMP/sc.err")" || return
 	kv_alive $pid || fail "client ended early: $(cat "$KV_TMP/sc.json")" || return
 	[ "$(rdma res show srq | grep -c 'comm \[kverbs\]')" = 1 ] ||
