@@ -224,16 +224,35 @@ static bool kverbs_ep_link_down(struct kverbs_ep *ep)
 	return down;
 }
 
+/*
+ * Could the link going down have caused @fail?  Resets (a flush, a
+ * disconnect); a QP error that came as an asynchronous event, not in a
+ * completion (siw may fail a QP so before the port event arrives), or a
+ * shared receive that failed; and failures to transmit, in the device's
+ * words for "cannot send" and "no answer".  An access error, a mismatch
+ * or a protocol error is the peer's or kverbs' doing, whatever the link.
+ */
+static bool kverbs_ep_fail_may_be_link(const struct kverbs_fail *fail)
+{
+	if (fail->error == -ECONNRESET)
+		return true;
+	if (fail->error != -EIO)
+		return false;
+	if (!(fail->valid & KVERBS_RESULT_WC))
+		return true;
+	return fail->wc_status == IB_WC_LOC_QP_OP_ERR ||
+	       fail->wc_status == IB_WC_RETRY_EXC_ERR;
+}
+
 /**
  * kverbs_ep_reset_cause - the endpoint's failure, with a reset explained
  * @ep: a failed endpoint
  *
- * A connection that was reset (a flush, a disconnect), or whose work
- * request could not be transmitted, may have failed because its link
- * went down: a device such as rxe fails a QP as soon as it cannot
- * transmit, before the port event is delivered.  Ask, and report
- * -ENETDOWN if so.  Process context:
- * ib_query_port() may sleep.
+ * A connection that was reset, or whose QP failed, may have failed
+ * because its link went down: a device such as rxe fails a QP as soon
+ * as it cannot transmit, before the port event is delivered.  Ask, and
+ * report -ENETDOWN if so; the completion's details stay in the report.
+ * Process context: ib_query_port() may sleep.
  *
  * Return: the endpoint's error.
  */
@@ -243,14 +262,7 @@ int kverbs_ep_reset_cause(struct kverbs_ep *ep)
 	unsigned long flags;
 
 	kverbs_ep_fail_info(ep, &fail);
-	/*
-	 * Resets, and failures to transmit (the device's words for "cannot
-	 * send" and "no answer"); the completion's details stay in the report.
-	 */
-	if (fail.error != -ECONNRESET &&
-	    !(fail.error == -EIO && (fail.valid & KVERBS_RESULT_WC) &&
-	      (fail.wc_status == IB_WC_LOC_QP_OP_ERR ||
-	       fail.wc_status == IB_WC_RETRY_EXC_ERR)))
+	if (!kverbs_ep_fail_may_be_link(&fail))
 		return fail.error;
 	if (!ep->id->device || !kverbs_ep_link_down(ep))
 		return fail.error;
