@@ -1311,8 +1311,9 @@ test_poll_context_traced() {
 # Completion policies as ib_core itself shows them: rdma(8)'s `resource
 # show cq` lists every CQ with its poll context ("poll-ctx") and the
 # module that made it ("comm": kverbs, or ib_core for a CQ of its pool),
-# by the id that --json's "cq" gives.  The test runs for two seconds, so
-# that its CQs are there to be seen.
+# by the id that --json's "cq" gives.  The test runs for two seconds
+# (times KV_TIME_SCALE: on the debug lane's kernel one rdma(8) snapshot
+# takes seconds), so that its CQs are there to be seen.
 # rdma_cq_watch PID FILE: `rdma -j resource show cq`, a line each, until
 # PID exits.
 rdma_cq_watch() {
@@ -1336,7 +1337,7 @@ poll_case() {
 	port=$((port + 1))
 	perf_server srv "$test" "${opts[@]}" || return 1
 	: >"$KV_TMP/cq.watch"
-	perf_client cli "$test" "${opts[@]}" -D 2 --validate "$@" &
+	perf_client cli "$test" "${opts[@]}" -D $((2 * KV_TIME_SCALE)) --validate "$@" &
 	cli=$!
 	rdma_cq_watch "$cli" "$KV_TMP/cq.watch"
 	wait "$cli"
@@ -2500,9 +2501,9 @@ PY
 # while the client still runs.  Both ends must succeed; the caller
 # checks what they counted.  SECONDS must cover the stranger's start
 # (its rdma and ud_forge processes), which takes seconds on a TCG guest
-# beside another, and a few more for each process start on the debug
-# lane's kernel: the callers give ud_forge_secs.
-ud_forge_secs=$((10 + 3 * KV_TIME_SCALE))
+# beside another, and tens of seconds on the debug lane's kernel beside
+# make check: the callers give ud_forge_secs.
+ud_forge_secs=$((10 + 8 * KV_TIME_SCALE))
 ud_forge_during() {
 	local test=$1 secs=$2 count=$3 size=$4 imm=$5 rc
 	shift 5
