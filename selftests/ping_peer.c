@@ -69,15 +69,20 @@ static double kv_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Whether the client ended the connection: a DISCONNECTED event. */
+/*
+ * Whether the client ended the connection: a DISCONNECTED event.  The
+ * event is taken off the channel once, and may be taken while a
+ * completion is still awaited (kv_wait()'s grace): what it said is kept
+ * for every wait after.
+ */
 static int kv_disconnected(struct rdma_cm_id *id)
 {
+	static int disc;
 	struct pollfd pfd = { .fd = id->channel->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
-	int disc;
 
-	if (poll(&pfd, 1, 0) != 1 || rdma_get_cm_event(id->channel, &ev))
-		return 0;
+	if (disc || poll(&pfd, 1, 0) != 1 || rdma_get_cm_event(id->channel, &ev))
+		return disc;
 	disc = ev->event == RDMA_CM_EVENT_DISCONNECTED;
 	rdma_ack_cm_event(ev);
 	return disc;
