@@ -58,10 +58,10 @@ flap_repair_peer() {
 		fail "B: $KV_DEV did not come back"
 }
 
-# wire_down_client_a SIDE: a write_bw from A to a server on B; SIDE's
-# card goes down mid-test.  The side whose card went down ends at once
-# (its port went down); the other, its peer silent, within its step
-# limit.  The card's cable is unplugged first, as a real card's link
+# wire_down_client_a SIDE [CARD]: a write_bw from A to a server on B;
+# SIDE's card goes down mid-test (with CARD "up", only its cable is
+# unplugged).  The side whose card went down ends at once (its port went
+# down); the other, its peer silent, within its step limit.  The card's cable is unplugged first, as a real card's link
 # goes when it is taken down: the peer's frames are then lost on the
 # wire.  (A guest's card that is only down stops taking frames off
 # QEMU's TCP wire, whose buffers then fill and hold the peer's frames,
@@ -71,7 +71,7 @@ flap_repair_peer() {
 # Unplugged after the card went down, the card's receive ring can be
 # full already, and QEMU reads the wire no more.)
 wire_down_client_a() {
-	local side=$1 pid rc d start
+	local side=$1 card=${2:-down} pid rc d start
 	kv_peer_bg srv "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json > srv.json 2> srv.err"
 	d=$(kv_peer_dir srv)
 	kv_peer -t 30 "wait_for 10 kv_listening 0.0.0.0 $port" ||
@@ -91,7 +91,7 @@ wire_down_client_a() {
 	if [ "$side" = a ]; then
 		wait_for 10 kv_no_carrier ||
 			fail "A's card kept its carrier with its cable unplugged" || return
-		ip link set kvw0 down
+		[ "$card" = up ] || ip link set kvw0 down
 	else
 		kv_peer -t 60 'wait_for 10 kv_no_carrier || { echo "its card kept its carrier with its cable unplugged"; exit 1; };' \
 			'ip link set kvw0 down' || fail "B: see above" || return
@@ -115,6 +115,19 @@ test_wire_down_on_a_mid_write_bw() {
 	flap_repair_here || return
 	reload_module_here && reload_module_peer || return
 	perf_validated ab write_bw 65536 50
+}
+
+# A's cable unplugged mid-test, its card left up.  rxe marks its port
+# down when the carrier goes (rxe_set_port_state()); siw sends its port
+# event only when the netdev goes down, and its WRITEs, on a TCP socket
+# that outlives the carrier, neither complete nor fail.  Either way A's
+# client says the link went down: over siw once its step limit runs out
+# (kverbs_ep_timed_out()).
+test_cable_unplugged_on_a_mid_write_bw() {
+	wire_down_client_a a up || return
+	error_is "$KV_TMP/cli.json" ENETDOWN rdma_write || return
+	error_is "$(kv_peer_dir srv)/srv.json" ETIMEDOUT recv || return
+	flap_repair_here
 }
 
 test_wire_down_on_b_mid_write_bw() {
@@ -215,6 +228,7 @@ test_peer_clean_after_reboot() {
 
 # B's leaks and log are checked before B's guest is killed, which would
 # take with it the evidence of how B let go of the earlier faults.
-ktap_main test_wire_down_on_a_mid_write_bw test_wire_down_on_b_mid_write_bw \
+ktap_main test_wire_down_on_a_mid_write_bw test_cable_unplugged_on_a_mid_write_bw \
+	test_wire_down_on_b_mid_write_bw \
 	test_peer_process_killed_then_module_removed test_peer_kmemleak test_peer_clean \
 	test_peer_guest_killed_mid_write_bw test_peer_clean_after_reboot
