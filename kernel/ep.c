@@ -225,6 +225,19 @@ static bool kverbs_ep_link_down(struct kverbs_ep *ep)
 }
 
 /*
+ * Is the link of @ep down now?  If so, remember it: its teardown must
+ * not send from that port (kverbs_ep_destroy()).  False for an endpoint
+ * not bound to a device yet.  Process context: ib_query_port() may sleep.
+ */
+static bool kverbs_ep_link_went_down(struct kverbs_ep *ep)
+{
+	if (!ep->id || !ep->id->device || !kverbs_ep_link_down(ep))
+		return false;
+	set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
+	return true;
+}
+
+/*
  * Could the link going down have caused @fail?  Resets (a flush, a
  * disconnect); a QP error that came as an asynchronous event, not in a
  * completion (siw may fail a QP so before the port event arrives), or a
@@ -264,9 +277,8 @@ int kverbs_ep_reset_cause(struct kverbs_ep *ep)
 	kverbs_ep_fail_info(ep, &fail);
 	if (!kverbs_ep_fail_may_be_link(&fail))
 		return fail.error;
-	if (!ep->id->device || !kverbs_ep_link_down(ep))
+	if (!kverbs_ep_link_went_down(ep))
 		return fail.error;
-	set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
 	spin_lock_irqsave(&ep->lock, flags);
 	if (ep->fail.error == fail.error)
 		WRITE_ONCE(ep->fail.error, -ENETDOWN);
@@ -361,12 +373,8 @@ static void kverbs_ep_abort(struct kverbs_dev_user *user, int error)
  */
 static bool kverbs_ep_port_down(struct kverbs_ep *ep)
 {
-	if (test_bit(KVERBS_EP_PORT_DOWN, &ep->flags))
-		return true;
-	if (!ep->id || !ep->id->device || !kverbs_ep_link_down(ep))
-		return false;
-	set_bit(KVERBS_EP_PORT_DOWN, &ep->flags);
-	return true;
+	return test_bit(KVERBS_EP_PORT_DOWN, &ep->flags) ||
+	       kverbs_ep_link_went_down(ep);
 }
 
 /**
