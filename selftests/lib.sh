@@ -454,7 +454,7 @@ kv_gid_index() {
 # (at most 30 s; kverbs posts their receives before RTR), datagrams
 # from a stranger's QP to both (selftests/ud_forge,
 # with the options given), its output in $KV_TMP/forge.out.  Sets
-# kv_forge_start, the second the first datagram left.  Fails the test
+# kv_forge_start, the second the stranger started.  Fails the test
 # with the reason if there are no two QPs or the forger fails.
 kv_ud_forge() {
 	local gid
