@@ -3235,6 +3235,30 @@ static void kv_perf_failed_at(struct __test_metadata *_metadata,
 }
 
 /*
+ * @len bytes of memory, the first of KV_USER_SPAN reserved address space:
+ * an array that starts there and claims up to KV_USER_SPAN bytes is
+ * inside user space, so access_ok() passes it and the kernel's answer is
+ * about its length.  Without the reservation the address is wherever
+ * mmap() puts it, which ASLR may place less than 32 GiB below the top of
+ * user space; a 32 GiB array from there is outside it, and -EFAULT.
+ */
+#define KV_USER_SPAN (64ULL << 30)
+
+static void *kv_user_span(size_t len)
+{
+	char *p = mmap(NULL, KV_USER_SPAN, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p, len, PROT_READ | PROT_WRITE)) {
+		munmap(p, KV_USER_SPAN);
+		return NULL;
+	}
+	return p;
+}
+
+/*
  * The samples array is pinned for the call, @samples_max __u64 of it,
  * counted in 64 bits: more than max_pinned_mb is -ENOBUFS and more than
  * max_pinned_mb_per_user -EDQUOT, at KVERBS_STEP_SAMPLES, whatever memory
@@ -3251,9 +3275,8 @@ TEST_F(kverbs, perf_samples_past_pin_limits)
 	__u64 *samples;
 	long page = sysconf(_SC_PAGESIZE);
 
-	samples = mmap(NULL, page, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(samples != MAP_FAILED);
+	samples = kv_user_span(page);
+	ASSERT_TRUE(samples != NULL);
 
 	kv_perf_lat_base(&p, samples, 0x20000001);
 	KV_PERF_FAILED_AT(&p, ENOBUFS, KVERBS_STEP_SAMPLES);
@@ -3271,7 +3294,7 @@ TEST_F(kverbs, perf_samples_past_pin_limits)
 	}
 	/* Nothing was written, nothing stays pinned: the page is still ours. */
 	EXPECT_EQ(0, samples[0]);
-	EXPECT_EQ(0, munmap(samples, page));
+	EXPECT_EQ(0, munmap(samples, KV_USER_SPAN));
 }
 
 /* Write a parameter of the module's; 0, or -1 with errno. */
@@ -3312,10 +3335,10 @@ TEST_F_TIMEOUT(kverbs, perf_phases_past_pin_limits, KV_NET_TIMEOUT)
 
 	if (page != 4096 || mb < 2)
 		SKIP(return, "needs 4 KiB pages and max_pinned_mb of 2 or more");
-	samples = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(samples != MAP_FAILED);
-	phases = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(phases != MAP_FAILED);
+	samples = kv_user_span(len);
+	ASSERT_TRUE(samples != NULL);
+	phases = kv_user_span(page);
+	ASSERT_TRUE(phases != NULL);
 
 	kv_net_begin();
 	if (mb < 2048) {
@@ -3337,8 +3360,8 @@ TEST_F_TIMEOUT(kverbs, perf_phases_past_pin_limits, KV_NET_TIMEOUT)
 	EXPECT_EQ(0, kv_param_set("max_pinned_mb_per_user", user_mb));
 	EXPECT_EQ(user_mb, kv_param("max_pinned_mb_per_user"));
 	EXPECT_EQ(0, phases[0]);
-	EXPECT_EQ(0, munmap(phases, page));
-	EXPECT_EQ(0, munmap(samples, len));
+	EXPECT_EQ(0, munmap(phases, KV_USER_SPAN));
+	EXPECT_EQ(0, munmap(samples, KV_USER_SPAN));
 }
 
 /* Memory for a log or samples, and whether the kernel takes it. */
