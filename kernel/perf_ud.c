@@ -167,7 +167,13 @@ static void kverbs_perf_ud_done(struct ib_cq *cq, struct ib_wc *wc)
 	m->msg.byte_len = wc->byte_len;
 	m->imm = wc->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
 	m->src_qp = wc->src_qp;
-	m->ns = ktime_get_ns();
+	/*
+	 * A send keeps the time it was posted: its completion may run
+	 * before or after its answer's, and a latency sample is from the
+	 * post to the answer (kverbs_perf_ud_lat_client()).
+	 */
+	if (m->msg.dir == DMA_FROM_DEVICE)
+		m->ns = ktime_get_ns();
 	kverbs_set_done(&m->msg.done);
 	wake_up(&u->ep->wait);
 }

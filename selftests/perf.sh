@@ -120,20 +120,29 @@ test_send_bw_4097_validate()	{ perf_validated send_bw 4097 500; }
 # and the server must still tell them from the data.
 test_send_bw_48_validate()	{ perf_validated send_bw 48 500; }
 
+# lat_stats_ok N: the client's report has N samples, and the statistics
+# over them are in order.  A sample is a round trip or half of one, and
+# the round trips of one test do not overlap: together they fit in the
+# test's time.  A sample whose start was taken after its end wraps
+# around, and its microseconds pass the whole test's.
+lat_stats_ok() {
+	json_check "$KV_TMP/cli.json" "d['iterations'] == $1" "d['samples'] == $1" \
+		'd["latency_usec"]["min"] > 0' \
+		'(lambda l: l["min"] <= l["typical"] <= l["p99"] <= l["p99_9"] <= l["max"])(d["latency_usec"])' \
+		'(lambda l: l["min"] <= l["avg"] <= l["max"] and l["stdev"] >= 0)(d["latency_usec"])' \
+		'd["latency_usec"]["max"] * 1000 <= d["elapsed_ns"]' \
+		'd["latency_usec"]["avg"] * d["iterations"] * 1000 <= d["elapsed_ns"]'
+}
+
 # perf_lat TEST ITERS CLIENT_OPTS...: a latency test (ITERS as for
-# perf_validated); every operation
-# leaves a sample, and the statistics over them are in order.
+# perf_validated); every operation leaves a sample (lat_stats_ok).
 perf_lat() {
 	local test=$1 n
 	n=$(perf_iters "$2")
 	shift 2
 	perf_pair "$test" -n "$n" "$@" || return 1
-	json_check "$KV_TMP/cli.json" "d['iterations'] == $n" "d['samples'] == $n" \
-		"d['test'] == '$test'" 'd["tx_depth"] == 1' \
-		'd["latency_usec"]["min"] > 0' \
-		'(lambda l: l["min"] <= l["typical"] <= l["p99"] <= l["p99_9"] <= l["max"])(d["latency_usec"])' \
-		'(lambda l: l["min"] <= l["avg"] <= l["max"] and l["stdev"] >= 0)(d["latency_usec"])' \
-		'd["latency_usec"]["avg"] * d["iterations"] * 1000 <= d["elapsed_ns"]'
+	json_check "$KV_TMP/cli.json" "d['test'] == '$test'" 'd["tx_depth"] == 1' || return 1
+	lat_stats_ok "$n"
 }
 
 test_read_lat_2_validate()	{ perf_lat read_lat 1000 -s 2 --validate; }
@@ -2464,9 +2473,7 @@ test_send_bw_ud_mtu_validate() {
 test_send_lat_ud_validate() {
 	need_ud
 	ud_pair send_lat 64 200 || return
-	json_check "$KV_TMP/cli.json" 'd["samples"] == 200' \
-		'd["latency_usec"]["min"] > 0' \
-		'd["latency_usec"]["max"] >= d["latency_usec"]["min"]'
+	lat_stats_ok 200
 }
 
 # Eight times the receiver's ring: a receiver that falls behind loses
