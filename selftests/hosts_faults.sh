@@ -61,15 +61,16 @@ flap_repair_peer() {
 # wire_down_client_a SIDE [CARD]: a write_bw from A to a server on B;
 # SIDE's card goes down mid-test (with CARD "up", only its cable is
 # unplugged).  The side whose card went down ends at once (its port went
-# down); the other, its peer silent, within its step limit.  The card's cable is unplugged first, as a real card's link
-# goes when it is taken down: the peer's frames are then lost on the
-# wire.  (A guest's card that is only down stops taking frames off
-# QEMU's TCP wire, whose buffers then fill and hold the peer's frames,
-# and with them its rxe's QP, in the peer's transmit queue: destroying
-# that QP then waits 10 s for them and frees it regardless, and Debian's
-# 6.12 rxe crashes in rxe_skb_tx_dtor() when the frames are let go.
-# Unplugged after the card went down, the card's receive ring can be
-# full already, and QEMU reads the wire no more.)
+# down); the other, its peer silent, within its step limit.  The card's
+# cable is unplugged first, as a real card's link goes when it is taken
+# down: the peer's frames are then lost on the wire.  (A guest's card
+# that is only down stops taking frames off QEMU's TCP wire, whose
+# buffers then fill and hold the peer's frames, and with them its rxe's
+# QP, in the peer's transmit queue: destroying that QP then waits 10 s
+# for them and frees it regardless, and Debian's 6.12 rxe crashes in
+# rxe_skb_tx_dtor() when the frames are let go.  Unplugged after the card
+# went down, the card's receive ring can be full already, and QEMU reads
+# the wire no more.)
 wire_down_client_a() {
 	local side=$1 card=${2:-down} pid rc d start
 	kv_peer_bg srv "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json > srv.json 2> srv.err"
