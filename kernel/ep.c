@@ -242,13 +242,22 @@ static bool kverbs_ep_link_went_down(struct kverbs_ep *ep)
  * disconnect); a QP error that came as an asynchronous event, not in a
  * completion (siw may fail a QP so before the port event arrives), or a
  * shared receive that failed; and failures to transmit, in the device's
- * words for "cannot send" and "no answer".  An access error, a mismatch
- * or a protocol error is the peer's or kverbs' doing, whatever the link.
+ * words for "cannot send" and "no answer".  While connecting: a request
+ * nobody answered in time (rdma_cm's UNREACHABLE: an IB CM REQ, or an
+ * iWARP MPA request, which siw gives up on after ten seconds), and on
+ * iWARP a TCP connection reset before any MPA reply, which rdma_cm
+ * reports as a reject with status -ECONNRESET (an IB CM reject reason is
+ * positive).  An access error, a mismatch, a protocol error or a reject
+ * the peer sent is the peer's or kverbs' doing, whatever the link.
  */
 static bool kverbs_ep_fail_may_be_link(const struct kverbs_fail *fail)
 {
-	if (fail->error == -ECONNRESET)
+	if (fail->error == -ECONNRESET || fail->error == -ETIMEDOUT)
 		return true;
+	if (fail->error == -ECONNREFUSED)
+		return (fail->valid & KVERBS_RESULT_CM) &&
+		       fail->cm_event == RDMA_CM_EVENT_REJECTED &&
+		       fail->cm_status == -ECONNRESET;
 	if (fail->error != -EIO)
 		return false;
 	if (!(fail->valid & KVERBS_RESULT_WC))
@@ -261,10 +270,13 @@ static bool kverbs_ep_fail_may_be_link(const struct kverbs_fail *fail)
  * kverbs_ep_reset_cause - the endpoint's failure, with a reset explained
  * @ep: a failed endpoint
  *
- * A connection that was reset, or whose QP failed, may have failed
- * because its link went down: a device such as rxe fails a QP as soon
- * as it cannot transmit, before the port event is delivered.  Ask, and
- * report -ENETDOWN if so; the completion's details stay in the report.
+ * A connection that was reset, whose QP failed, or whose request went
+ * unanswered, may have failed because its link went down: a device such
+ * as rxe fails a QP as soon as it cannot transmit, and rdma_cm may give
+ * up on a request, before the port event is delivered (ib_core delivers
+ * it from a workqueue, seconds late on a loaded host).  Ask, and report
+ * -ENETDOWN if so; the completion's or CM event's details stay in the
+ * report.
  * Process context: ib_query_port() may sleep.
  *
  * Return: the endpoint's error.

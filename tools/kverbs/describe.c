@@ -252,6 +252,8 @@ int kv_describe_ping_failure(char *buf, size_t len, int err,
 	if (err == EDQUOT)
 		return snprintf(buf, len, "this user's limit on memory for RDMA buffers is reached (max_pinned_mb_per_user)");
 	/* The link going down is the cause; a failed completion its symptom. */
+	if (err == ENETDOWN && res->failed_step == KVERBS_STEP_CONNECT)
+		return snprintf(buf, len, "the RDMA port went down while connecting to %s", peer);
 	if (err == ENETDOWN)
 		return snprintf(buf, len, "the RDMA port went down in iteration %llu", iter);
 	if ((res->valid & KVERBS_RESULT_WC) && res->failed_step)

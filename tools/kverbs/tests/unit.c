@@ -669,6 +669,21 @@ KV_TEST(describe_timeouts)
 			"cannot resolve " PEER ": no answer within the timeout");
 }
 
+KV_TEST(describe_port_down)
+{
+	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_RECV, 3);
+
+	/* The link is the cause, whatever completion or CM event came first. */
+	cmd.result.valid = KVERBS_RESULT_WC;
+	cmd.result.wc_status = 5;
+	KV_EXPECT_STREQ(kv_describe(ENETDOWN, &cmd, PEER),
+			"the RDMA port went down in iteration 3");
+	cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_CONNECT, 0);
+	cmd.result.valid = KVERBS_RESULT_CM;
+	KV_EXPECT_STREQ(kv_describe(ENETDOWN, &cmd, PEER),
+			"the RDMA port went down while connecting to " PEER);
+}
+
 KV_TEST(describe_no_device)
 {
 	struct kverbs_ping cmd = kv_ping_of(KVERBS_ROLE_CLIENT, KVERBS_STEP_NONE, 9);
