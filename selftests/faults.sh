@@ -201,6 +201,64 @@ test_request_queued_across_netdev_down() {
 	recreate_device
 }
 
+# siw sends no port event when its netdev loses the carrier (only when
+# the netdev goes down), and a connection between two addresses of this
+# host runs over the loopback, which needs no carrier: client a pings
+# on.  Client b's request, queued behind a at a persistent server, then
+# learns of the lost carrier from its own end alone, when siw gives up
+# on the MPA request ten seconds after it: rdma_cm's UNREACHABLE, or a
+# REJECTED with -ECONNRESET where the request's TCP connection was
+# reset first.  b asks the netdev then, and says the port went down
+# (kverbs_ep_reset_cause()).  rxe marks its port down with the carrier:
+# test_request_queued_across_netdev_down shows what follows there.
+test_request_queued_across_lost_carrier() {
+	local a b rc
+	[ "$KV_TYPE" = siw ] || skip "rxe marks its port down with the carrier: over siw only"
+	trace_need
+	kv_server srv 17706 -P -j 1 -V --timeout 30 || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17706 -V --json > "$KV_TMP/a.json" 2> "$KV_TMP/a.err" &
+	a=$!
+	wait_for 10 eval '[ "$(kv_connected 17706)" -ge 2 ]' ||
+		fail "client a not connected: $(cat "$KV_TMP/a.err")" || return
+	trace_record 'event == 4' kverbs_cm_event || return
+	trap 'trace_stop kverbs_cm_event' RETURN
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 17706 -C 1 --timeout 30 --json \
+		> "$KV_TMP/b.json" 2> "$KV_TMP/b.err" &
+	b=$!
+	wait_for 10 kv_trace_entries 1 ||
+		fail "client b's request did not reach the server: $(cat "$KV_TMP/b.err")" || return
+	trace_stop kverbs_cm_event
+	kv_alive $b || fail "client b ended early: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
+	ip link set kv1 down
+	wait_for 5 kv_no_carrier || fail "kv0 kept its carrier with its peer down" || return
+	wait_for 30 kv_ended $b || fail "client b alive 30 s after the carrier went" || return
+	wait $b
+	rc=$?
+	[ $rc = 1 ] || fail "client b exit code $rc, expected 1: $(cat "$KV_TMP/b.err")" || return
+	json_check "$KV_TMP/b.json" 'd["error"]["name"] == "ENETDOWN"' \
+		'd["error"]["step"] == "connect"' \
+		'((d["error"]["cm_event"], d["error"]["cm_status"]) in
+		  (("UNREACHABLE", -110), ("REJECTED", -104)))' ||
+		return
+	kv_alive $a || fail "client a ended without its carrier: $(cat "$KV_TMP/a.err")" || return
+	ip link set kv1 up
+	kill -INT $a
+	wait_for 10 kv_ended $a || fail "client a alive 10 s after SIGINT: $(kv_stack $a)" || return
+	wait $a
+	rc=$?
+	[ $rc = 0 ] || fail "client a exit code $rc, expected 0: $(cat "$KV_TMP/a.err")" || return
+	json_check "$KV_TMP/a.json" 'd["status"] == "ok"' 'd["iterations"] > 0' || return
+	kill -INT "$kv_pid_srv"
+	kv_wait srv 10
+	rc=$?
+	[ $rc = 0 ] || fail "server exit code $rc, expected 0: $(cat "$KV_TMP/srv.err")" || return
+	# b's request died in the queue: the server never took it as a client.
+	json_check "$KV_TMP/srv.json" 'd["status"] == "ok"' 'd["clients"] == 1' \
+		'd["clients_failed"] == 0' || return
+	wait_for 10 kv_no_connections || fail "connections left: $(rdma res show cm_id)" || return
+	kv_ping_pair 17700 -C 10
+}
+
 # Has PID /dev/kverbs open?
 kv_holds_dev() {
 	local f
@@ -314,4 +372,5 @@ test_32_sessions_at_once() {
 
 ktap_main test_netdev_down_during_ping test_netdev_down_during_write_bw \
 	test_signal_then_netdev_down test_request_queued_across_netdev_down \
-	test_rmmod_refused_while_running test_32_sessions_at_once
+	test_request_queued_across_lost_carrier test_rmmod_refused_while_running \
+	test_32_sessions_at_once
