@@ -130,14 +130,38 @@ test_signal_then_netdev_down() {
 	recreate_device
 }
 
+# queue_behind_a PORT: a persistent server on PORT that serves one
+# client at a time (-j 1), client a pinging it, and client b's request
+# queued behind a, once the listener has it (the trace's
+# RDMA_CM_EVENT_CONNECT_REQUEST, 4).  Sets a and b to the clients' PIDs;
+# their reports go to a.json and b.json.  The server's step limit is
+# long, so that a server that answered b's request would still wait for
+# the connection when interrupted, and say so.
+queue_behind_a() {
+	local port=$1 rc
+	kv_server srv "$port" -P -j 1 -V --timeout 30 || return 1
+	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -V --json > "$KV_TMP/a.json" 2> "$KV_TMP/a.err" &
+	a=$!
+	wait_for 10 eval "[ \"\$(kv_connected $port)\" -ge 2 ]" ||
+		fail "client a not connected: $(cat "$KV_TMP/a.err")" || return
+	trace_record 'event == 4' kverbs_cm_event || return
+	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1 --timeout 30 --json \
+		> "$KV_TMP/b.json" 2> "$KV_TMP/b.err" &
+	b=$!
+	wait_for 10 kv_trace_entries 1
+	rc=$?
+	trace_stop kverbs_cm_event
+	[ $rc = 0 ] ||
+		fail "client b's request did not reach the server: $(cat "$KV_TMP/b.err")" || return
+	kv_alive $b || fail "client b ended early: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")"
+}
+
 # A connection request waits in a busy persistent server's queue while
 # the netdev goes down: no port event reaches it there.  The server,
 # once its first client failed, takes it and fails it at once with the
 # port's error, sending nothing (on 6.1 a REP or DREQ sent from the port
 # while it is down wedges rxe's QP1, and the teardown and "rdma link del"
-# with it), and keeps listening.  Its step limit is long, so that a
-# server that answered the request would still wait for the connection
-# when interrupted, and say so.
+# with it), and keeps listening.
 #
 # The link goes down as soon as the server has the request: siw's
 # client gives up on an MPA request unanswered for ten seconds, whatever
@@ -148,25 +172,11 @@ test_signal_then_netdev_down() {
 test_request_queued_across_netdev_down() {
 	local a b rc qpn
 	trace_need
-	kv_server srv 17705 -P -j 1 -V --timeout 30 || return 1
-	"$KVERBS" ping -c -a "$KV_ADDR" -p 17705 -V --json > "$KV_TMP/a.json" 2> "$KV_TMP/a.err" &
-	a=$!
-	wait_for 10 eval '[ "$(kv_connected 17705)" -ge 2 ]' ||
-		fail "client a not connected: $(cat "$KV_TMP/a.err")" || return
-	# b's request waits in the server's queue once the listener has it
-	# (RDMA_CM_EVENT_CONNECT_REQUEST, 4).
-	trace_record 'event == 4' kverbs_cm_event || return
-	trap 'trace_stop kverbs_cm_event kverbs_qp_create' RETURN
-	"$KVERBS" ping -c -a "$KV_ADDR" -p 17705 -C 1 --timeout 30 --json \
-		> "$KV_TMP/b.json" 2> "$KV_TMP/b.err" &
-	b=$!
-	wait_for 10 kv_trace_entries 1 ||
-		fail "client b's request did not reach the server: $(cat "$KV_TMP/b.err")" || return
+	queue_behind_a 17705 || return
 	# The server's next QP is for b's request: it is created once the
 	# server takes the request, before the accept.
-	trace_stop kverbs_cm_event
 	trace_start kverbs_qp_create || return
-	kv_alive $b || fail "client b ended early: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
+	trap 'trace_stop kverbs_qp_create' RETURN
 	ip link set kv0 down
 	wait_for 5 kv_ended $a || fail "client a alive 5 s after link down" || return
 	wait_for 5 kv_ended $b || fail "client b alive 5 s after link down" || return
@@ -215,20 +225,7 @@ test_request_queued_across_lost_carrier() {
 	local a b rc
 	[ "$KV_TYPE" = siw ] || skip "rxe marks its port down with the carrier: over siw only"
 	trace_need
-	kv_server srv 17706 -P -j 1 -V --timeout 30 || return 1
-	"$KVERBS" ping -c -a "$KV_ADDR" -p 17706 -V --json > "$KV_TMP/a.json" 2> "$KV_TMP/a.err" &
-	a=$!
-	wait_for 10 eval '[ "$(kv_connected 17706)" -ge 2 ]' ||
-		fail "client a not connected: $(cat "$KV_TMP/a.err")" || return
-	trace_record 'event == 4' kverbs_cm_event || return
-	trap 'trace_stop kverbs_cm_event' RETURN
-	"$KVERBS" ping -c -a "$KV_ADDR" -p 17706 -C 1 --timeout 30 --json \
-		> "$KV_TMP/b.json" 2> "$KV_TMP/b.err" &
-	b=$!
-	wait_for 10 kv_trace_entries 1 ||
-		fail "client b's request did not reach the server: $(cat "$KV_TMP/b.err")" || return
-	trace_stop kverbs_cm_event
-	kv_alive $b || fail "client b ended early: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
+	queue_behind_a 17706 || return
 	ip link set kv1 down
 	wait_for 5 kv_no_carrier || fail "kv0 kept its carrier with its peer down" || return
 	wait_for 30 kv_ended $b || fail "client b alive 30 s after the carrier went" || return
