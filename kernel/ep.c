@@ -782,18 +782,25 @@ static void kverbs_ep_conn_param(struct kverbs_ep *ep,
  * kverbs_ep_connect_start - send the connection request, without waiting
  * @ep: a resolved client endpoint with a QP
  * @rd_atom: RDMA READs each side may have outstanding towards the other
+ * @data: private data for the server, or NULL
+ * @len: its length, at most KVERBS_EP_PRIVATE_DATA_MAX
  *
  * For a caller that serves the other end itself (a lesson): it accepts
  * the request, then kverbs_ep_wait_connected().
  *
  * Return: 0 or the recorded failure.
  */
-int kverbs_ep_connect_start(struct kverbs_ep *ep, u8 rd_atom)
+int kverbs_ep_connect_start(struct kverbs_ep *ep, u8 rd_atom,
+			    const void *data, u8 len)
 {
 	struct rdma_conn_param param;
 	int ret;
 
+	if (WARN_ON_ONCE(len > KVERBS_EP_PRIVATE_DATA_MAX))
+		return kverbs_ep_failed(ep, -EINVAL, KVERBS_STEP_CONNECT);
 	kverbs_ep_conn_param(ep, &param, rd_atom, rd_atom);
+	param.private_data = data;
+	param.private_data_len = len;
 	ret = rdma_connect(ep->id, &param);
 	if (ret)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_CONNECT);

@@ -329,7 +329,8 @@ int kverbs_ep_resolve(struct kverbs_ep *ep, struct sockaddr *src,
 int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps);
 int kverbs_ep_connect_data(struct kverbs_ep *ep, u8 rd_atom, u64 timeout_ns,
 			   const void *data, u8 len);
-int kverbs_ep_connect_start(struct kverbs_ep *ep, u8 rd_atom);
+int kverbs_ep_connect_start(struct kverbs_ep *ep, u8 rd_atom,
+			    const void *data, u8 len);
 int kverbs_ep_wait_connected(struct kverbs_ep *ep, u64 timeout_ns);
 int kverbs_ep_accept(struct kverbs_ep *ep, u64 timeout_ns);
 int kverbs_ep_accept_data(struct kverbs_ep *ep, u64 timeout_ns,

@@ -15,6 +15,7 @@
 #include "lesson.h"
 #include "trace.h"
 
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -271,6 +272,34 @@ void kverbs_lesson_end(struct kverbs_lesson_ctx *lc)
 	memset(lc->wrs, 0, sizeof(lc->wrs));
 }
 
+/*
+ * The lesson's own client's request, taken off the lesson's listener.
+ * The listener's port is an ordinary one, which anyone who can reach
+ * the address may connect to while the lesson waits: a request without
+ * the nonce its client sends (kverbs_lesson_begin()) is rejected, and
+ * the lesson waits on for its own, within the same limit.
+ */
+static struct kverbs_ep *kverbs_lesson_take(struct kverbs_lesson_ctx *lc)
+{
+	unsigned long deadline = jiffies + kverbs_lesson_timeout(lc);
+	u8 nonce[sizeof(lc->nonce)];
+	struct kverbs_ep *srv;
+	long left;
+
+	for (;;) {
+		left = max_t(long, (long)(deadline - jiffies), 1);
+		srv = kverbs_listener_accept_timeout(lc->lsn, left);
+		if (IS_ERR(srv))
+			return srv;
+		if (kverbs_ep_private_data(srv, nonce, sizeof(nonce)) >= sizeof(nonce) &&
+		    !memcmp(nonce, lc->nonce, sizeof(nonce)))
+			return srv;
+		ibdev_dbg(kverbs_ep_device(srv), "lesson: rejecting a stranger's connection request\n");
+		kverbs_ep_reject(srv);
+		kverbs_ep_destroy(srv);
+	}
+}
+
 /* The server end: the client's request, taken off the lesson's listener. */
 static int kverbs_lesson_accept(struct kverbs_lesson_ctx *lc,
 				const struct kverbs_lesson_conn *conn)
@@ -278,7 +307,7 @@ static int kverbs_lesson_accept(struct kverbs_lesson_ctx *lc,
 	struct kverbs_ep *srv;
 	int ret;
 
-	srv = kverbs_listener_accept_timeout(lc->lsn, kverbs_lesson_timeout(lc));
+	srv = kverbs_lesson_take(lc);
 	if (IS_ERR(srv))
 		return kverbs_test_failed(&lc->common, PTR_ERR(srv),
 					  KVERBS_STEP_ACCEPT);
@@ -328,7 +357,8 @@ int kverbs_lesson_begin(struct kverbs_lesson_ctx *lc,
 	if (!ret)
 		ret = kverbs_ep_create_qp(cli, &conn->caps);
 	if (!ret)
-		ret = kverbs_ep_connect_start(cli, conn->rd_atom);
+		ret = kverbs_ep_connect_start(cli, conn->rd_atom, lc->nonce,
+					      sizeof(lc->nonce));
 	if (ret)
 		goto out_fail;
 	ret = kverbs_lesson_accept(lc, conn);
@@ -418,6 +448,7 @@ static int kverbs_lesson_give(struct kverbs_lesson_ctx *lc,
 		return kverbs_test_failed(&lc->common, -EOPNOTSUPP, KVERBS_STEP_SETUP);
 	/* The client connects to the port rdma_cm bound the listener to. */
 	memcpy(&lc->common.addr, &id->route.addr.src_addr, sizeof(lc->common.addr));
+	get_random_bytes(lc->nonce, sizeof(lc->nonce));
 	ret = def->run(lc);
 	kverbs_lesson_end(lc);
 	return ret;

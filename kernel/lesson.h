@@ -73,6 +73,7 @@ struct kverbs_lesson_ctx {
 	struct kverbs_lesson_wr wrs[KVERBS_LESSON_MAX_WRS];
 	u32 done;
 	u64 start_ns;
+	u8 nonce[16];
 };
 
 /**
