@@ -573,6 +573,8 @@ struct kverbs_buf {
 int kverbs_buf_alloc(struct kverbs_buf *buf, size_t len);
 int kverbs_buf_resize(struct kverbs_buf *buf, size_t len);
 void kverbs_buf_free(struct kverbs_buf *buf);
+unsigned int kverbs_buf_sg_pages(const struct kverbs_buf *buf, size_t off, u32 len,
+				 struct scatterlist *sgl);
 int kverbs_buf_map(struct kverbs_buf *buf, struct kverbs_ep *ep,
 		   enum dma_data_direction dir);
 void kverbs_buf_sync_for_cpu(struct kverbs_buf *buf);

@@ -217,6 +217,40 @@ int kverbs_buf_map(struct kverbs_buf *buf, struct kverbs_ep *ep,
 }
 
 /**
+ * kverbs_buf_sg_pages - describe bytes of a buffer one page per entry
+ * @buf: the buffer
+ * @off: the first byte
+ * @len: bytes, at least one, within @buf->len from @off
+ * @sgl: room for DIV_ROUND_UP(offset_in_page(@off) + @len, PAGE_SIZE)
+ *	entries
+ *
+ * For rdma_rw_ctx_init(), which registers a scatterlist where a device
+ * needs an MR (iWARP's READ sink, or force_mr) and counts its entries as
+ * pages when it sizes the MRs: @buf->sgt merges the pages that happen to
+ * be contiguous into one entry, which rdma_rw's MR path would take for
+ * one page.  Not DMA-mapped: rdma_rw maps it.
+ *
+ * Return: the entries used.
+ */
+unsigned int kverbs_buf_sg_pages(const struct kverbs_buf *buf, size_t off, u32 len,
+				 struct scatterlist *sgl)
+{
+	struct page **pages = buf->pages + (off >> PAGE_SHIFT);
+	u32 in_page = offset_in_page(off), piece;
+	unsigned int n = DIV_ROUND_UP(in_page + len, PAGE_SIZE), i;
+	struct scatterlist *sg;
+
+	sg_init_table(sgl, n);
+	for_each_sg(sgl, sg, n, i) {
+		piece = min_t(u32, len, PAGE_SIZE - in_page);
+		sg_set_page(sg, pages[i], piece, in_page);
+		len -= piece;
+		in_page = 0;
+	}
+	return n;
+}
+
+/**
  * kverbs_buf_free - release a buffer, its MR and DMA mapping
  * @buf: the buffer, possibly half built; zeroed on return
  *

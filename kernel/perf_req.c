@@ -538,13 +538,10 @@ static int kverbs_perf_req_post_rw(struct kverbs_perf_req *c)
 	struct ib_qp *qp = ep->id->qp;
 	u64 seq = c->posted, n64 = seq, rseq = seq, remote_addr;
 	u32 slot = do_div(n64, c->slots), rslot = do_div(rseq, c->remote_slots);
-	u32 port = kverbs_ep_port(ep), len = c->run->msg_size, n, piece, i;
+	u32 port = kverbs_ep_port(ep), len = c->run->msg_size, n;
 	size_t off = (size_t)slot * len;
-	struct page **pages = c->buf.pages + (off >> PAGE_SHIFT);
-	u32 in_page = offset_in_page(off);
 	struct ib_send_wr *first, *wr;
 	struct kverbs_perf_wr *w;
-	struct scatterlist *sg;
 	bool mr = false;
 	int nr_wrs, ret;
 
@@ -556,14 +553,7 @@ static int kverbs_perf_req_post_rw(struct kverbs_perf_req *c)
 	/* A latency sample includes what rdma_rw costs a ULP. */
 	if (c->smp.chunk)
 		c->post_ns = ktime_get_ns();
-	n = DIV_ROUND_UP(in_page + len, PAGE_SIZE);
-	sg_init_table(w->sgl, n);
-	for_each_sg(w->sgl, sg, n, i) {
-		piece = min_t(u32, len, PAGE_SIZE - in_page);
-		sg_set_page(sg, pages[i], piece, in_page);
-		len -= piece;
-		in_page = 0;
-	}
+	n = kverbs_buf_sg_pages(&c->buf, off, len, w->sgl);
 	nr_wrs = rdma_rw_ctx_init(&w->rw, qp, port, w->sgl, n, 0, remote_addr,
 				  c->rkey, c->rw_dir);
 	if (nr_wrs < 0)

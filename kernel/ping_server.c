@@ -16,6 +16,7 @@
 #include "ping.h"
 #include "trace.h"
 
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rw.h>
@@ -34,6 +35,8 @@ struct kverbs_ping_server {
 	struct kverbs_msg goahead;	/* the answer to each, all zero as in rping */
 	bool inv;			/* the go-aheads invalidate the client's keys */
 	struct rdma_rw_ctx rw;
+	struct scatterlist *rw_sgl;	/* @buf for @rw, a page per entry */
+	unsigned int rw_sg_cnt;		/* ... entries of it in use */
 	bool rw_active;			/* @rw holds a mapping of @buf */
 	enum dma_data_direction rw_dir;
 	enum kverbs_step rw_step;
@@ -87,6 +90,10 @@ static int kverbs_ping_server_setup(struct kverbs_ping_server *s)
 	ret = kverbs_ep_create_qp(ep, &caps);
 	if (ret)
 		return ret;
+	/* A page per entry (kverbs_buf_sg_pages()), one more for the offset. */
+	s->rw_sgl = kvcalloc(pages + 1, sizeof(*s->rw_sgl), GFP_KERNEL_ACCOUNT);
+	if (!s->rw_sgl)
+		return -ENOMEM;
 	ret = kverbs_msg_alloc(&s->recv, ep->pd, sizeof(struct kverbs_ping_info),
 			       DMA_FROM_DEVICE);
 	if (ret)
@@ -190,7 +197,7 @@ static void kverbs_ping_server_rw_destroy(struct kverbs_ping_server *s)
 	if (!s->rw_active)
 		return;
 	rdma_rw_ctx_destroy(&s->rw, ep->id->qp, kverbs_ep_port(ep),
-			    s->buf.sgt.sgl, s->buf.sgt.orig_nents, s->rw_dir);
+			    s->rw_sgl, s->rw_sg_cnt, s->rw_dir);
 	s->rw_active = false;
 }
 
@@ -211,9 +218,9 @@ static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
 	bool *done = chain ? chain_done : &s->rw_done;
 	int nr_wrs, ret;
 
+	s->rw_sg_cnt = kverbs_buf_sg_pages(&s->buf, 0, s->buf.len, s->rw_sgl);
 	nr_wrs = rdma_rw_ctx_init(&s->rw, ep->id->qp, kverbs_ep_port(ep),
-			       s->buf.sgt.sgl, s->buf.sgt.orig_nents, 0,
-			       addr, rkey, dir);
+			       s->rw_sgl, s->rw_sg_cnt, 0, addr, rkey, dir);
 	if (nr_wrs < 0)
 		return kverbs_ep_failed(ep, nr_wrs, step);
 	s->rw_active = true;
@@ -374,6 +381,7 @@ out_free:
 	kverbs_msg_free(&s->goahead);
 	kverbs_msg_free(&s->recv);
 	kverbs_buf_free(&s->buf);
+	kvfree(s->rw_sgl);
 	kfree(s);
 	if (ret == KVERBS_PING_CLIENT_LEFT)
 		ret = 0;
