@@ -270,8 +270,8 @@ static int kverbs_perf_ud_msgs_alloc(struct kverbs_perf_ud *u)
 	if (!u->recv || !u->send)
 		return -ENOMEM;
 	for (i = 0; i < u->nrecv; i++) {
-		ret = kverbs_msg_alloc(&u->recv[i].msg, pd, KVERBS_PERF_UD_GRH + u->size,
-				       DMA_FROM_DEVICE);
+		ret = kverbs_msg_alloc(&u->recv[i].msg, pd,
+				       KVERBS_PERF_UD_GRH + u->run->path_mtu, DMA_FROM_DEVICE);
 		if (ret)
 			return ret;
 		u->recv[i].msg.cqe.cqe.done = kverbs_perf_ud_done;
@@ -606,8 +606,14 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 	}
 	u->nsend = min_t(u32, u->nsend, ibdev->attrs.max_qp_wr);
 	u->nrecv = min_t(u32, u->nrecv, ibdev->attrs.max_qp_wr);
-	/* What kmalloc() takes for each buffer (kverbs_msg_alloc()), not its length. */
-	bytes = (u64)u->nrecv * kmalloc_size_roundup(KVERBS_PERF_UD_GRH + u->size) +
+	/*
+	 * What kmalloc() takes for each buffer (kverbs_msg_alloc()), not its
+	 * length.  A receive has room for any datagram the port carries: a
+	 * stranger's larger than ours is counted and dropped as any other
+	 * stranger's (kverbs_perf_ud_take()), where it would otherwise
+	 * complete the receive in error and end the test.
+	 */
+	bytes = (u64)u->nrecv * kmalloc_size_roundup(KVERBS_PERF_UD_GRH + run->path_mtu) +
 		(u64)u->nsend * kmalloc_size_roundup(u->size);
 	ret = kverbs_pin_account(&u->user, DIV_ROUND_UP_ULL(bytes, PAGE_SIZE));
 	if (ret)

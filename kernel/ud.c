@@ -135,6 +135,10 @@ static int kverbs_ud_check_port(struct kverbs_ud *u)
 /*
  * The QP and the buffers: every receive of the call, GRH included, and
  * a few sends.  They count against max_pinned_mb as a ping's buffers do.
+ * A receive has room for any datagram the port carries, the path MTU,
+ * not only for the peer's: a stranger's larger datagram would complete
+ * it in error (a local length error) and end the ping as an I/O error,
+ * where it is to be refused as a stranger's (kverbs_ud_from_peer()).
  */
 static int kverbs_ud_setup(struct kverbs_ud *u)
 {
@@ -151,7 +155,7 @@ static int kverbs_ud_setup(struct kverbs_ud *u)
 	u->nsend = min(count, KVERBS_UD_SEND_SLOTS);
 	caps.max_send_wr = u->nsend;
 	/* What kmalloc() takes for each buffer (kverbs_msg_alloc()), not its length. */
-	bytes = (u64)count * kmalloc_size_roundup(KVERBS_UD_GRH + u->size) +
+	bytes = (u64)count * kmalloc_size_roundup(KVERBS_UD_GRH + u->run->path_mtu) +
 		(u64)u->nsend * kmalloc_size_roundup(u->size);
 	ret = kverbs_pin_account(&u->user, DIV_ROUND_UP_ULL(bytes, PAGE_SIZE));
 	if (ret)
@@ -167,7 +171,7 @@ static int kverbs_ud_setup(struct kverbs_ud *u)
 		return -ENOMEM;
 	for (i = 0; i < count; i++) {
 		ret = kverbs_msg_alloc(&u->recv[i].msg, ep->pd,
-				       KVERBS_UD_GRH + u->size, DMA_FROM_DEVICE);
+				       KVERBS_UD_GRH + u->run->path_mtu, DMA_FROM_DEVICE);
 		if (ret)
 			return ret;
 		u->recv[i].msg.cqe.cqe.done = kverbs_ud_recv_done;

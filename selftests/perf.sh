@@ -2640,6 +2640,19 @@ test_send_lat_ud_foreign_datagram_dropped() {
 		-- "$KV_TMP/srv.json" 'd["foreign"] == 1'
 }
 
+# A stranger's datagram as large as the path MTU allows, far larger than
+# the test's, is dropped and counted as any other stranger's: each
+# receive has room for any datagram the port carries.
+test_send_lat_ud_foreign_large_datagram_dropped() {
+	local mtu
+	need_ud
+	ud_pair send_lat 2 10 || return
+	mtu=$(ud_mtu) || return
+	ud_forge_during send_lat "$ud_forge_secs" 1 "$mtu" 0 -s 2 || return
+	json_check "$KV_TMP/cli.json" 'd["foreign"] == 1' 'd["iterations"] > 0' \
+		-- "$KV_TMP/srv.json" 'd["foreign"] == 1'
+}
+
 # kverbs serve takes UD clients on its file's listener as any other,
 # two at once beside an RC one: each session has its own datagram QP.
 test_serve_ud_clients_validate() {
@@ -2786,7 +2799,8 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_ud_64_validate test_send_bw_ud_mtu_validate test_send_lat_ud_validate \
 	test_send_bw_ud_workqueue_validate test_send_lat_ud_busy_poll_validate \
 	test_send_bw_ud_lost_counted test_send_bw_ud_foreign_datagrams_dropped \
-	test_send_lat_ud_foreign_datagram_dropped test_send_lat_ud_traced \
+	test_send_lat_ud_foreign_datagram_dropped test_send_lat_ud_foreign_large_datagram_dropped \
+	test_send_lat_ud_traced \
 	test_serve_ud_clients_validate \
 	test_send_bw_ud_above_mtu_emsgsize test_ud_connection_usage test_send_bw_ud_refused_over_iwarp)
 ktap_main "${perf_tests[@]}"

@@ -160,15 +160,14 @@ test_missing_message_times_out() {
 # the ping on either end (EPROTO), promptly: never taken for the peer's
 # message or reply, never answered.  The server waits for three
 # messages of a client that sends one: both are waiting when the
-# stranger's datagrams come, of the client's size.
-test_foreign_datagram_refused() {
+# stranger's datagrams come, of SIZE bytes (foreign_refused SIZE).
+foreign_refused() {
 	local t0 rc
-	need_ud
 	port=$((port + 1))
 	kv_server srv "$port" --ud -C 3 --timeout 600 || return
 	kv_client cli "$port" --ud -C 1 -S 64 --timeout 600 &
 	kv_pid_cli=$!
-	kv_ud_forge -s 64 || return
+	kv_ud_forge -s "$1" || return
 	t0=$kv_forge_start
 	kv_wait cli 30
 	rc=$?
@@ -182,6 +181,23 @@ test_foreign_datagram_refused() {
 		'd["error"]["step"] == "recv"' 'd["iterations"] == 0' \
 		-- "$KV_TMP/srv.json" 'd["error"]["name"] == "EPROTO"' \
 		'd["error"]["step"] == "recv"' 'd["iterations"] == 0'
+}
+
+test_foreign_datagram_refused() {
+	need_ud
+	foreign_refused 64
+}
+
+# ... of the path MTU, the largest a datagram can be, larger than the
+# ping's: every receive has room for it, and it is refused as a
+# stranger's (EPROTO), not taken for a receive the device had to fail
+# (EIO).
+test_foreign_large_datagram_refused() {
+	local mtu
+	need_ud
+	ud_pair 64 1 || return
+	mtu=$(path_mtu) || return
+	foreign_refused "$mtu"
 }
 
 # A signal ends a server waiting for messages at once, not after the
@@ -340,6 +356,7 @@ ktap_main test_validated_26 test_validated_100 test_drained_traced \
 	test_validated_path_mtu \
 	test_size_above_mtu_emsgsize test_server_size_above_mtu_emsgsize \
 	test_missing_message_times_out test_foreign_datagram_refused \
+	test_foreign_large_datagram_refused \
 	test_sigint_ends_waiting_server \
 	test_link_del_under_ud test_no_listener_refused test_udaddy_client_kserver \
 	test_kclient_udaddy_server test_validate_against_udaddy_fails \
