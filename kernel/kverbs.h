@@ -707,12 +707,17 @@ void kverbs_chardev_unregister(void);
  * @user: whom @accounted is charged to, NULL while nothing is
  * @vaddr: a kernel mapping of @pages
  * @kaddr: the first byte of the range in that mapping
+ * @mm: the caller's mm, whose pinned_vm holds @charged pages
+ *	(RLIMIT_MEMLOCK), or NULL
+ * @charged: ...
  */
 struct kverbs_ubuf {
 	struct page **pages;
 	unsigned int npages;
 	unsigned long accounted;
 	struct kverbs_user *user;
+	struct mm_struct *mm;
+	u64 charged;
 	void *vaddr;
 	void *kaddr;
 };

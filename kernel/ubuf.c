@@ -10,7 +10,11 @@
  * the caller's pages are pinned before anything else, while the test
  * holds nothing, and written through a kernel mapping while it runs: no
  * fault, no wait.  The pin counts against max_pinned_mb and the user's
- * max_pinned_mb_per_user like the test's own buffers.
+ * max_pinned_mb_per_user like the test's own buffers, and against the
+ * process's RLIMIT_MEMLOCK, in its mm's pinned_vm, as a user memory
+ * registration of ib_umem_get() does, unless the caller has
+ * CAP_IPC_LOCK: the pages are the process's, pinned for as long as it
+ * chooses to run the test.
  *
  * Lengths come from the caller and are computed in u64 (a count times an
  * entry size): a 32-bit kernel's size_t would wrap, pin a few pages and
@@ -43,8 +47,11 @@
 #include "kverbs.h"
 
 #include <linux/highmem.h>
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -81,6 +88,25 @@ static int kverbs_ubuf_check_vmas(unsigned long start, unsigned long last)
 	return ret;
 }
 
+/*
+ * Charge @npages to the caller's mm, against its RLIMIT_MEMLOCK, as
+ * ib_umem_get() does.  kverbs_ubuf_unpin() gives them back, to the mm
+ * charged, whoever calls it.
+ */
+static int kverbs_ubuf_charge(struct kverbs_ubuf *ub, u64 npages)
+{
+	u64 limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned;
+
+	ub->mm = current->mm;
+	mmgrab(ub->mm);
+	ub->charged = npages;
+	pinned = atomic64_add_return(npages, &ub->mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK))
+		return -ENOMEM;
+	return 0;
+}
+
 /**
  * kverbs_ubuf_pin - pin @len bytes of user memory at @uaddr for writing
  * @ub: zeroed by the caller
@@ -93,7 +119,9 @@ static int kverbs_ubuf_check_vmas(unsigned long start, unsigned long last)
  *
  * Return: 0 with @ub->kaddr mapping the range; -ENOBUFS when the range
  * needs more pages than max_pinned_mb allows, whatever else is pinned,
- * or past it with what is; -EDQUOT past max_pinned_mb_per_user; -EFAULT
+ * or past it with what is; -EDQUOT past max_pinned_mb_per_user; -ENOMEM
+ * past the process's RLIMIT_MEMLOCK, with what it pins besides, unless
+ * it has CAP_IPC_LOCK (as ibv_reg_mr()); -EFAULT
  * when a page of it cannot be written, or the range does not fit in the
  * kernel's pointers; -EOPNOTSUPP when part of it is a shared mapping (of
  * a file, a memfd, tmpfs or shared anonymous memory); -EINTR on a fatal
@@ -120,6 +148,9 @@ int kverbs_ubuf_pin(struct kverbs_ubuf *ub, u64 uaddr, u64 len)
 	 */
 	if (last > ULONG_MAX || npages > INT_MAX)
 		return -EFAULT;
+	ret = kverbs_ubuf_charge(ub, npages);
+	if (ret)
+		return ret;
 	start = uaddr & PAGE_MASK;
 	ret = kverbs_ubuf_check_vmas(start, last);
 	if (ret)
@@ -174,5 +205,9 @@ void kverbs_ubuf_unpin(struct kverbs_ubuf *ub)
 		unpin_user_pages_dirty_lock(ub->pages, ub->npages, true);
 	kvfree(ub->pages);
 	kverbs_pin_unaccount(ub->user, ub->accounted);
+	if (ub->mm) {
+		atomic64_sub(ub->charged, &ub->mm->pinned_vm);
+		mmdrop(ub->mm);
+	}
 	memset(ub, 0, sizeof(*ub));
 }
