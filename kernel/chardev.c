@@ -32,9 +32,6 @@ struct kverbs_file {
 	struct kverbs_listener *lsn;
 };
 
-/* Tests running now, on all files, against max_sessions. */
-static atomic_t kverbs_sessions = ATOMIC_INIT(0);
-
 struct kverbs_ucmd {
 	struct kverbs_file *file;
 	void __user *ubuffer;
@@ -51,21 +48,21 @@ static int kverbs_session_begin(struct kverbs_file *kfile,
 				struct kverbs_user **user)
 {
 	struct kverbs_user *charged;
+	int ret;
 
-	if (atomic_inc_return(&kverbs_sessions) > READ_ONCE(kverbs_max_sessions)) {
-		atomic_dec(&kverbs_sessions);
-		return -ENFILE;
-	}
+	ret = kverbs_sessions_get();
+	if (ret)
+		return ret;
 	if (atomic_inc_return(&kfile->sessions) >
 	    READ_ONCE(kverbs_max_sessions_per_file)) {
 		atomic_dec(&kfile->sessions);
-		atomic_dec(&kverbs_sessions);
+		kverbs_sessions_put();
 		return -EMFILE;
 	}
 	charged = kverbs_user_session_begin();
 	if (IS_ERR(charged)) {
 		atomic_dec(&kfile->sessions);
-		atomic_dec(&kverbs_sessions);
+		kverbs_sessions_put();
 		return PTR_ERR(charged);
 	}
 	*user = charged;
@@ -77,7 +74,7 @@ static void kverbs_session_end(struct kverbs_file *kfile,
 {
 	kverbs_user_session_end(user);
 	atomic_dec(&kfile->sessions);
-	atomic_dec(&kverbs_sessions);
+	kverbs_sessions_put();
 }
 
 /* Copy a command's output back, as much of it as the caller's struct holds. */

@@ -135,6 +135,18 @@ void kverbs_dev_detach(struct kverbs_dev_user *user)
 	mutex_unlock(&kverbs_dev_lock);
 }
 
+/**
+ * kverbs_dev_removing - whether the device of @user is being removed
+ * @user: an attached user, or one that never was
+ *
+ * Return: true from the start of the device's removal on, and for a
+ * user not attached.
+ */
+bool kverbs_dev_removing(const struct kverbs_dev_user *user)
+{
+	return !user->dev || READ_ONCE(user->dev->removing);
+}
+
 /* Wake kverbs_dev_wait_port_up(): a port changed, or removal began. */
 static void kverbs_dev_port_changed(struct kverbs_dev *dev)
 {

@@ -34,6 +34,7 @@
  * then on.
  */
 #include "cm.h"
+#include "fault.h"
 #include "trace.h"
 
 #include <linux/delay.h>
@@ -54,6 +55,16 @@
 #define KVERBS_DRAIN_TIMEOUT	(5 * HZ)
 
 static atomic_t kverbs_trace_id = ATOMIC_INIT(0);
+
+/*
+ * kverbs' own work queue: endpoints released late (kverbs_ep_destroy()),
+ * SRQs let go of when their device goes (srq.c).  Unload waits for it.
+ */
+struct workqueue_struct *kverbs_wq;
+
+static void kverbs_drain_marker_init(struct kverbs_ep *ep,
+				     struct kverbs_drain_marker *m);
+static void kverbs_ep_park_work(struct work_struct *work);
 
 u32 kverbs_trace_id_next(void)
 {
@@ -434,6 +445,10 @@ struct kverbs_ep *kverbs_ep_alloc(void)
 	INIT_LIST_HEAD(&ep->pending);
 	INIT_LIST_HEAD(&ep->srq_done);
 	ep->srq_allowed = U64_MAX;
+	kverbs_drain_marker_init(ep, &ep->drain_sq);
+	kverbs_drain_marker_init(ep, &ep->drain_rq);
+	init_completion(&ep->last_wqe);
+	INIT_DELAYED_WORK(&ep->park, kverbs_ep_park_work);
 	return ep;
 }
 
@@ -585,6 +600,15 @@ static void kverbs_qp_event(struct ib_event *event, void *context)
 			  event->element.qp->qp_num);
 		kverbs_ep_failed(ep, -EACCES, KVERBS_STEP_NONE);
 		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		/*
+		 * A QP on an SRQ, in the error state, takes no receive of
+		 * the SRQ any more, and those it took have completed
+		 * (kverbs_ep_drain_markers()).  rxe raises it each time its
+		 * responder runs in the error state: the drain takes one.
+		 */
+		complete(&ep->last_wqe);
+		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_PATH_MIG_ERR:
@@ -648,6 +672,7 @@ static int kverbs_ep_create_cq(struct kverbs_ep *ep,
 		return PTR_ERR(cq);
 	ep->cq = cq;
 	ep->cq_pool_cqe = caps->cq_pool ? cqe : 0;
+	WRITE_ONCE(ep->polled, cq->poll_ctx == IB_POLL_DIRECT);
 	if (caps->cq_dim && !cq->dim) {
 		ibdev_dbg(ibdev, "no adaptive interrupt moderation: it is off (rdma dev set %s adaptive-moderation on)\n",
 			  dev_name(&ibdev->dev));
@@ -1121,54 +1146,145 @@ void kverbs_ep_disconnect(struct kverbs_ep *ep)
 		rdma_disconnect(ep->id);
 }
 
+/*
+ * The last thing a marker's handler does is complete() its marker: the
+ * waiter that takes the completion may free the endpoint at once, and
+ * complete() touches nothing after it lets the waiter run (as ib_core's
+ * own drain relies on for its markers on the stack).  Nothing of the
+ * endpoint is read after it, not even its wait queue.
+ */
 static void kverbs_drain_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_drain_marker *m = container_of(wc->wr_cqe,
 						     struct kverbs_drain_marker,
 						     cqe.cqe);
-	struct kverbs_ep *ep = kverbs_wc_ep(wc);
 
-	kverbs_set_done(&m->done);
-	wake_up(&ep->wait);
+	trace_kverbs_wc(cq, wc, KVERBS_TRACE_DRAIN);
+	complete(&m->done);
+	kverbs_fault_stall(KVERBS_FAULT_MARKER_DONE);
 }
 
-static bool kverbs_ep_drain_done(struct kverbs_ep *ep)
+static void kverbs_drain_marker_init(struct kverbs_ep *ep,
+				     struct kverbs_drain_marker *m)
 {
-	return kverbs_is_done(&ep->drain_sq.done) &&
-	       kverbs_is_done(&ep->drain_rq.done);
+	m->cqe.cqe.done = kverbs_drain_marker_done;
+	m->cqe.ep = ep;
+	init_completion(&m->done);
+}
+
+/* Post @wr, a marker of @m's queue, and count it. */
+static int kverbs_drain_marker_post(struct kverbs_ep *ep,
+				    struct kverbs_drain_marker *m,
+				    struct ib_send_wr *swr, struct ib_recv_wr *rwr)
+{
+	struct ib_qp *qp = ep->id->qp;
+	u32 cid = ++ep->next_cid;
+	int ret;
+
+	m->cqe.cid = cid;
+	if (swr) {
+		trace_kverbs_post_send(qp, swr, ep->cq_id, cid);
+		ret = ib_post_send(qp, swr, NULL);
+	} else {
+		trace_kverbs_post_recv(qp, 0, ep->cq_id, cid);
+		ret = ib_post_recv(qp, rwr, NULL);
+	}
+	if (!ret)
+		m->posted++;
+	return ret;
+}
+
+/*
+ * Take the completions of @m's markers that came, without waiting.
+ * Returns true once every marker posted on its queue has completed.
+ */
+static bool kverbs_drain_marker_seen(struct kverbs_drain_marker *m)
+{
+	while (m->seen < m->posted && try_wait_for_completion(&m->done))
+		m->seen++;
+	return m->seen == m->posted;
+}
+
+/*
+ * Wait until every marker posted on @m's queue has completed, or
+ * @deadline.  A CQ that we poll ourselves (IB_POLL_DIRECT) is polled at
+ * once, where ib_drain_qp() would sleep 100 ms before each poll.
+ */
+static bool kverbs_drain_marker_wait(struct kverbs_ep *ep,
+				     struct kverbs_drain_marker *m,
+				     unsigned long deadline)
+{
+	long left;
+
+	while (!kverbs_drain_marker_seen(m)) {
+		if (time_after_eq(jiffies, deadline))
+			return false;
+		if (ep->polled) {
+			/* The flush runs in the device's own context (rxe, siw). */
+			if (!ib_process_cq_direct(ep->cq, -1))
+				usleep_range(20, 100);
+			continue;
+		}
+		left = deadline - jiffies;
+		if (left > 0 && wait_for_completion_timeout(&m->done, left))
+			m->seen++;
+	}
+	return true;
+}
+
+/*
+ * A QP on an SRQ, in the error state: wait, until @deadline, for Last
+ * WQE Reached.  The SRQ's receives the QP took complete (flushed, if
+ * their message was cut short) before that event, and the QP takes no
+ * other; a marker posted after it completes on the same CQ after them
+ * (the IBA's advice for a QP on an SRQ, which ib_drain_qp() follows
+ * since 6.10, as __ib_drain_srq()).  Without the wait a NIC may complete
+ * one of them after the send queue's marker, when the endpoint is gone.
+ * iWARP's verbs have no such event: siw flushes the receive in progress
+ * in the modify itself (siw_rq_flush()), before it returns.
+ */
+static bool kverbs_ep_last_wqe(struct kverbs_ep *ep, unsigned long deadline)
+{
+	long left = deadline - jiffies;
+
+	if (ep->last_wqe_seen ||
+	    rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep)))
+		return true;
+	if (left <= 0 || !wait_for_completion_timeout(&ep->last_wqe, left))
+		return false;
+	ep->last_wqe_seen = true;
+	return true;
 }
 
 /*
  * The method of ib_drain_qp(), with a bound: in the error state the QP
  * flushes what is queued and then a marker posted to each queue, in
- * order, so once both markers completed every work request has.  The
- * markers live in the endpoint, not on this stack: if the device is
- * late, its completion still finds them, up to kverbs_ep_quiesce()
- * freeing the CQ.  A CQ that we poll ourselves (IB_POLL_DIRECT) is
- * polled at once, where ib_drain_qp() would sleep 100 ms before each
- * poll.
+ * order, so once both markers completed every work request has.  A QP
+ * on an SRQ first waits for its Last WQE Reached (kverbs_ep_last_wqe()),
+ * and has no receive queue of its own to mark.  The markers live in the
+ * endpoint, not on this stack: if the device is late, its completion
+ * still finds them, up to kverbs_ep_quiesce() freeing the CQ, or, on a
+ * CQ of ib_core's pool that outlives the QP, up to the end of the
+ * endpoint's parking (kverbs_ep_park()).  Each marker counts its posts,
+ * so that a late marker of a drain that timed out does not end this one.
  *
  * On every device, those with drain methods of their own (mlx4, mlx5,
  * erdma) too: ib_drain_qp() would call those, and they wait without a
  * bound.  What they add is for a device whose queues no longer complete
  * anything by themselves, after a fatal error or in a reset: they post
  * their marker past the driver's state check and have the driver
- * complete it, so that a ULP which frees its memory once the drain
- * returns never has a handler run on that memory later.  kverbs needs
- * no completion from such a device.  A marker it cannot post, or that
- * does not complete within KVERBS_DRAIN_TIMEOUT, ends the drain, and
- * kverbs_ep_quiesce() then destroys the QP and frees the CQ, after
- * which no handler runs, before the test frees anything.  A device that
- * completes nothing posted in the error state (erdma posts its own
- * markers before it moves the QP there) costs a teardown that bound and
- * a warning, not a hang.  Running ib_drain_qp() from a work item with a
+ * complete it.  kverbs needs no completion from such a device.  A
+ * marker it cannot post, or that does not complete within
+ * KVERBS_DRAIN_TIMEOUT, ends the drain; kverbs_ep_quiesce() then
+ * destroys the QP and frees the endpoint's own CQ, after which no
+ * handler runs, before the test frees anything, or parks the endpoint
+ * on a pool's CQ.  Running ib_drain_qp() from a work item with a
  * bounded wait would not do: when the wait ends first, the QP and the
  * CQ must outlive the test's memory, while the device's drain may still
  * run the test's completion handlers on it.
  *
- * Returns true once both markers completed, false if the QP could not
- * be moved or the markers posted, or the device did not flush them in
- * time.
+ * Returns true once every marker completed, false if the QP could not
+ * be moved or a marker posted, or the device did not flush in time.
  */
 static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 {
@@ -1189,13 +1305,9 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 	unsigned long deadline = jiffies + KVERBS_DRAIN_TIMEOUT;
 	struct ib_send_wr *marker = &swr.wr;
 
-	ep->drain_sq.cqe.cqe.done = kverbs_drain_marker_done;
-	ep->drain_rq.cqe.cqe.done = kverbs_drain_marker_done;
-	ep->drain_sq.cqe.ep = ep;
-	ep->drain_rq.cqe.ep = ep;
-	ep->drain_sq.done = false;
-	ep->drain_rq.done = false;
 	if (ib_modify_qp(qp, &attr, IB_QP_STATE))
+		return false;
+	if (qp->srq && !kverbs_ep_last_wqe(ep, deadline))
 		return false;
 	/*
 	 * A UD send queue takes SENDs only, each with an address handle
@@ -1207,33 +1319,16 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 		marker = ep->ud_ah ? &uwr.wr : NULL;
 	}
 	/* There is room for both (kverbs_ep_create_qp()). */
-	if (!marker)
-		ep->drain_sq.done = true;
-	else if (ib_post_send(qp, marker, NULL))
+	if (marker && kverbs_drain_marker_post(ep, &ep->drain_sq, marker, NULL))
 		return false;
 	/*
-	 * A QP on an SRQ has no receive queue to flush: the SRQ's receives
-	 * stay posted for the QPs that share it, as ib_drain_qp() leaves
-	 * them (nvmet-rdma's use_srq).
+	 * The SRQ's receives stay posted for the QPs that share it, as
+	 * ib_drain_qp() leaves them (nvmet-rdma's use_srq).
 	 */
-	if (qp->srq)
-		ep->drain_rq.done = true;
-	else if (ib_post_recv(qp, &rwr, NULL))
+	if (!qp->srq && kverbs_drain_marker_post(ep, &ep->drain_rq, NULL, &rwr))
 		return false;
-
-	if (ep->cq->poll_ctx != IB_POLL_DIRECT) {
-		wait_event_timeout(ep->wait, kverbs_ep_drain_done(ep),
-				   KVERBS_DRAIN_TIMEOUT);
-		return kverbs_ep_drain_done(ep);
-	}
-	/* The flush runs in the device's own context (rxe, siw). */
-	while (!kverbs_ep_drain_done(ep)) {
-		if (time_after(jiffies, deadline))
-			return false;
-		if (!ib_process_cq_direct(ep->cq, -1))
-			usleep_range(20, 100);
-	}
-	return true;
+	return kverbs_drain_marker_wait(ep, &ep->drain_sq, deadline) &&
+	       kverbs_drain_marker_wait(ep, &ep->drain_rq, deadline);
 }
 
 /**
@@ -1263,7 +1358,7 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	trace_kverbs_drain_end(ep->trace_id, ep->cq_id, qp, ep->drained);
 	if (!ep->drained)
 		ibdev_warn_ratelimited(qp->device,
-				       "qp %u could not be drained within %u s; destroying it\n",
+				       "qp %u could not be drained within %u s\n",
 				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
 }
 
@@ -1288,11 +1383,8 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
  * cancel_work_sync(), which waits for it to return.
  *
  * A pool's CQ outlives the endpoint: ib_core frees it with the device.
- * Once the drain completed and the QP is destroyed, nothing of ours is
- * left on it.  After a drain that timed out, a late completion of the
- * destroyed QP can still reach one of our handlers through the shared
- * CQ, which is not ours to free: the device's fault, as in any ULP on
- * the pool, and what kverbs_ep_drain() warns of.
+ * It is given back only once the QP's drain completed, or its device
+ * is going (kverbs_ep_park()): then nothing of ours is left on it.
  */
 static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
 {
@@ -1318,22 +1410,10 @@ void kverbs_cq_free(struct ib_cq *cq)
 	ib_free_cq(cq);
 }
 
-/**
- * kverbs_ep_quiesce - end all activity of the device on the endpoint
- * @ep: the endpoint, possibly half built
- *
- * Drains the QP (kverbs_ep_drain()), then destroys it and frees the CQ.
- * Once this returns, no completion handler runs and the device touches
- * none of the memory the test's work requests named, even if the drain
- * did not finish: destroying the QP is the device's last word on it, and
- * freeing the CQ stops its handlers.  Only then may the test free its
- * buffers.  An rdma_rw context must be destroyed before, while the QP
- * exists.  Idempotent.
- */
-void kverbs_ep_quiesce(struct kverbs_ep *ep)
+/* The QP and the CQ go: no completion handler runs after this. */
+static void kverbs_ep_destroy_qp_cq(struct kverbs_ep *ep)
 {
 	if (ep->id && ep->id->qp) {
-		kverbs_ep_drain(ep);
 		trace_kverbs_qp_destroy(ep->trace_id, ep->cq_id, ep->id->qp);
 		rdma_destroy_qp(ep->id);
 	}
@@ -1341,6 +1421,40 @@ void kverbs_ep_quiesce(struct kverbs_ep *ep)
 		kverbs_free_cq(ep, ep->cq);
 		ep->cq = NULL;
 	}
+}
+
+/**
+ * kverbs_ep_quiesce - end all activity of the device on the endpoint
+ * @ep: the endpoint, possibly half built
+ *
+ * Drains the QP (kverbs_ep_drain()), then destroys it and frees the CQ.
+ * Once this returns true, no completion handler runs and the device
+ * touches none of the memory the test's work requests named: destroying
+ * the QP is the device's last word on it, and freeing the CQ stops its
+ * handlers, even if the drain did not finish.  Only then may the test
+ * free its buffers.  An rdma_rw context must be destroyed before, while
+ * the QP exists.  Idempotent.
+ *
+ * A CQ of ib_core's pool is not freed: it carries other QPs, and what
+ * the device completed of this one before its destruction stays in it
+ * until the pool's poll comes to it.  After a drain that completed that
+ * is nothing.  After one that did not, a late completion of the QP
+ * would run the test's handlers on its memory, whenever the pool's CQ is
+ * polled next: then the QP and the CQ are kept, and false returned.
+ *
+ * Return: true when the test may free its memory; false when the
+ * endpoint, and the memory its work requests name, must be handed to
+ * kverbs_ep_park() instead, which releases both once the drain is over.
+ */
+bool kverbs_ep_quiesce(struct kverbs_ep *ep)
+{
+	if (ep->id && ep->id->qp) {
+		kverbs_ep_drain(ep);
+		if (!ep->drained && ep->cq_pool_cqe)
+			return false;
+	}
+	kverbs_ep_destroy_qp_cq(ep);
+	return true;
 }
 
 /*
@@ -1366,8 +1480,6 @@ static void kverbs_ep_release(struct kverbs_ep *ep)
 	kfree(ep);
 }
 
-static struct workqueue_struct *kverbs_reap_wq;
-
 static bool kverbs_ep_user_link_down(struct kverbs_dev_user *user)
 {
 	return kverbs_ep_link_down(container_of(user, struct kverbs_ep, user));
@@ -1379,6 +1491,79 @@ static void kverbs_ep_reap_work(struct work_struct *work)
 
 	kverbs_dev_wait_port_up(&ep->user, kverbs_ep_user_link_down);
 	kverbs_ep_release(ep);
+	kverbs_sessions_put();
+}
+
+/*
+ * A parked endpoint's drain, over at last: every marker completed, and
+ * with them every completion of the QP.  Or its device is going, and
+ * nothing can wait any more: the QP and the pool's CQ go now (the
+ * pool's CQ with the device, once every client let go), and a
+ * completion of the QP still in it names memory that is freed.  A NIC
+ * that neither flushes a QP in the error state within seconds nor
+ * after, until it is removed, is broken; kverbs can do no better there
+ * than a ULP on the pool that waits in ib_drain_qp() for ever.
+ */
+static void kverbs_ep_park_work(struct work_struct *work)
+{
+	struct kverbs_ep *ep = container_of(to_delayed_work(work),
+					    struct kverbs_ep, park);
+
+	if (kverbs_drain_marker_seen(&ep->drain_sq) &&
+	    kverbs_drain_marker_seen(&ep->drain_rq)) {
+		ep->drained = true;
+		trace_kverbs_drain_end(ep->trace_id, ep->cq_id, ep->id->qp, true);
+	} else if (!kverbs_dev_removing(&ep->user)) {
+		queue_delayed_work(kverbs_wq, &ep->park, HZ);
+		return;
+	}
+	kverbs_ep_destroy_qp_cq(ep);
+	kverbs_sessions_put();
+	kverbs_ep_destroy(ep);
+}
+
+/*
+ * Keep an endpoint whose drain is late on a CQ of ib_core's pool, and
+ * the test's memory with it (kverbs_ep_quiesce() returned false).  The
+ * endpoint is the work's from now on: it checks every second whether
+ * the late markers completed, then releases everything as
+ * kverbs_ep_destroy() does.  The device's removal ends the wait, within
+ * a second.  Meanwhile the endpoint counts against max_sessions, and the
+ * test's memory against the limits it was charged to: a peer or a
+ * device that makes drains late cannot make kverbs hold more than the
+ * tests it was asked for.
+ */
+static void kverbs_ep_park(struct kverbs_ep *ep)
+{
+	ibdev_warn_ratelimited(kverbs_ep_device(ep),
+			       "qp %u: its CQ is shared; the QP and the test's memory are kept until its drain ends\n",
+			       ep->id->qp->qp_num);
+	set_bit(KVERBS_EP_PARKED, &ep->flags);
+	kverbs_sessions_hold();
+	queue_delayed_work(kverbs_wq, &ep->park, HZ);
+}
+
+/**
+ * kverbs_ep_set_release - what to free once the device is done with it
+ * @ep: the endpoint
+ * @release: frees what the test holds that the endpoint's work requests
+ *	name (buffers, messages, their contexts), and what else its
+ *	completion handlers reach, but not the endpoint
+ * @arg: its argument
+ *
+ * kverbs_ep_destroy() calls @release once the QP and the CQ are gone.
+ * An endpoint whose drain did not end in time on a CQ of ib_core's pool
+ * is kept, and @release called, only once the drain ends late, or the
+ * device is going (see kverbs_ep_quiesce()): a test whose CQ may be a
+ * pool's hands its memory over this way.  @release runs in the test's
+ * thread or in a work item, never with the test's own state (its
+ * command, its result) still there.
+ */
+void kverbs_ep_set_release(struct kverbs_ep *ep, void (*release)(void *arg),
+			   void *arg)
+{
+	ep->release = release;
+	ep->release_arg = arg;
 }
 
 /**
@@ -1389,8 +1574,8 @@ static void kverbs_ep_reap_work(struct work_struct *work)
  */
 int kverbs_ep_reap_init(void)
 {
-	kverbs_reap_wq = alloc_workqueue("kverbs_reap", WQ_UNBOUND, 0);
-	return kverbs_reap_wq ? 0 : -ENOMEM;
+	kverbs_wq = alloc_workqueue("kverbs_reap", WQ_UNBOUND, 0);
+	return kverbs_wq ? 0 : -ENOMEM;
 }
 
 /**
@@ -1401,22 +1586,32 @@ int kverbs_ep_reap_init(void)
  */
 void kverbs_ep_reap_flush(void)
 {
-	destroy_workqueue(kverbs_reap_wq);
+	destroy_workqueue(kverbs_wq);
 }
 
 /**
  * kverbs_ep_destroy - release an endpoint and everything under it
  * @ep: the endpoint, possibly half built, or NULL
  *
- * The test must have freed its MRs and DMA mappings first, after
- * kverbs_ep_quiesce(); this quiesces again for the endpoints that never
- * had any.
+ * Quiesces it (kverbs_ep_quiesce()), then frees what the test handed over
+ * with kverbs_ep_set_release(), then the PD, the rdma_cm ID and the
+ * device attachment.  A test that did not hand its memory over must
+ * have freed its MRs and DMA mappings before, after kverbs_ep_quiesce().
+ * An endpoint whose drain is late on a pool's CQ is parked instead, and
+ * released later from a work item: the caller must not touch it again
+ * either way.
  */
 void kverbs_ep_destroy(struct kverbs_ep *ep)
 {
 	if (!ep)
 		return;
-	kverbs_ep_quiesce(ep);
+	if (!kverbs_ep_quiesce(ep)) {
+		kverbs_ep_park(ep);
+		return;
+	}
+	if (ep->release)
+		ep->release(xchg(&ep->release_arg, NULL));
+	ep->release = NULL;
 	if (ep->pd && !ep->pd_borrowed)
 		ib_dealloc_pd(ep->pd);
 	ep->pd = NULL;
@@ -1434,13 +1629,14 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	 * (kverbs_ep_drain()), and its ID is destroyed by a work item once
 	 * the port is up again, or the device is being removed.  The test's
 	 * memory is already released and its process goes at once.  The
-	 * endpoint lives until then, since its handler may still run;
-	 * module unload removes the devices from kverbs and then waits for
-	 * the work.
+	 * endpoint lives until then, since its handler may still run, and
+	 * counts against max_sessions; module unload removes the devices
+	 * from kverbs and then waits for the work.
 	 */
 	if (ep->id && kverbs_ep_port_down(ep)) {
+		kverbs_sessions_hold();
 		INIT_WORK(&ep->reap, kverbs_ep_reap_work);
-		queue_work(kverbs_reap_wq, &ep->reap);
+		queue_work(kverbs_wq, &ep->reap);
 		return;
 	}
 	kverbs_ep_release(ep);

@@ -33,11 +33,13 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -97,6 +99,7 @@ struct kverbs_dev_user {
 int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
 		      u32 port);
 void kverbs_dev_detach(struct kverbs_dev_user *user);
+bool kverbs_dev_removing(const struct kverbs_dev_user *user);
 void kverbs_dev_wait_port_up(struct kverbs_dev_user *user,
 			     bool (*down)(struct kverbs_dev_user *user));
 bool kverbs_dev_any_ud(void);
@@ -157,10 +160,26 @@ struct kverbs_cqe {
 	u32 qp_num;
 };
 
-/* A work request that marks the end of a queue being drained. */
+/**
+ * struct kverbs_drain_marker - the work request that marks the end of a
+ *	queue being drained, on one queue of one endpoint
+ * @cqe: its completion context
+ * @done: completed once by each marker that completes, as the last thing
+ *	its handler does (kverbs_drain_marker_done()): the waiter that
+ *	takes it may free the endpoint at once
+ * @posted: markers posted on the queue, over the endpoint's life
+ * @seen: ... whose completion a waiter took; the drain is over when it
+ *	reaches @posted, so that a marker of an earlier drain that timed
+ *	out and completes late cannot end a later drain early
+ *
+ * @posted and @seen belong to whoever drains: the test's thread, then the
+ * work that parks the endpoint (kverbs_ep_park()), never both at once.
+ */
 struct kverbs_drain_marker {
 	struct kverbs_cqe cqe;
-	bool done;
+	struct completion done;
+	u32 posted;
+	u32 seen;
 };
 
 /*
@@ -177,9 +196,14 @@ struct kverbs_drain_marker {
  *	DREQ may be sent from it, and its rdma_cm ID is destroyed once the
  *	port is up again (kverbs_ep_destroy()).  Set by the port event, or
  *	by the test's thread when it finds the link down; never cleared.
+ * @KVERBS_EP_PARKED: its drain did not end in time on a CQ of ib_core's
+ *	pool, and its QP, CQ share and the test's memory are kept until it
+ *	does, or the device goes (kverbs_ep_park()); set by the test's
+ *	thread, before the endpoint is handed over.
  */
 enum kverbs_ep_flags {
 	KVERBS_EP_PORT_DOWN,
+	KVERBS_EP_PARKED,
 };
 
 /**
@@ -223,8 +247,18 @@ enum kverbs_ep_flags {
  * @queued_at: server side: when the request was queued, in jiffies
  * @drain_sq: the marker kverbs_ep_drain() posts on the send queue
  * @drain_rq: ... and on the receive queue
+ * @last_wqe: a QP on an SRQ: completed by each Last WQE Reached event
+ * @last_wqe_seen: ... the drain took one: the QP takes no receive of the
+ *	SRQ any more, and every one it took has completed
+ * @polled: the test's thread polls @cq itself (IB_POLL_DIRECT); set with
+ *	@cq, kept after it is freed, for the handlers' wake-up
+ *	(kverbs_ep_wake())
  * @flags: &enum kverbs_ep_flags, with set_bit() and test_bit()
  * @reap: releases the endpoint when that may wait long
+ * @park: ... or, for a parked endpoint, once its drain is over
+ * @release: frees what the test holds that its work requests name, once
+ *	the device is done with it (kverbs_ep_set_release()); or NULL
+ * @release_arg: ... what it frees
  * @pd_borrowed: @pd is an SRQ's, which the endpoint does not free
  * @srq_done: receives of an SRQ that completed on the QP, in order,
  *	until the test takes them (srq.c); under @lock
@@ -235,10 +269,14 @@ enum kverbs_ep_flags {
  * @ud_qkey: UD client: the Q_Key to send with, from the same event
  * @ud_ah: UD: an address handle of the test's that outlives the QP; the
  *	drain's send marker needs one.  NULL while no send was posted.
- * @srq_allowed: iWARP, a QP on an SRQ: the messages its peer may have
- *	sent so far (kverbs_srq_credit()); U64_MAX, no limit, elsewhere;
- *	under @lock
+ * @srq_allowed: a QP on an SRQ: the messages its peer may have sent so
+ *	far (kverbs_srq_credit()); U64_MAX, no limit, before the first
+ *	grant and elsewhere; under @lock
  * @srq_arrived: ... and those that completed on it; under @lock
+ * @srq_node: ... in its SRQ's table of QPs, from the QP's creation until
+ *	after its destruction (kverbs_srq_attach())
+ * @srq_qp: ... the QP it is found by there, as a completion names it:
+ *	compared, never followed
  */
 struct kverbs_ep {
 	enum kverbs_cm_kind kind;
@@ -262,13 +300,19 @@ struct kverbs_ep {
 	u8 private_data_len;
 	u8 rnr_retry;
 	bool drained;
+	bool polled;
+	bool last_wqe_seen;
 	u32 trace_id;
 	u32 next_cid;
 	unsigned long queued_at;
 	struct kverbs_drain_marker drain_sq;
 	struct kverbs_drain_marker drain_rq;
+	struct completion last_wqe;
 	unsigned long flags;
 	struct work_struct reap;
+	struct delayed_work park;
+	void (*release)(void *arg);
+	void *release_arg;
 	bool pd_borrowed;
 	struct list_head srq_done;
 	struct rdma_ah_attr ud_ah_attr;
@@ -277,6 +321,8 @@ struct kverbs_ep {
 	struct ib_ah *ud_ah;
 	u64 srq_allowed;
 	u64 srq_arrived;
+	struct hlist_node srq_node;
+	const struct ib_qp *srq_qp;
 };
 
 /**
@@ -340,9 +386,12 @@ void kverbs_ep_reject(struct kverbs_ep *ep);
 void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);
 void kverbs_ep_drain(struct kverbs_ep *ep);
-void kverbs_ep_quiesce(struct kverbs_ep *ep);
+bool kverbs_ep_quiesce(struct kverbs_ep *ep);
+void kverbs_ep_set_release(struct kverbs_ep *ep, void (*release)(void *arg),
+			   void *arg);
 int kverbs_comp_vector(struct ib_device *ibdev);
 void kverbs_cq_free(struct ib_cq *cq);
+extern struct workqueue_struct *kverbs_wq;
 int kverbs_ep_reap_init(void);
 void kverbs_ep_reap_flush(void);
 int kverbs_post_send(struct kverbs_ep *ep, struct ib_send_wr *wr,
@@ -375,6 +424,19 @@ static inline u32 kverbs_ep_port(const struct kverbs_ep *ep)
 static inline int kverbs_ep_error(struct kverbs_ep *ep)
 {
 	return READ_ONCE(ep->fail.error);
+}
+
+/*
+ * A completion handler changed what a waiting thread's condition reads:
+ * wake it, unless it is that thread, polling its CQ (IB_POLL_DIRECT).
+ * Only the endpoint is read, never its CQ, which the teardown may have
+ * given back to ib_core's pool while a handler of a parked endpoint runs.
+ * From softirq context or a workqueue's process context alike.
+ */
+static inline void kverbs_ep_wake(struct kverbs_ep *ep)
+{
+	if (!READ_ONCE(ep->polled))
+		wake_up(&ep->wait);
 }
 
 /*
@@ -739,6 +801,9 @@ struct kverbs_user *kverbs_user_session_begin(void);
 void kverbs_user_session_end(struct kverbs_user *user);
 struct kverbs_user *kverbs_user_pin(unsigned long npages);
 void kverbs_user_unpin(struct kverbs_user *user, unsigned long npages);
+int kverbs_sessions_get(void);
+void kverbs_sessions_hold(void);
+void kverbs_sessions_put(void);
 void kverbs_users_exit(void);
 
 #endif /* _KVERBS_H */

@@ -6,6 +6,7 @@
  * that /dev/kverbs never exists without the device list behind it.
  */
 #include "kverbs.h"
+#include "fault.h"
 
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -70,9 +71,12 @@ static int __init kverbs_init(void)
 {
 	int ret;
 
-	ret = kverbs_ep_reap_init();
+	ret = kverbs_faults_init();
 	if (ret)
 		return ret;
+	ret = kverbs_ep_reap_init();
+	if (ret)
+		goto out_faults_exit;
 	ret = kverbs_devices_register();
 	if (ret)
 		goto out_reap_flush;
@@ -86,6 +90,8 @@ out_unregister_client:
 	kverbs_devices_unregister();
 out_reap_flush:
 	kverbs_ep_reap_flush();
+out_faults_exit:
+	kverbs_faults_exit();
 	return ret;
 }
 
@@ -96,6 +102,7 @@ static void __exit kverbs_exit(void)
 	kverbs_devices_unregister();
 	kverbs_ep_reap_flush();
 	kverbs_users_exit();
+	kverbs_faults_exit();
 }
 
 module_init(kverbs_init);

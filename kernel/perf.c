@@ -309,7 +309,7 @@ int kverbs_perf_poll(struct kverbs_ep *ep, u64 timeout_ns, u64 *deadline_ns,
  * With a polled CQ, busy-polls it (kverbs_perf_poll()); otherwise sleeps
  * until the handlers, which the completion interrupt has run in softirq
  * context or on a workqueue (the CQ's poll context), wake the
- * endpoint (kverbs_perf_wake()).  Returns at once if @cond holds already
+ * endpoint (kverbs_ep_wake()).  Returns at once if @cond holds already
  * (what completed meanwhile is reaped by the next wait that polls).
  *
  * A wait can learn of a failure before it sees completions that came
@@ -336,7 +336,7 @@ int kverbs_perf_wait(struct kverbs_ep *ep, bool (*cond)(void *arg), void *arg,
 	u64 deadline = 0;
 	int err = 0;
 
-	if (!kverbs_perf_polled(ep)) {
+	if (!ep->polled) {
 		err = kverbs_ep_wait_interruptible(ep, cond(arg),
 						   kverbs_ep_wait_timeout(timeout_ns));
 	} else {
@@ -454,7 +454,7 @@ static void kverbs_perf_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (r->stamp)
 		r->done_ns = ktime_get_ns();
 	kverbs_set_done(&r->done);
-	kverbs_perf_wake(r->ep);
+	kverbs_ep_wake(r->ep);
 }
 
 /**

@@ -93,12 +93,17 @@
 
 #include "kverbs.h"
 
+#include <linux/hashtable.h>
+
 #define KVERBS_PERF_MAGIC	0x6b76	/* "kv" */
 /*
  * 2: control messages told by their length, not by immediate data
  * 3: the client sends the first message (START)
+ * 4: the responder says in its ADV whether it grants SEND_BW's
+ *    receives a window at a time (KVERBS_PERF_ADV_GRANTS), on every
+ *    transport: a server's SRQ does, not iWARP alone
  */
-#define KVERBS_PERF_VERSION	3
+#define KVERBS_PERF_VERSION	4
 
 /**
  * struct kverbs_perf_hello - the client's request, in its CM private data
@@ -167,14 +172,18 @@ enum kverbs_perf_msg_type {
 
 /*
  * A control message.  ADV: @addr, @rkey, @slots and @stride describe the
- * sender's buffer, @slots messages @stride bytes apart.  ROUND: @a is the
+ * sender's buffer, @slots messages @stride bytes apart; @a holds
+ * KVERBS_PERF_ADV_GRANTS when the responder grants its receives a window
+ * of @slots at a time, each granted with a ROUND_OK.  ROUND: @a is the
  * round's first iteration, @b its length.  ROUND_OK: @a is the next
- * round's first iteration; for SEND_BW on iWARP, the messages taken so
- * far; with KVERBS_PERF_F_INV, @rkey the responder's fresh key.  DONE:
+ * round's first iteration; for SEND_BW with grants, the messages taken
+ * so far; with KVERBS_PERF_F_INV, @rkey the responder's fresh key.  DONE:
  * @a iterations, @b elapsed ns, @c peak bytes per second; with
  * KVERBS_PERF_F_RW, @addr the rdma_rw contexts that registered memory
  * (the requester posted one context per message).
  */
+#define KVERBS_PERF_ADV_GRANTS	BIT_ULL(0)
+
 struct kverbs_perf_msg {
 	__le32 type;
 	__le32 rkey;
@@ -672,8 +681,11 @@ int kverbs_perf_recv_post(struct kverbs_perf_recv *r, struct kverbs_buf *buf,
  * @iters: messages answered (server) or answers seen (client)
  * @srq: SEND_LAT's server with KVERBS_PERF_F_SRQ: the client's messages
  *	arrive in this SRQ's receives, not in @recv
- * @srq_credits: ... over iWARP: each answer grants the client's next
- *	message (kverbs_srq_credit())
+ * @srq_credits: ... each answer grants the client's next message
+ *	(kverbs_srq_credit())
+ * @answer: ... our messages are built and sent from here, with the PD's
+ *	local DMA key: no MR of the session's is on the SRQ's PD, which its
+ *	other sessions' peers reach too (srq.c)
  */
 struct kverbs_perf_pp {
 	struct kverbs_perf_run *run;
@@ -698,6 +710,7 @@ struct kverbs_perf_pp {
 	u64 iters;
 	struct kverbs_srq *srq;
 	bool srq_credits;
+	struct kverbs_msg *answer;
 };
 
 void kverbs_perf_pp_init(struct kverbs_perf_pp *pp, struct kverbs_perf_run *run,
@@ -726,8 +739,6 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
  * @wc_flags: ...
  * @imm: ...
  * @inv_rkey: ...
- * @beyond: it completed beyond the messages granted to the peer
- *	(kverbs_srq_credit(), iWARP)
  */
 struct kverbs_srq_recv {
 	struct kverbs_cqe cqe;
@@ -742,7 +753,6 @@ struct kverbs_srq_recv {
 	u32 wc_flags;
 	u32 imm;
 	u32 inv_rkey;
-	bool beyond;
 };
 
 /*
@@ -780,6 +790,11 @@ struct kverbs_srq_recv {
  *	(kverbs_srq_reserve()); under kverbs_srq_lock
  * @lost: ... and those no window may count on any more; under
  *	kverbs_srq_lock
+ * @lock: protects @sessions and @orphans; taken in the receive completions'
+ *	handler
+ * @sessions: the endpoints of the QPs on it, by QP (kverbs_srq_attach())
+ * @orphans: receives that completed on a QP no longer in @sessions, to be
+ *	posted again from process context (kverbs_srq_give_back())
  */
 struct kverbs_srq {
 	struct kref ref;
@@ -806,6 +821,9 @@ struct kverbs_srq {
 	atomic_t next_cid;
 	u32 reserved;
 	u32 lost;
+	spinlock_t lock;		/* protects sessions, orphans */
+	DECLARE_HASHTABLE(sessions, 4);
+	struct list_head orphans;
 };
 
 struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device *ibdev,
@@ -815,6 +833,9 @@ int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r);
 struct kverbs_srq_recv *kverbs_srq_take(struct kverbs_ep *ep);
 bool kverbs_srq_ready(struct kverbs_ep *ep);
 void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep);
+void kverbs_srq_attach(struct kverbs_srq *srq, struct kverbs_ep *ep);
+void kverbs_srq_detach(struct kverbs_srq *srq, struct kverbs_ep *ep);
+void kverbs_srq_close(struct kverbs_ep *ep);
 int kverbs_srq_reserve(struct kverbs_srq *srq, u32 want, u32 *window);
 void kverbs_srq_unreserve(struct kverbs_srq *srq, u32 window, bool lost);
 void kverbs_srq_credit(struct kverbs_ep *ep, u64 n);
@@ -827,18 +848,18 @@ struct kverbs_perf_req;
 struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
 					       struct kverbs_ep *ep);
 int kverbs_perf_req_run(struct kverbs_perf_req *c);
-void kverbs_perf_req_destroy(struct kverbs_perf_req *c);
+void kverbs_perf_req_stop(struct kverbs_perf_req *c);
 struct kverbs_perf_resp;
 struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 						 struct kverbs_ep *ep);
 int kverbs_perf_resp_run(struct kverbs_perf_resp *s);
-void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s);
+void kverbs_perf_resp_stop(struct kverbs_perf_resp *s);
 /* Both ends of SEND_BW and SEND_LAT over UD (KVERBS_PERF_F_UD): perf_ud.c. */
 struct kverbs_perf_ud;
 struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 					     struct kverbs_ep *ep, bool client);
 int kverbs_perf_ud_run(struct kverbs_perf_ud *u);
-void kverbs_perf_ud_destroy(struct kverbs_perf_ud *u);
+void kverbs_perf_ud_stop(struct kverbs_perf_ud *u);
 
 u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes);
 void kverbs_perf_fill(void *buf, u32 len, u64 iter);
@@ -865,28 +886,6 @@ bool kverbs_perf_done_valid(const struct kverbs_perf_run *run, u32 msg_size,
 			    u64 ops, u64 elapsed_ns);
 void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 			 enum kverbs_perf_msg_type type);
-
-/*
- * Whether the thread that waits polls the endpoint's CQ itself
- * (IB_POLL_DIRECT), or the device's interrupt has the completions
- * handled in softirq context or on a workqueue, while it sleeps.
- */
-static inline bool kverbs_perf_polled(const struct kverbs_ep *ep)
-{
-	return ep->cq->poll_ctx == IB_POLL_DIRECT;
-}
-
-/*
- * A completion handler changed what a waiting thread's condition reads:
- * wake it, unless it is the thread that runs the handler.  From softirq
- * context or from a workqueue's process context alike: wake_up() takes
- * the wait queue's lock with interrupts off either way.
- */
-static inline void kverbs_perf_wake(struct kverbs_ep *ep)
-{
-	if (!kverbs_perf_polled(ep))
-		wake_up(&ep->wait);
-}
 
 int kverbs_perf_wait(struct kverbs_ep *ep, bool (*cond)(void *arg), void *arg,
 		     u64 timeout_ns);

@@ -49,7 +49,7 @@ static void kverbs_perf_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	/* Only every KVERBS_PERF_PP_SIGNAL-th completes, and in order. */
 	WRITE_ONCE(pp->sq_done, pp->sq_done + KVERBS_PERF_PP_SIGNAL);
-	kverbs_perf_wake(pp->ep);
+	kverbs_ep_wake(pp->ep);
 }
 
 /**
@@ -103,7 +103,7 @@ static bool kverbs_perf_pp_sq_room(void *arg)
 /* Build message @iter and WRITE or SEND it to the peer. */
 static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 {
-	u8 *src = pp->buf->vaddr + pp->src_off;
+	u8 *src = pp->answer ? pp->answer->buf : pp->buf->vaddr + pp->src_off;
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sge;
 	int ret;
@@ -126,7 +126,11 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 	 * The whole buffer, the peer's last message too: it is not due to
 	 * change before this one is out, and the CPU's copy of it is as new.
 	 */
-	kverbs_buf_sync_for_device(pp->buf);
+	if (pp->answer)
+		ib_dma_sync_single_for_device(pp->answer->ibdev, pp->answer->dma,
+					      pp->msg_size, DMA_TO_DEVICE);
+	else
+		kverbs_buf_sync_for_device(pp->buf);
 
 	sge.length = pp->msg_size;
 	if (pp->inline_data) {
@@ -134,6 +138,9 @@ static int kverbs_perf_pp_post(struct kverbs_perf_pp *pp, u64 iter)
 		sge.addr = (uintptr_t)src;
 		sge.lkey = 0;
 		wr.wr.send_flags = IB_SEND_INLINE;
+	} else if (pp->answer) {
+		sge.addr = pp->answer->dma;
+		sge.lkey = pp->answer->sge.lkey;
 	} else {
 		sge.addr = pp->buf->mr->iova + pp->src_off;
 		sge.lkey = pp->buf->mr->lkey;
@@ -380,11 +387,6 @@ static int kverbs_perf_pp_server_srq(struct kverbs_perf_pp *pp, u32 ctrl_len,
 			kverbs_perf_pp_srq_repost(pp, r, 0);
 			return kverbs_ep_failed(ep, -EIO, KVERBS_STEP_RECV);
 		}
-		/* iWARP: a message before the answer that granted it. */
-		if (r->beyond)
-			return kverbs_perf_pp_srq_repost(pp, r,
-							 kverbs_ep_failed(ep, -EPROTO,
-									  KVERBS_STEP_RECV));
 		ib_dma_sync_single_for_cpu(pp->srq->ibdev, r->dma, r->byte_len,
 					   DMA_FROM_DEVICE);
 		pp->recv.byte_len = r->byte_len;
@@ -411,7 +413,7 @@ static int kverbs_perf_pp_server_srq(struct kverbs_perf_pp *pp, u32 ctrl_len,
 		}
 		/* The client's next message must find a receive. */
 		ret = kverbs_perf_pp_srq_repost(pp, r, ret);
-		/* iWARP: the answer grants the client's next message. */
+		/* The answer grants the client's next message. */
 		if (!ret && pp->srq_credits)
 			kverbs_srq_credit(ep, 1);
 		if (!ret)

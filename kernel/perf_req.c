@@ -26,7 +26,7 @@
  *                               rdma_rw_ctx_destroy(), which gives the MR
  *                               back and unmaps, the DMA sync that lets
  *                               the CPU check what a READ brought
- *   kverbs_perf_req_destroy()   after a failure or a signal: the QP is
+ *   kverbs_perf_req_stop()      after a failure or a signal: the QP is
  *                               drained first, so every work request of
  *                               every context has completed or was
  *                               flushed; then each context still held is
@@ -164,7 +164,7 @@ static void kverbs_perf_req_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 	 */
 	atomic64_set_release(&c->completed,
 			     max_t(u64, atomic64_read(&c->completed), w->seq + 1));
-	kverbs_perf_wake(c->ep);
+	kverbs_ep_wake(c->ep);
 }
 
 /* Data work requests known to be complete; see kverbs_perf_req_wr_done(). */
@@ -387,8 +387,9 @@ static int kverbs_perf_req_start(struct kverbs_perf_req *c)
 	c->remote_stride = le32_to_cpu(m.stride);
 	if (!c->remote_slots || c->remote_stride < run->msg_size)
 		return kverbs_ep_failed(c->ep, -EPROTO, KVERBS_STEP_RECV);
+	/* The responder's choice: iWARP's ring, any fabric's SRQ. */
 	c->flow = kverbs_perf_answer(t, run->flags) == KVERBS_PERF_ANSWER_RECV &&
-		  rdma_protocol_iwarp(kverbs_ep_device(c->ep), kverbs_ep_port(c->ep));
+		  (le64_to_cpu(m.a) & KVERBS_PERF_ADV_GRANTS);
 	c->granted = c->remote_slots;
 	/* With --validate both sides count rounds of the same length. */
 	if ((run->flags & KVERBS_PERF_F_VALIDATE) &&
@@ -657,11 +658,14 @@ static int kverbs_perf_req_flush(struct kverbs_perf_req *c)
 }
 
 /*
- * iWARP has no receiver-not-ready retry: a SEND that finds no receive
- * ends the connection.  So there the responder grants SEND_BW its receives a
- * ring at a time: once it has taken a ring's worth and posted them again,
- * it says so, and we may send another ring.  Called when the grant is
- * used up; the responder's message says it took exactly that much.
+ * The responder may grant SEND_BW its receives a window at a time
+ * (KVERBS_PERF_ADV_GRANTS): on iWARP, which has no receiver-not-ready
+ * retry, a SEND that finds no receive ends the connection; and an SRQ's
+ * receives are shared, so that a peer must not take more than its
+ * window of them, on any fabric.  Once the responder has taken a
+ * window's worth and posted them again, it says so, and we may send
+ * another.  Called when the grant is used up; the responder's message
+ * says it took exactly that much.
  */
 static int kverbs_perf_req_credit(struct kverbs_perf_req *c)
 {
@@ -1005,6 +1009,8 @@ static int kverbs_perf_req_done(struct kverbs_perf_req *c, u64 elapsed_ns)
 	return 0;
 }
 
+static void kverbs_perf_req_free(void *arg);
+
 /**
  * kverbs_perf_req_create - set up the requester's side of a perf test
  * @run: the test, as the client asked for it
@@ -1030,13 +1036,14 @@ struct kverbs_perf_req *kverbs_perf_req_create(struct kverbs_perf_run *run,
 	c->ep = ep;
 	c->step = run->t->step;
 	c->rw = run->flags & KVERBS_PERF_F_RW;
+	kverbs_ep_set_release(ep, kverbs_perf_req_free, c);
 	ret = kverbs_perf_req_setup(c);
 	if (ret)
 		ret = kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
 	else
 		ret = kverbs_msg_post_recv(&c->ctrl_recv, ep);
 	if (ret) {
-		kverbs_perf_req_destroy(c);
+		kverbs_perf_req_stop(c);
 		return ERR_PTR(ret);
 	}
 	return c;
@@ -1069,7 +1076,7 @@ int kverbs_perf_req_run(struct kverbs_perf_req *c)
 	 * in flight after a failure or a signal could add a sample while
 	 * they are copied: flush the QP first.
 	 */
-	if (ret && !kverbs_perf_polled(c->ep))
+	if (ret && !c->ep->polled)
 		kverbs_ep_drain(c->ep);
 	/* The samples of what ran go back also when a failure or signal ended it. */
 	kverbs_perf_samples_flush(&c->smp, run);
@@ -1083,14 +1090,23 @@ out:
 }
 
 /**
- * kverbs_perf_req_destroy - release the requester's side
- * @c: the side; its endpoint is left for the caller to destroy
+ * kverbs_perf_req_stop - the requester's side is over
+ * @c: the side
+ *
+ * The rdma_rw contexts it still holds go now, while the QP and its MR
+ * pool exist.  The rest goes with the endpoint (kverbs_ep_destroy()),
+ * once the device is done with it (kverbs_perf_req_free()).
  */
-void kverbs_perf_req_destroy(struct kverbs_perf_req *c)
+void kverbs_perf_req_stop(struct kverbs_perf_req *c)
 {
 	kverbs_perf_req_rw_release(c);
-	/* The device must be done with the buffers before they go. */
-	kverbs_ep_quiesce(c->ep);
+}
+
+/* The endpoint's release (kverbs_ep_set_release()): the device is done. */
+static void kverbs_perf_req_free(void *arg)
+{
+	struct kverbs_perf_req *c = arg;
+
 	kverbs_msg_free(&c->ctrl_recv);
 	kverbs_msg_free(&c->ctrl_send);
 	kverbs_buf_free(&c->buf);

@@ -44,7 +44,8 @@ struct kverbs_perf_resp {
 	u64 next_round;			/* --validate: the next round's first iteration */
 	struct kverbs_perf_pp pp;	/* WRITE_LAT, SEND_LAT */
 	struct kverbs_srq *srq;		/* KVERBS_PERF_F_SRQ: every receive is there */
-	u32 srq_window;			/* ... iWARP: the receives reserved for the peer */
+	struct kverbs_msg answer;	/* ... SEND_LAT: the answers, with no MR */
+	u32 srq_window;			/* ... the receives reserved for the peer */
 	u32 srq_used;			/* ... SEND_BW: and taken of the window granted last */
 	bool srq_ran;			/* ... and the peer was connected */
 	bool srq_clean;			/* ... and said DONE */
@@ -99,13 +100,12 @@ static u32 kverbs_perf_resp_credits(const struct kverbs_perf_ops *t)
  * KVERBS_PERF_F_SRQ, SEND_BW and SEND_LAT: the QP takes its receives,
  * the requester's control messages and its data alike, from an SRQ it
  * shares with the other servers of the file's listener (srq.c), and is
- * created on the SRQ's PD.  On iWARP, with no receiver-not-ready retry,
- * the session reserves a window of the SRQ's receives for its peer
- * (srq.c's "Credits"): SEND_BW's requester sends a window at a time,
- * each granted with ROUND_OK as the ring's are without an SRQ
- * (kverbs_perf_req_credit()); SEND_LAT's one message at a time, each
- * granted by the answer to the last.  The client's START is granted
- * now, before the connection.
+ * created on the SRQ's PD.  The session reserves a window of the SRQ's
+ * receives for its peer (srq.c's "Credits"): SEND_BW's requester sends
+ * a window at a time, each granted with ROUND_OK as the ring's are
+ * without an SRQ on iWARP (kverbs_perf_req_credit()); SEND_LAT's one
+ * message at a time, each granted by the answer to the last.  The
+ * client's START is granted now, before the connection.
  */
 static int kverbs_perf_resp_srq_setup(struct kverbs_perf_resp *s,
 				      struct kverbs_ep_caps *caps)
@@ -126,13 +126,11 @@ static int kverbs_perf_resp_srq_setup(struct kverbs_perf_resp *s,
 	run->srq_shared = atomic_read(&srq->qps);
 	if (s->stride > srq->recv_len)
 		return -EMSGSIZE;
-	if (rdma_protocol_iwarp(ibdev, kverbs_ep_port(s->ep))) {
-		ret = kverbs_srq_reserve(srq, pingpong ? 1 : s->tx_depth, &s->srq_window);
-		if (ret)
-			return ret;
-		s->flow = !pingpong;
-		kverbs_srq_credit(s->ep, 1);
-	}
+	ret = kverbs_srq_reserve(srq, pingpong ? 1 : s->tx_depth, &s->srq_window);
+	if (ret)
+		return ret;
+	s->flow = !pingpong;
+	kverbs_srq_credit(s->ep, 1);
 	caps->srq = srq->srq;
 	caps->srq_pd = srq->pd;
 	caps->srq_wr = srq->wr;
@@ -183,21 +181,32 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 		if (ret)
 			return ret;
 		/*
-		 * One slot: the buffer is registered, and offered to none; a
-		 * ping-pong builds its answers in a second.
+		 * No buffer, no MR, no key: the SRQ's PD is every session's,
+		 * and a peer's SEND with invalidate names any key on it
+		 * (srq.c).  A ping-pong's answers go with the PD's local DMA
+		 * key, from a message of their own.
 		 */
 		s->slots = 1;
 		ret = kverbs_perf_create_qp(s->run, ep, &caps, pingpong);
-		if (!ret)
-			ret = kverbs_perf_alloc(ep, &s->buf, (size_t)(1 + pingpong) * s->stride,
-						true, &s->ctrl_send,
-						sizeof(struct kverbs_perf_msg));
-		if (ret || !pingpong)
+		if (ret)
+			return ret;
+		kverbs_srq_attach(s->srq, ep);
+		ret = kverbs_msg_alloc(&s->ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
+				       DMA_TO_DEVICE);
+		if (ret)
+			return ret;
+		/* Nothing was sent yet: the message is free. */
+		s->ctrl_send.done = true;
+		if (!pingpong)
+			return 0;
+		ret = kverbs_msg_alloc(&s->answer, ep->pd, s->msg_size, DMA_TO_DEVICE);
+		if (ret)
 			return ret;
 		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
 				    s->msg_size, s->stride);
 		s->pp.srq = s->srq;
-		s->pp.srq_credits = s->srq_window;
+		s->pp.srq_credits = true;
+		s->pp.answer = &s->answer;
 		return 0;
 	}
 	/*
@@ -393,10 +402,13 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 	/* READ --validate: the first round, for the requester to check. */
 	if (s->t->op == KVERBS_PERF_OP_READ && (s->flags & KVERBS_PERF_F_VALIDATE))
 		kverbs_perf_resp_fill(s, 0);
-	ret = kverbs_perf_register(s->ep, &s->buf, s->t->resp_access,
-				   s->run->common.timeout_ns);
+	/* On an SRQ's PD, no key at all: see kverbs_perf_resp_setup(). */
+	ret = s->srq ? 0 : kverbs_perf_register(s->ep, &s->buf, s->t->resp_access,
+						s->run->common.timeout_ns);
 	if (ret)
 		return ret;
+	if (s->flow)
+		m.a = cpu_to_le64(KVERBS_PERF_ADV_GRANTS);
 	if (s->srq && !kverbs_perf_is_pingpong(s->t)) {
 		/* The SRQ's receives are posted, for every QP on it. */
 	} else if (s->recvs) {
@@ -417,10 +429,10 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 		m.rkey = cpu_to_le32(s->buf.mr->rkey);
 	}
 	/*
-	 * iWARP, SRQ: START's receive is posted again; the first window,
-	 * or SEND_LAT's first message.
+	 * SRQ: START's receive is posted again; the first window, or
+	 * SEND_LAT's first message.
 	 */
-	if (s->srq_window)
+	if (s->srq)
 		kverbs_srq_credit(s->ep, s->flow ? s->srq_window : 1);
 	return kverbs_perf_resp_ctrl(s, &m);
 }
@@ -527,6 +539,9 @@ static int kverbs_perf_resp_msg(struct kverbs_perf_resp *s,
 	case KVERBS_PERF_MSG_ROUND:
 		return kverbs_perf_resp_round(s, le64_to_cpu(m->a), le64_to_cpu(m->b));
 	case KVERBS_PERF_MSG_DONE:
+		/* Nothing may follow it into the SRQ's receives. */
+		if (s->srq)
+			kverbs_srq_close(s->ep);
 		*ops = le64_to_cpu(m->a);
 		*elapsed = le64_to_cpu(m->b);
 		*peak = le64_to_cpu(m->c);
@@ -617,12 +632,6 @@ static int kverbs_perf_resp_srq_take(struct kverbs_perf_resp *s, u64 timeout_ns,
 		kverbs_perf_resp_srq_untake(ep, r);
 		return kverbs_ep_failed(ep, -EIO, KVERBS_STEP_RECV);
 	}
-	/* iWARP: the peer sent more than it was granted (srq.c's "Credits"). */
-	if (r->beyond) {
-		ibdev_dbg(s->srq->ibdev, "srq: a message beyond the peer's credits\n");
-		return kverbs_perf_resp_srq_repost(s, r, kverbs_ep_failed(ep, -EPROTO,
-									   KVERBS_STEP_RECV));
-	}
 	ib_dma_sync_single_for_cpu(s->srq->ibdev, r->dma, r->byte_len, DMA_FROM_DEVICE);
 	*rp = r;
 	return 0;
@@ -692,7 +701,7 @@ static int kverbs_perf_resp_srq_next(struct kverbs_perf_resp *s, u64 *ops,
 		if (!ret)
 			s->received++;
 		ret = kverbs_perf_resp_srq_repost(s, r, ret);
-		/* iWARP: the window is taken, and its receives posted again. */
+		/* The window is taken, and its receives posted again. */
 		if (!ret && s->flow && ++s->srq_used == s->srq_window) {
 			s->srq_used = 0;
 			kverbs_srq_credit(ep, s->srq_window);
@@ -829,17 +838,25 @@ static bool kverbs_perf_resp_never(void *arg)
 	return false;
 }
 
-static void kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
+static int kverbs_perf_resp_linger(struct kverbs_perf_resp *s)
 {
 	struct kverbs_ep *ep = s->ep;
 	int ret;
 
 	if (kverbs_perf_responder_closes_first(ep))
-		return;
+		return 0;
 	ret = kverbs_perf_wait(s->ep, kverbs_perf_resp_never, NULL, s->run->common.timeout_ns);
 	ibdev_dbg(kverbs_ep_device(s->ep), "perf: session over, the wait for the requester's disconnect ended with %d\n",
 		  ret);
+	/*
+	 * On an SRQ, a requester that goes on sending after its DONE took
+	 * receives that were not its own: it broke the protocol, and the
+	 * session says so (kverbs_srq_close()).
+	 */
+	return ret == -EPROTO ? ret : 0;
 }
+
+static void kverbs_perf_resp_free(void *arg);
 
 /**
  * kverbs_perf_resp_create - set up the responder's side of a perf test
@@ -865,6 +882,7 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 	s->msg_size = run->msg_size;
 	s->tx_depth = run->tx_depth;
 	s->await_start = kverbs_perf_client_requests(run->flags);
+	kverbs_ep_set_release(ep, kverbs_perf_resp_free, s);
 	ret = kverbs_perf_resp_setup(s);
 	/*
 	 * A SEND that finds no receive is retried after this long, perftest's
@@ -875,7 +893,7 @@ struct kverbs_perf_resp *kverbs_perf_resp_create(struct kverbs_perf_run *run,
 		ret = rdma_set_min_rnr_timer(ep->id, IB_RNR_TIMER_000_64);
 	if (ret) {
 		kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
-		kverbs_perf_resp_destroy(s);
+		kverbs_perf_resp_stop(s);
 		return ERR_PTR(ret);
 	}
 	return s;
@@ -908,8 +926,7 @@ int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
 		/* The requester's DONE ended its measured phase just now. */
 		s->run->ended_ns = ktime_get_real_ns();
 		kverbs_perf_set_rates(res, ops, elapsed, peak);
-		kverbs_perf_resp_linger(s);
-		return 0;
+		return kverbs_perf_resp_linger(s);
 	}
 	/* What arrived before the end; the requester has the rest. */
 	res->iterations = s->received;
@@ -918,22 +935,36 @@ int kverbs_perf_resp_run(struct kverbs_perf_resp *s)
 }
 
 /**
- * kverbs_perf_resp_destroy - release the responder's side
- * @s: the side; its endpoint is left for the caller to destroy
+ * kverbs_perf_resp_stop - the responder's side is over
+ * @s: the side
+ *
+ * Says what the SRQ did, in the test's result.  The rest goes with the
+ * endpoint (kverbs_ep_destroy()), once the device is done with it
+ * (kverbs_perf_resp_free()).
  */
-void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
+void kverbs_perf_resp_stop(struct kverbs_perf_resp *s)
 {
+	if (!s->srq)
+		return;
+	s->run->srq_shared = atomic_read(&s->srq->qps);
+	s->run->srq_limit_events = atomic64_read(&s->srq->limit_events);
+}
+
+/* The endpoint's release (kverbs_ep_set_release()): the device is done. */
+static void kverbs_perf_resp_free(void *arg)
+{
+	struct kverbs_perf_resp *s = arg;
 	u32 i;
 
-	/* The device must be done with the buffers before they go. */
-	kverbs_ep_quiesce(s->ep);
 	for (i = 0; i < ARRAY_SIZE(s->ctrl_recv); i++)
 		kverbs_msg_free(&s->ctrl_recv[i]);
 	kverbs_msg_free(&s->ctrl_send);
+	kverbs_msg_free(&s->answer);
 	kverbs_buf_free(&s->buf);
 	kvfree(s->recvs);
 	if (s->srq) {
 		/* The QP is gone: what it took and did not post again goes back. */
+		kverbs_srq_detach(s->srq, s->ep);
 		kverbs_srq_give_back(s->srq, s->ep);
 		/*
 		 * A drained QP completed every receive it took from the SRQ
@@ -943,8 +974,6 @@ void kverbs_perf_resp_destroy(struct kverbs_perf_resp *s)
 		if (s->srq_window)
 			kverbs_srq_unreserve(s->srq, s->srq_window,
 					     s->srq_ran && !s->srq_clean && !s->ep->drained);
-		s->run->srq_shared = atomic_read(&s->srq->qps);
-		s->run->srq_limit_events = atomic64_read(&s->srq->limit_events);
 		kverbs_srq_put(s->srq);
 	}
 	kfree(s);

@@ -161,14 +161,20 @@ static int kverbs_perf_end_run(struct kverbs_perf_end *end)
 			  kverbs_perf_resp_run(end->resp);
 }
 
-static void kverbs_perf_end_destroy(struct kverbs_perf_end *end)
+/*
+ * The end is over: what needs the QP goes now.  Its memory is the
+ * endpoint's to free (kverbs_ep_set_release()), once the device is done
+ * with it: kverbs_ep_destroy() may keep it for a while on a CQ of
+ * ib_core's pool (--cq-pool), after this call returned.
+ */
+static void kverbs_perf_end_stop(struct kverbs_perf_end *end)
 {
 	if (end->req)
-		kverbs_perf_req_destroy(end->req);
+		kverbs_perf_req_stop(end->req);
 	if (end->resp)
-		kverbs_perf_resp_destroy(end->resp);
+		kverbs_perf_resp_stop(end->resp);
 	if (end->ud)
-		kverbs_perf_ud_destroy(end->ud);
+		kverbs_perf_ud_stop(end->ud);
 }
 
 static void kverbs_perf_client_hello(const struct kverbs_perf_run *run,
@@ -251,7 +257,7 @@ out:
 		kverbs_test_fail(&run->common, ep, ret);
 	if (ret == -ECONNREFUSED)
 		kverbs_perf_client_rejected(run, ep);
-	kverbs_perf_end_destroy(&end);
+	kverbs_perf_end_stop(&end);
 	kverbs_ep_destroy(ep);
 	return ret;
 }
@@ -503,7 +509,7 @@ static int kverbs_perf_server_session(struct kverbs_perf_run *run,
 out:
 	if (ret)
 		kverbs_test_fail(&run->common, ep, ret);
-	kverbs_perf_end_destroy(&end);
+	kverbs_perf_end_stop(&end);
 	kverbs_ep_destroy(ep);
 	return ret;
 }

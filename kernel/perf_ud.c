@@ -562,6 +562,8 @@ static int kverbs_perf_ud_ctrl_wait(struct kverbs_perf_ud *u,
 	return kverbs_perf_ud_ctrl_take(u, type, a, b);
 }
 
+static void kverbs_perf_ud_free(void *arg);
+
 /**
  * kverbs_perf_ud_create - set up one end of a perf test over UD
  * @run: the test, with KVERBS_PERF_F_UD
@@ -595,6 +597,7 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 	u->run = run;
 	u->ep = ep;
 	u->client = client;
+	kverbs_ep_set_release(ep, kverbs_perf_ud_free, u);
 	u->size = run->msg_size;
 	if (run->t->lat) {
 		/* One message each way in flight; one receive spare. */
@@ -642,7 +645,7 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 	for (i = 0; !ret && i < u->nrecv; i++)
 		ret = kverbs_perf_ud_post_recv(u, &u->recv[i]);
 	if (ret)
-		goto out_destroy;
+		goto out_stop;
 	ret = kverbs_perf_ud_ready(u);
 	if (ret)
 		goto out_fail;
@@ -650,8 +653,8 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 
 out_fail:
 	kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP);
-out_destroy:
-	kverbs_perf_ud_destroy(u);
+out_stop:
+	kverbs_perf_ud_stop(u);
 	return ERR_PTR(ret);
 }
 
@@ -998,13 +1001,16 @@ int kverbs_perf_ud_run(struct kverbs_perf_ud *u)
 }
 
 /**
- * kverbs_perf_ud_destroy - release one end of a perf test over UD
- * @u: the end, possibly half built; its endpoint is left for the caller
+ * kverbs_perf_ud_stop - one end of a perf test over UD is over
+ * @u: the end, possibly half built
+ *
+ * Its datagram QP, CQ and address handle go now; the rest goes with the
+ * endpoint (kverbs_ep_destroy()), once the device is done with the
+ * connection's QP too (kverbs_perf_ud_free()).
  */
-void kverbs_perf_ud_destroy(struct kverbs_perf_ud *u)
+void kverbs_perf_ud_stop(struct kverbs_perf_ud *u)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	u32 i;
 
 	WRITE_ONCE(u->closing, true);
 	if (u->qp) {
@@ -1016,8 +1022,17 @@ void kverbs_perf_ud_destroy(struct kverbs_perf_ud *u)
 		kverbs_cq_free(u->cq);
 	if (u->ah)
 		rdma_destroy_ah(u->ah, RDMA_DESTROY_AH_SLEEPABLE);
-	/* The device must be done with the control buffers before they go. */
-	kverbs_ep_quiesce(u->ep);
+	u->qp = NULL;
+	u->cq = NULL;
+	u->ah = NULL;
+}
+
+/* The endpoint's release (kverbs_ep_set_release()): the device is done. */
+static void kverbs_perf_ud_free(void *arg)
+{
+	struct kverbs_perf_ud *u = arg;
+	u32 i;
+
 	kverbs_msg_free(&u->ctrl_recv);
 	kverbs_msg_free(&u->ctrl_send);
 	if (u->send) {

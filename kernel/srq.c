@@ -180,7 +180,7 @@ static void kverbs_srq_abort(struct kverbs_dev_user *user, int error)
 	if (test_and_set_bit(KVERBS_SRQ_REMOVING, &srq->flags) || !srq->shared)
 		return;
 	if (kref_get_unless_zero(&srq->ref))
-		queue_work(system_wq, &srq->remove);
+		queue_work(kverbs_wq, &srq->remove);
 }
 
 static void kverbs_srq_event(struct ib_event *ev, void *ctx)
@@ -220,16 +220,8 @@ static void kverbs_srq_arm(struct kverbs_srq *srq)
 	mutex_unlock(&srq->arm_lock);
 }
 
-/**
- * kverbs_srq_post - post a receive to its SRQ, and arm the limit again
- * @srq: the SRQ
- * @r: one of its receives, taken and done with
- *
- * Process context.
- *
- * Return: 0 or ib_post_srq_recv()'s error.
- */
-int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r)
+/* Post @r to its SRQ, from any context; the limit is left as it is. */
+static int kverbs_srq_post_now(struct kverbs_srq *srq, struct kverbs_srq_recv *r)
 {
 	struct ib_sge sge = {
 		.addr = r->dma,
@@ -246,28 +238,65 @@ int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r)
 	ib_dma_sync_single_for_device(srq->ibdev, r->dma, srq->recv_len,
 				      DMA_FROM_DEVICE);
 	r->cqe.cid = atomic_inc_return(&srq->next_cid);
+	trace_kverbs_srq_post_recv(srq->srq, srq->recv_len, r->cqe.cid);
 	/* Counted first: the completion may come before the post returns. */
 	atomic_inc(&srq->posted);
 	ret = ib_post_srq_recv(srq->srq, &wr, NULL);
-	if (ret) {
+	if (ret)
 		atomic_dec(&srq->posted);
-		return ret;
-	}
-	kverbs_srq_arm(srq);
-	return 0;
+	return ret;
 }
 
+/**
+ * kverbs_srq_post - post a receive to its SRQ, and arm the limit again
+ * @srq: the SRQ
+ * @r: one of its receives, taken and done with
+ *
+ * Process context.
+ *
+ * Return: 0 or ib_post_srq_recv()'s error.
+ */
+int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r)
+{
+	int ret = kverbs_srq_post_now(srq, r);
+
+	if (!ret)
+		kverbs_srq_arm(srq);
+	return ret;
+}
+
+/* The endpoint of the QP @qp, as a completion names it; under srq->lock. */
+static struct kverbs_ep *kverbs_srq_find(struct kverbs_srq *srq, const struct ib_qp *qp)
+{
+	struct kverbs_ep *ep;
+
+	lockdep_assert_held(&srq->lock);
+	hash_for_each_possible(srq->sessions, ep, srq_node, (unsigned long)qp)
+		if (ep->srq_qp == qp)
+			return ep;
+	return NULL;
+}
+
+/*
+ * A message landed in @r, in the error state a flush, on the QP
+ * @wc names.  That QP is found in the SRQ's own table, never through
+ * @wc->qp, which a completion polled late from a CQ of ib_core's pool
+ * may name after the QP was destroyed; such a receive is nobody's, and
+ * goes back to the SRQ.  The endpoint takes it in the order its QP's
+ * messages arrived (kverbs_srq_take()) - unless its peer sent more than
+ * it was granted (kverbs_srq_credit()): then it goes back at once, for
+ * the QPs that keep to their grants, and the session fails.
+ */
 static void kverbs_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct kverbs_srq_recv *r = container_of(wc->wr_cqe, struct kverbs_srq_recv,
 						 cqe.cqe);
-	struct kverbs_ep *ep = wc->qp->qp_context;
+	struct kverbs_srq *srq = r->srq;
+	struct kverbs_ep *ep;
 	unsigned long flags;
+	bool beyond;
 
-	/* The trace names the QP by its endpoint: whichever took the receive. */
-	r->cqe.ep = ep;
-	trace_kverbs_wc(cq, wc, KVERBS_STEP_RECV);
-	atomic_dec(&r->srq->posted);
+	atomic_dec(&srq->posted);
 	r->status = wc->status;
 	r->vendor_err = wc->vendor_err;
 	r->byte_len = wc->status ? 0 : wc->byte_len;
@@ -275,14 +304,73 @@ static void kverbs_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->wc_flags = wc->status ? 0 : wc->wc_flags;
 	r->imm = r->wc_flags & IB_WC_WITH_IMM ? be32_to_cpu(wc->ex.imm_data) : 0;
 	r->inv_rkey = r->wc_flags & IB_WC_WITH_INVALIDATE ? wc->ex.invalidate_rkey : 0;
-	spin_lock_irqsave(&ep->lock, flags);
+
+	spin_lock_irqsave(&srq->lock, flags);
+	ep = kverbs_srq_find(srq, wc->qp);
+	if (!ep) {
+		list_add_tail(&r->node, &srq->orphans);
+		spin_unlock_irqrestore(&srq->lock, flags);
+		ibdev_dbg_ratelimited(srq->ibdev, "srq: a receive completed on a QP that is gone\n");
+		return;
+	}
+	/* The trace names the QP by its endpoint: whichever took the receive. */
+	r->cqe.ep = ep;
+	trace_kverbs_wc(cq, wc, KVERBS_STEP_RECV);
+	spin_lock(&ep->lock);
 	/* A flushed receive took no message: only those count against credits. */
-	r->beyond = !wc->status && ++ep->srq_arrived > ep->srq_allowed;
-	list_add_tail(&r->node, &ep->srq_done);
-	spin_unlock_irqrestore(&ep->lock, flags);
-	if (wc->status)
+	beyond = !wc->status && ++ep->srq_arrived > ep->srq_allowed;
+	if (!beyond)
+		list_add_tail(&r->node, &ep->srq_done);
+	spin_unlock(&ep->lock);
+	if (beyond) {
+		ibdev_dbg_ratelimited(srq->ibdev, "srq: qp %u: a message beyond its peer's credits\n",
+				      READ_ONCE(ep->qp_num));
+		if (kverbs_srq_post_now(srq, r))
+			list_add_tail(&r->node, &srq->orphans);
+		kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	} else if (wc->status) {
 		kverbs_ep_wc_failed(ep, wc, KVERBS_STEP_RECV);
-	kverbs_perf_wake(ep);
+	}
+	kverbs_ep_wake(ep);
+	spin_unlock_irqrestore(&srq->lock, flags);
+}
+
+/**
+ * kverbs_srq_attach - let the SRQ's completions find @ep
+ * @srq: the SRQ
+ * @ep: an endpoint whose QP was just created on @srq
+ *
+ * Until kverbs_srq_detach(), after the QP's destruction, a receive that
+ * completes on the QP is the endpoint's.
+ */
+void kverbs_srq_attach(struct kverbs_srq *srq, struct kverbs_ep *ep)
+{
+	unsigned long flags;
+
+	ep->srq_qp = ep->id->qp;
+	spin_lock_irqsave(&srq->lock, flags);
+	hash_add(srq->sessions, &ep->srq_node, (unsigned long)ep->srq_qp);
+	spin_unlock_irqrestore(&srq->lock, flags);
+}
+
+/**
+ * kverbs_srq_detach - @ep's QP is destroyed: what completes for it now is
+ *	nobody's
+ * @srq: the SRQ
+ * @ep: an endpoint kverbs_srq_attach() attached, or one it never did
+ *
+ * Once this returns no handler touches @ep.
+ */
+void kverbs_srq_detach(struct kverbs_srq *srq, struct kverbs_ep *ep)
+{
+	unsigned long flags;
+
+	if (!ep->srq_qp)
+		return;
+	spin_lock_irqsave(&srq->lock, flags);
+	hash_del(&ep->srq_node);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	ep->srq_qp = NULL;
 }
 
 /**
@@ -325,17 +413,28 @@ bool kverbs_srq_ready(struct kverbs_ep *ep)
 /**
  * kverbs_srq_give_back - post again the receives left on an endpoint
  * @srq: the SRQ
- * @ep: an endpoint whose QP is destroyed: nothing completes on it
+ * @ep: an endpoint detached from it (kverbs_srq_detach())
  *
- * For the sessions that share the SRQ after this one.
+ * For the sessions that share the SRQ after this one; and those that
+ * completed for no QP on it (kverbs_srq_recv_done()).
  */
 void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep)
 {
 	struct kverbs_srq_recv *r;
+	unsigned long flags;
+	LIST_HEAD(orphans);
 
-	while ((r = kverbs_srq_take(ep)))
+	spin_lock_irqsave(&srq->lock, flags);
+	list_splice_init(&srq->orphans, &orphans);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	spin_lock_irqsave(&ep->lock, flags);
+	list_splice_tail_init(&ep->srq_done, &orphans);
+	spin_unlock_irqrestore(&ep->lock, flags);
+	while ((r = list_first_entry_or_null(&orphans, struct kverbs_srq_recv, node))) {
+		list_del_init(&r->node);
 		if (kverbs_srq_post(srq, r))
 			ibdev_dbg(srq->ibdev, "srq: a receive could not be posted again\n");
+	}
 }
 
 /**
@@ -405,12 +504,31 @@ void kverbs_srq_credit(struct kverbs_ep *ep, u64 n)
 	spin_unlock_irqrestore(&ep->lock, flags);
 }
 
+/**
+ * kverbs_srq_close - the peer of @ep's QP may send nothing more
+ * @ep: an endpoint whose QP is on an SRQ
+ *
+ * Its last message (DONE) arrived: whatever arrives after it is beyond
+ * its grant, goes back to the SRQ at once and fails the session
+ * (kverbs_srq_recv_done()), so that a peer that lingers cannot take
+ * receives the other sessions were granted.
+ */
+void kverbs_srq_close(struct kverbs_ep *ep)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->lock, flags);
+	ep->srq_allowed = ep->srq_arrived;
+	spin_unlock_irqrestore(&ep->lock, flags);
+}
+
 static struct kverbs_srq *kverbs_srq_create(struct ib_device *ibdev, bool shared,
 					    u32 wr, u32 limit, u32 recv_len)
 {
 	struct ib_srq_init_attr attr = {};
 	struct kverbs_srq_recv *r;
 	struct kverbs_srq *srq;
+	u64 pages;
 	int ret;
 	u32 i;
 
@@ -419,6 +537,9 @@ static struct kverbs_srq *kverbs_srq_create(struct ib_device *ibdev, bool shared
 		return ERR_PTR(-ENOMEM);
 	kref_init(&srq->ref);
 	INIT_LIST_HEAD(&srq->node);
+	spin_lock_init(&srq->lock);
+	hash_init(srq->sessions);
+	INIT_LIST_HEAD(&srq->orphans);
 	INIT_WORK(&srq->remove, kverbs_srq_remove_work);
 	mutex_init(&srq->arm_lock);
 	srq->ibdev = ibdev;
@@ -453,13 +574,13 @@ static struct kverbs_srq *kverbs_srq_create(struct ib_device *ibdev, bool shared
 	 * The receives are the DMA memory of whoever made the SRQ, as a
 	 * test's buffers are (kverbs_buf_alloc()), and stay so while an idle
 	 * listener file keeps the SRQ: charged to max_pinned_mb and the
-	 * user's share of it.
+	 * user's share of it, as kmalloc() takes it for each receive.
 	 */
-	ret = kverbs_pin_account(&srq->pin_user,
-				 DIV_ROUND_UP_ULL((u64)wr * recv_len, PAGE_SIZE));
+	pages = DIV_ROUND_UP_ULL((u64)wr * kmalloc_size_roundup(recv_len), PAGE_SIZE);
+	ret = kverbs_pin_account(&srq->pin_user, pages);
 	if (ret)
 		goto out_free;
-	srq->pin_pages = DIV_ROUND_UP_ULL((u64)wr * recv_len, PAGE_SIZE);
+	srq->pin_pages = pages;
 
 	srq->recvs = kvcalloc(wr, sizeof(*srq->recvs), GFP_KERNEL_ACCOUNT);
 	if (!srq->recvs) {
@@ -494,6 +615,38 @@ out_free:
 	return ERR_PTR(ret);
 }
 
+/*
+ * The SRQ @lsn's servers share on @ibdev, with a reference and counted
+ * as used by one more QP; or NULL when there is none, or it is going.
+ */
+static struct kverbs_srq *kverbs_srq_listed_locked(struct kverbs_listener *lsn,
+						   struct ib_device *ibdev)
+{
+	struct kverbs_srq *srq;
+
+	lockdep_assert_held(&kverbs_srq_lock);
+	list_for_each_entry(srq, &lsn->srqs, node) {
+		if (srq->ibdev == ibdev &&
+		    !test_bit(KVERBS_SRQ_REMOVING, &srq->flags)) {
+			kref_get(&srq->ref);
+			atomic_inc(&srq->qps);
+			return srq;
+		}
+	}
+	return NULL;
+}
+
+static struct kverbs_srq *kverbs_srq_listed(struct kverbs_listener *lsn,
+					    struct ib_device *ibdev)
+{
+	struct kverbs_srq *srq;
+
+	mutex_lock(&kverbs_srq_lock);
+	srq = kverbs_srq_listed_locked(lsn, ibdev);
+	mutex_unlock(&kverbs_srq_lock);
+	return srq;
+}
+
 /**
  * kverbs_srq_get - the SRQ a perf server's session receives in
  * @lsn: the file's listener the session took its client from, whose
@@ -511,7 +664,7 @@ out_free:
 struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device *ibdev,
 				  u32 wr, u32 limit, u32 recv_len)
 {
-	struct kverbs_srq *srq;
+	struct kverbs_srq *srq, *new;
 
 	if (!ibdev->attrs.max_srq || wr > ibdev->attrs.max_srq_wr) {
 		ibdev_dbg(ibdev, "srq: none of %u receives (max_srq %d, max_srq_wr %d)\n",
@@ -525,25 +678,31 @@ struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device 
 		return srq;
 	}
 
+	srq = kverbs_srq_listed(lsn, ibdev);
+	if (srq)
+		return srq;
+	/*
+	 * Made without the lock, which a server's every session takes:
+	 * ib_create_srq() and the posts of up to KVERBS_PERF_SRQ_MAX_WR
+	 * receives take long on some devices.  Two servers that both found
+	 * none make one each; the first listed is shared, the other goes.
+	 */
+	new = kverbs_srq_create(ibdev, true, wr, limit, recv_len);
+	if (IS_ERR(new))
+		return new;
 	mutex_lock(&kverbs_srq_lock);
-	list_for_each_entry(srq, &lsn->srqs, node) {
-		if (srq->ibdev == ibdev &&
-		    !test_bit(KVERBS_SRQ_REMOVING, &srq->flags)) {
-			kref_get(&srq->ref);
-			goto out_unlock;
-		}
-	}
-	srq = kverbs_srq_create(ibdev, true, wr, limit, recv_len);
-	if (!IS_ERR(srq)) {
+	srq = kverbs_srq_listed_locked(lsn, ibdev);
+	if (!srq) {
 		/* The list's reference, and the session's. */
+		srq = new;
+		new = NULL;
 		kref_get(&srq->ref);
 		srq->listed = true;
 		list_add_tail(&srq->node, &lsn->srqs);
-	}
-out_unlock:
-	if (!IS_ERR(srq))
 		atomic_inc(&srq->qps);
+	}
 	mutex_unlock(&kverbs_srq_lock);
+	kverbs_srq_put(new);
 	return srq;
 }
 

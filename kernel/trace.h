@@ -130,7 +130,12 @@ TRACE_DEFINE_ENUM(IB_WC_GENERAL_ERR);
 		{ IB_WC_RESP_TIMEOUT_ERR, "RESP_TIMEOUT_ERR" },		\
 		{ IB_WC_GENERAL_ERR, "GENERAL_ERR" })
 
-/* What a completion finished, in the terms of &enum kverbs_step. */
+/*
+ * What a completion finished, in the terms of &enum kverbs_step, or a
+ * drain's marker (kverbs_ep_drain()), which no step of a test is.
+ */
+#define KVERBS_TRACE_DRAIN	0xff
+
 TRACE_DEFINE_ENUM(KVERBS_STEP_REG_MR);
 TRACE_DEFINE_ENUM(KVERBS_STEP_SEND);
 TRACE_DEFINE_ENUM(KVERBS_STEP_RECV);
@@ -147,7 +152,8 @@ TRACE_DEFINE_ENUM(KVERBS_STEP_ATOMIC);
 		{ KVERBS_STEP_RDMA_READ, "RDMA_READ" },			\
 		{ KVERBS_STEP_RDMA_WRITE, "RDMA_WRITE" },		\
 		{ KVERBS_STEP_LOCAL_INV, "LOCAL_INV" },			\
-		{ KVERBS_STEP_ATOMIC, "ATOMIC" })
+		{ KVERBS_STEP_ATOMIC, "ATOMIC" },			\
+		{ KVERBS_TRACE_DRAIN, "DRAIN" })
 
 TRACE_DEFINE_ENUM(IB_POLL_SOFTIRQ);
 TRACE_DEFINE_ENUM(IB_POLL_WORKQUEUE);
@@ -504,6 +510,28 @@ TRACE_EVENT(kverbs_post_recv,
 	),
 	TP_printk("cq.id=%u cid=%u qp=%u len=%u", __entry->cq_id,
 		  __entry->cid, __entry->qp_num, __entry->length)
+);
+
+/*
+ * A receive posted to a shared receive queue: which QP takes it, and
+ * on which CQ it completes, is known only at its completion (kverbs_wc,
+ * the same cid).
+ */
+TRACE_EVENT(kverbs_srq_post_recv,
+	TP_PROTO(const struct ib_srq *srq, u32 length, u32 cid),
+	TP_ARGS(srq, length, cid),
+	TP_STRUCT__entry(
+		__field(u32, srq_id)
+		__field(u32, cid)
+		__field(u32, length)
+	),
+	TP_fast_assign(
+		__entry->srq_id = srq->res.id;
+		__entry->cid = cid;
+		__entry->length = length;
+	),
+	TP_printk("srq.id=%u cid=%u len=%u", __entry->srq_id, __entry->cid,
+		  __entry->length)
 );
 
 /*

@@ -187,6 +187,46 @@ void kverbs_user_unpin(struct kverbs_user *user, unsigned long npages)
 	kverbs_user_uncharge(user, 0, npages);
 }
 
+/* Sessions now, on all files and in all users, against max_sessions. */
+static atomic_t kverbs_sessions = ATOMIC_INIT(0);
+
+/**
+ * kverbs_sessions_get - count a session in, within max_sessions
+ *
+ * Return: 0, or -ENFILE when max_sessions are running or held already.
+ */
+int kverbs_sessions_get(void)
+{
+	if (atomic_inc_return(&kverbs_sessions) > READ_ONCE(kverbs_max_sessions)) {
+		atomic_dec(&kverbs_sessions);
+		return -ENFILE;
+	}
+	return 0;
+}
+
+/**
+ * kverbs_sessions_hold - count in what a session left behind
+ *
+ * An endpoint whose release is deferred (kverbs_ep_destroy(),
+ * kverbs_ep_park()) holds verbs objects, and maybe memory, after its
+ * test ended: it counts against max_sessions until it is released, over
+ * the limit if need be, since it exists already.  New tests are refused
+ * while such endpoints fill it.
+ */
+void kverbs_sessions_hold(void)
+{
+	atomic_inc(&kverbs_sessions);
+}
+
+/**
+ * kverbs_sessions_put - count out what kverbs_sessions_get() or
+ *	kverbs_sessions_hold() counted in
+ */
+void kverbs_sessions_put(void)
+{
+	atomic_dec(&kverbs_sessions);
+}
+
 /**
  * kverbs_users_exit - check that nothing is left charged, at unload
  *
@@ -195,4 +235,5 @@ void kverbs_user_unpin(struct kverbs_user *user, unsigned long npages)
 void kverbs_users_exit(void)
 {
 	WARN_ON(!hash_empty(kverbs_users));
+	WARN_ON(atomic_read(&kverbs_sessions));
 }

@@ -306,7 +306,7 @@ test_imm_missing_caught() {
 # A hello that asks read_bw for immediate data: the server refuses the
 # flag, which read_bw does not take (KVERBS_PERF_REJECT_RESERVED).
 test_imm_hello_read_refused() {
-	perf_bad_hello rdi "-t 2 -f 128" "rejected: reason 3 value 0 version 3" EPROTO
+	perf_bad_hello rdi "-t 2 -f 128" "rejected: reason 3 value 0 version 4" EPROTO
 }
 
 # A server on iWARP refuses a hello asking for immediate data with its
@@ -315,7 +315,7 @@ test_imm_hello_read_refused() {
 test_imm_hello_iwarp_refused() {
 	local out
 	if [ "$KV_TYPE" = siw ]; then
-		perf_bad_hello iwi "-f 128" "rejected: reason 13 value 1 version 3" EOPNOTSUPP ||
+		perf_bad_hello iwi "-f 128" "rejected: reason 13 value 1 version 4" EOPNOTSUPP ||
 			return 1
 		json_check "$KV_TMP/iwi.json" \
 			'"no immediate data on the server'"'"'s device" in d["error"]["message"]'
@@ -561,9 +561,9 @@ test_inv_text_output() {
 # it as reserved bits (KVERBS_PERF_REJECT_RESERVED), as this server does
 # for a test that does not take it (send_bw) and without --validate.
 test_inv_hello_refused() {
-	perf_bad_hello inh "-t 3 -f 513" "rejected: reason 3 value 0 version 3" EPROTO || return
-	perf_bad_hello inh "-f 512" "rejected: reason 3 value 0 version 3" EPROTO || return
-	perf_bad_hello inh "-f 641" "rejected: reason 3 value 0 version 3" EPROTO
+	perf_bad_hello inh "-t 3 -f 513" "rejected: reason 3 value 0 version 4" EPROTO || return
+	perf_bad_hello inh "-f 512" "rejected: reason 3 value 0 version 4" EPROTO || return
+	perf_bad_hello inh "-f 641" "rejected: reason 3 value 0 version 4" EPROTO
 }
 
 # ---- post lists (-l), CQ moderation (-Q), inline data (-I) ----
@@ -713,7 +713,7 @@ test_inline_too_large_refused() {
 	perf_server inl send_lat || return 1
 	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" \
 		-p "$port" -t 8 -P 0,0,4096)
-	[ $? = 0 ] && [ "$out" = "rejected: reason 8 value 95 version 3" ] ||
+	[ $? = 0 ] && [ "$out" = "rejected: reason 8 value 95 version 4" ] ||
 		fail "perf_hello: '$out', expected the setup's EOPNOTSUPP" || return
 	kv_wait inl 20
 	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/inl.json")" || return
@@ -724,9 +724,9 @@ test_inline_too_large_refused() {
 # post list without the reverse direction, or inline data for a test
 # whose server only receives, is a hello it does not understand.
 test_hello_post_modes_refused() {
-	perf_bad_hello pl "-P 8,0,0" "rejected: reason 3 value 0 version 3" EPROTO || return
-	perf_bad_hello cm "-P 0,4,0" "rejected: reason 3 value 0 version 3" EPROTO || return
-	perf_bad_hello il "-P 0,0,64" "rejected: reason 3 value 0 version 3" EPROTO
+	perf_bad_hello pl "-P 8,0,0" "rejected: reason 3 value 0 version 4" EPROTO || return
+	perf_bad_hello cm "-P 0,4,0" "rejected: reason 3 value 0 version 4" EPROTO || return
+	perf_bad_hello il "-P 0,0,64" "rejected: reason 3 value 0 version 4" EPROTO
 }
 
 # ---- rdma_rw (--rw): READ and WRITE through rdma_rw contexts ----
@@ -820,8 +820,8 @@ test_rw_refused() {
 # any (KVERBS_PERF_REJECT_RESERVED).  The control: write_bw's is accepted.
 test_rw_hello_refused() {
 	local out
-	perf_bad_hello rws "-t 3 -f 256" "rejected: reason 3 value 0 version 3" EPROTO || return
-	perf_bad_hello rwi "-f 384" "rejected: reason 3 value 0 version 3" EPROTO || return
+	perf_bad_hello rws "-t 3 -f 256" "rejected: reason 3 value 0 version 4" EPROTO || return
+	perf_bad_hello rwi "-f 384" "rejected: reason 3 value 0 version 4" EPROTO || return
 	port=$((port + 1))
 	perf_server rwa write_bw || return 1
 	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -f 256)
@@ -1661,20 +1661,20 @@ perf_bad_hello() {
 }
 
 test_hello_unknown_version() {
-	perf_bad_hello v99 "-V 99" "rejected: reason 2 value 99 version 3" EPROTONOSUPPORT ||
+	perf_bad_hello v99 "-V 99" "rejected: reason 2 value 99 version 4" EPROTONOSUPPORT ||
 		return 1
 	json_check "$KV_TMP/v99.json" \
-		'd["error"]["message"] == "refused the client'"'"'s request: unsupported hello version 99 (the server speaks version 3)"'
+		'd["error"]["message"] == "refused the client'"'"'s request: unsupported hello version 99 (the server speaks version 4)"'
 }
 
 test_hello_reserved_set() {
-	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 3" EPROTO
+	perf_bad_hello rsv "-r" "rejected: reason 3 value 0 version 4" EPROTO
 }
 
 # A hello that is not kverbs' is what a perftest client (ib_write_bw -R)
 # sends: the server says it may be one.
 test_hello_bad_magic() {
-	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 3" EPROTO || return 1
+	perf_bad_hello mag "-m 0x1234" "rejected: reason 1 value 0 version 4" EPROTO || return 1
 	grep -q "hint: was that perftest" "$KV_TMP/mag.err" ||
 		fail "no perftest hint on the server: $(cat "$KV_TMP/mag.err")"
 }
@@ -1682,14 +1682,14 @@ test_hello_bad_magic() {
 # No hello at all, as from a client that is not kverbs'.  (A short one
 # cannot be told apart: InfiniBand pads the private data with zeros.)
 test_hello_missing() {
-	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 3" EPROTO
+	perf_bad_hello none "-l 0" "rejected: reason 1 value 0 version 4" EPROTO
 }
 
 # ---- a server's ceilings: forged hellos over them, and one just at them ----
 
 # ceiling_refused NAME SERVER_OPTS HELLO_OPTS EXPECT ERRNO MESSAGE: a
 # write_bw server with SERVER_OPTS refuses perf_hello's HELLO_OPTS with
-# the reason EXPECT ("rejected: reason R value V version 3"), and its
+# the reason EXPECT ("rejected: reason R value V version 4"), and its
 # report gives ERRNO and MESSAGE.
 ceiling_refused() {
 	local out
@@ -1724,7 +1724,7 @@ ceiling_served() {
 # Duration: a second over the server's ceiling is refused, with the
 # ceiling in seconds; the ceiling itself is served.
 test_hello_over_max_duration() {
-	ceiling_refused dur "--max-duration 5" "-T 6" "rejected: reason 9 value 5 version 3" \
+	ceiling_refused dur "--max-duration 5" "-T 6" "rejected: reason 9 value 5 version 4" \
 		ERANGE "duration above the server's ceiling (at most 5 s)" || return
 	json_check "$KV_TMP/dur.json" \
 		'd["error"]["reject_reason"] == "duration above the server'"'"'s ceiling"' \
@@ -1738,7 +1738,7 @@ test_hello_at_max_duration() {
 # Iterations: the server's own ceiling, and the module's (10,000,000 by
 # default) for the 2^64 - 1 that the hello's field can carry.
 test_hello_over_max_iters() {
-	ceiling_refused its "--max-iters 1000" "-n 1001" "rejected: reason 10 value 1000 version 3" \
+	ceiling_refused its "--max-iters 1000" "-n 1001" "rejected: reason 10 value 1000 version 4" \
 		ERANGE "iterations above the server's ceiling (at most 1000)"
 }
 test_hello_at_max_iters() {
@@ -1749,7 +1749,7 @@ test_hello_over_module_max_iters() {
 	local max
 	max=$(cat /sys/module/kverbs/parameters/perf_max_iterations)
 	ceiling_refused itsmod "" "-n 18446744073709551615" \
-		"rejected: reason 10 value $max version 3" ERANGE \
+		"rejected: reason 10 value $max version 4" ERANGE \
 		"iterations above the server's ceiling (at most $max)"
 }
 
@@ -1757,7 +1757,7 @@ test_hello_over_module_max_iters() {
 # hello is accepted by a server that does, and the forward direction is
 # still served by the one that does not.
 test_hello_reverse_refused() {
-	ceiling_refused rev "--no-reverse" "-b" "rejected: reason 11 value 0 version 3" \
+	ceiling_refused rev "--no-reverse" "-b" "rejected: reason 11 value 0 version 4" \
 		EOPNOTSUPP "reverse direction not served (this server runs with --no-reverse)"
 }
 test_hello_reverse_accepted_without_no_reverse() {
@@ -1783,7 +1783,7 @@ test_hello_write_lat_refused_without_busy_poll() {
 	perf_server wl serve -C 1 || return 1
 	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p "$port" -t 7)
 	[ $? = 0 ] || fail "perf_hello: $out" || return
-	[ "$out" = "rejected: reason 12 value 7 version 3" ] ||
+	[ "$out" = "rejected: reason 12 value 7 version 4" ] ||
 		fail "perf_hello: '$out', expected reason 12 (KVERBS_PERF_REJECT_BUSY_POLL)" || return
 	kv_wait wl 20
 	[ $? = 1 ] || fail "server should fail: $(cat "$KV_TMP/wl.json")" || return
@@ -2170,9 +2170,9 @@ test_send_bw_srq_refused() {
 		-- "$KV_TMP/srv.json" 'd["status"] != "ok"' 'd["error"]["name"] == "EMSGSIZE"'
 }
 
-# Over iWARP, which has no receiver-not-ready retry, a --srq server
-# grants each client's QP a window of the SRQ's receives (kernel/srq.c's
-# "Credits"), and the windows add up to no more than the SRQ holds.  An
+# A --srq server grants each client's QP a window of the SRQ's receives
+# (kernel/srq.c's "Credits"), and the windows add up to no more than the
+# SRQ holds, on every transport.  An
 # SRQ of 4 receives: a send_lat client holds a window of one for its
 # whole run; the send_bw client that comes meanwhile asks for 16 and gets
 # the rest, 1 (a quarter of the SRQ at most), and runs validated; then
@@ -2180,9 +2180,8 @@ test_send_bw_srq_refused() {
 # --srq-wr 1 the send_lat client holds all there is, and a send_bw
 # client meanwhile is refused at setup with ENOSPC, told to it as the
 # reject's value (28); the send_lat client runs on, untouched.
-test_srq_iwarp_windows() {
+test_srq_windows() {
 	local p1 rc1
-	[ "$KV_TYPE" = siw ] || skip "SRQ credits are iWARP's: over siw only"
 	port=$((port + 1))
 	"$KVERBS" serve -p "$port" -C 3 -j 2 --srq --srq-wr 1 --timeout "$step_limit" \
 		--json >"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
@@ -2261,9 +2260,8 @@ perf_srq_peer() {
 # it completes, before the SRQ can run dry for anyone.  The control
 # first: the same peer keeping to its window of 16, each next window
 # after ROUND_OK, is served to the end.
-test_srq_iwarp_credits_enforced() {
+test_srq_credits_enforced() {
 	local rc
-	[ "$KV_TYPE" = siw ] || skip "SRQ credits are iWARP's: over siw only"
 	perf_srq_peer ok || fail "server failed a peer within its credits: $(cat "$KV_TMP/srq.json")" ||
 		return
 	[ $rc = 0 ] || fail "perf_hello: $(cat "$KV_TMP/hello.out")" || return
@@ -2285,9 +2283,8 @@ test_srq_iwarp_credits_enforced() {
 # is served as if none had come (were a failed session's receive kept
 # out of the credits, four of them would leave the fifth no window:
 # ENOSPC).
-test_srq_iwarp_failed_peers_cost_nothing() {
+test_srq_failed_peers_cost_nothing() {
 	local i
-	[ "$KV_TYPE" = siw ] || skip "SRQ credits are iWARP's: over siw only"
 	port=$((port + 1))
 	"$KVERBS" serve -p "$port" -C 5 --srq --srq-wr 4 --timeout "$step_limit" \
 		--json >"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
@@ -2312,6 +2309,47 @@ s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 assert len(s) == 5, s
 assert all(d["status"] != "ok" and d["error"]["name"] == "EPROTO" for d in s[:4]), s[:4]
 assert s[4]["status"] == "ok" and s[4]["iterations"] == 8 and s[4]["srq_wr"] == 4, s[4]
+PY
+}
+
+# A peer that sends DONE and then goes on sending, while its server
+# waits for it to hang up (InfiniBand and RoCE, where the requester goes
+# first), takes no receive of the SRQ's away from the other sessions:
+# each message past DONE is beyond its grant, goes back to the SRQ as
+# soon as it completes, and ends the session with EPROTO.  A fair client
+# beside it on the same SRQ runs validated to its end.  Over iWARP the
+# server hangs up at DONE, and the peer's next SEND finds none.
+test_srq_peer_after_done_cut_off() {
+	local pf rc
+	port=$((port + 1))
+	"$KVERBS" serve -p "$port" -C 2 -j 2 --srq --srq-wr 16 --timeout "$step_limit" \
+		--json >"$KV_TMP/srv.json" 2>"$KV_TMP/srv.err" &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "serve not listening on $port" || return
+	perf_client fair send_bw -s 1024 -D 4 --validate &
+	pf=$!
+	wait_for 20 kv_any_connected "$port" || fail "the fair client did not connect" || return
+	timeout $((60 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" \
+		-a "$KV_ADDR" -p "$port" -n 8 -S linger > "$KV_TMP/hello.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] && grep -q '^cut off after ' "$KV_TMP/hello.out" ||
+		fail "perf_hello -S linger ($rc): $(cat "$KV_TMP/hello.out")" || return
+	wait "$pf" || fail "the fair client: $(cat "$KV_TMP/fair.err" "$KV_TMP/fair.json")" || return
+	kv_wait srv 30
+	rc=$?
+	kv_python "$KV_TMP/srv.json" "$KV_TYPE" "$rc" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+iwarp, rc = sys.argv[2] == "siw", int(sys.argv[3])
+assert len(s) == 2 and all(d["test"] == "send_bw" and d["srq"] for d in s), s
+fair = [d for d in s if d["iterations"] > 8]
+peer = [d for d in s if d["iterations"] == 8 or d["status"] != "ok"]
+assert len(fair) == 1 and fair[0]["status"] == "ok", s
+if iwarp:
+    assert rc == 0 and peer[0]["status"] == "ok", (rc, s)
+else:
+    assert rc == 1 and peer[0]["error"]["name"] == "EPROTO", (rc, s)
+    assert peer[0]["error"]["step"] == "recv", s
 PY
 }
 
@@ -2791,8 +2829,9 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_send_bw_srq_4_qps_validate test_send_bw_srq_limit_validate \
 	test_send_bw_srq_rdma_view test_send_bw_srq_refused \
 	test_serve_srq_send_bw_send_lat_validate test_send_lat_srq_validate \
-	test_send_bw_srq_48_imm_validate test_srq_iwarp_windows \
-	test_srq_iwarp_credits_enforced test_srq_iwarp_failed_peers_cost_nothing \
+	test_send_bw_srq_48_imm_validate test_srq_windows \
+	test_srq_credits_enforced test_srq_failed_peers_cost_nothing \
+	test_srq_peer_after_done_cut_off \
 	test_read_lat_phases test_send_lat_phases_events test_read_lat_phases_workqueue \
 	test_send_lat_phases_workqueue test_atomic_lat_phases_unbound \
 	test_phases_text_output test_phases_refused \

@@ -11,9 +11,10 @@
  *	perf_hello -a ADDR -p PORT -B
  *	perf_hello -a ADDR -p PORT [-t TEST] [-n ITERS] -I ok|K|K,none
  *	perf_hello -a ADDR -p PORT [-n ITERS] -N ok|none|wrong|unasked|old
- *	perf_hello -a ADDR -p PORT [-n ITERS] -S ok|over
+ *	perf_hello -a ADDR -p PORT [-n ITERS] -S ok|over|linger
+ *	perf_hello -a ADDR -p PORT -X KEY[,KEY...]
  *
- * The hello is a valid write_bw request of version 3, 10 messages of 64
+ * The hello is a valid write_bw request of version 4, 10 messages of 64
  * bytes, except for what the options change: -V its version, -m its
  * magic, -r a reserved byte set, -l its length, -n ITERS messages
  * instead of 10 (any 64-bit number), -D duration mode (one second)
@@ -77,13 +78,20 @@
  * it by terminating the connection, after the WRITE completed here).
  *
  * With -S it asks for send_bw and plays its requester against a server
- * with --srq over iWARP, where the server grants its SRQ's receives as
- * credits (kernel/srq.c): START, the server's ADV, whose slots are the
- * window W; then ITERS SENDs of 64 bytes (default 10), W at a time, the
- * next W once the server's ROUND_OK says it took the last (its count
- * checked); then DONE, which needs a credit too.  That is -S ok, the
- * control: it prints "done sent" and exits 0 once the server has DONE
- * and hung up, 2 otherwise.  -S over sends, after START and the ADV,
+ * with --srq, which grants its SRQ's receives as credits (kernel/srq.c)
+ * on every transport: START, the server's ADV, which must say it grants
+ * (KVERBS_PERF_ADV_GRANTS) and whose slots are the window W; then ITERS
+ * SENDs of 64 bytes (default 10), W at a time, the next W once the
+ * server's ROUND_OK says it took the last (its count checked); then
+ * DONE, which needs a credit too.  That is -S ok, the control: it prints
+ * "done sent" and exits 0 once the server has DONE (and on iWARP, where
+ * the server goes first, has hung up), 2 otherwise.  -S linger does the
+ * same, then goes on SENDing 64-byte messages, one at a time, up to 200:
+ * a peer that takes the SRQ's receives while its server waits for it to
+ * hang up.  It prints "cut off after K" when the server ended the
+ * connection after K of them were in, "sent 200" if it never did, and
+ * exits 0 (2 when the run before DONE failed).  -S over sends, after
+ * START and the ADV,
  * W + 1 PROGRESS messages, each once the last completed: a message takes
  * a receive and a credit whatever it says, and the server grants the
  * next window for data it took, never for control messages, so the last
@@ -92,6 +100,15 @@
  * the server to hang up and prints "cut off" when it did, "still
  * connected" if not, and exits 0 (2 when a send failed); the server's
  * report says what it caught.
+ *
+ * With -X it asks for send_bw and plays its requester as far as the
+ * server's ADV, then SENDs one 64-byte message with invalidate for each
+ * KEY (hexadecimal, an rkey of the server's device it was never given),
+ * each once the last completed, and prints "inv KEY: STATUS" for each,
+ * STATUS the completion's (ibv_wc_status_str()); it stops at the first
+ * that failed, and exits 0 (2 when the run up to the ADV failed).  The
+ * server's report, and its other clients', tell what the invalidation
+ * did there.
  */
 #include <endian.h>
 #include <errno.h>
@@ -141,6 +158,9 @@ enum {
 #define KV_SEND_BW	3
 #define KV_IMM_SIZE	64
 #define KV_SRQ_SIZE	64
+#define KV_ADV_GRANTS	1
+
+enum { KV_SRQ_OK, KV_SRQ_OVER, KV_SRQ_LINGER };
 
 /* -B's messages: two sends in flight at once, and the receive. */
 enum { KV_SEND0, KV_SEND1, KV_RECV, KV_MSGS };
@@ -552,12 +572,35 @@ static int kv_hung_up(struct rdma_cm_id *id, int secs)
 static uint8_t kv_srq_data[KV_SRQ_SIZE];
 
 /*
+ * A SEND of -S's data message @i, waited for by polling the CQ.  Returns
+ * 0, or 1 when it failed or the server ended the connection meanwhile.
+ */
+static int kv_srq_send(struct rdma_cm_id *id, struct ibv_sge *sge, uint64_t i)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = i, .sg_list = sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+	int n;
+
+	kv_fill(kv_srq_data, KV_SRQ_SIZE, i);
+	if (ibv_post_send(id->qp, &wr, &bad))
+		return 1;
+	while (!(n = ibv_poll_cq(id->send_cq, 1, &wc)))
+		if (kv_disconnected(id, 1))
+			return 1;
+	return n < 0 || wc.status != IBV_WC_SUCCESS;
+}
+
+/*
  * -S ok: START, the server's ADV (window W), @n SENDs W at a time, each
- * window granted by ROUND_OK, DONE within the credits too.  -S over:
- * START, the ADV, W + 1 PROGRESS messages, one at a time.
+ * window granted by ROUND_OK, DONE within the credits too.  -S linger:
+ * then up to 200 more SENDs.  -S over: START, the ADV, W + 1 PROGRESS
+ * messages, one at a time.
  */
 static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
-		  uint64_t n, int over)
+		  uint64_t n, int mode)
 {
 	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
 	struct ibv_sge sge = { .length = KV_SRQ_SIZE };
@@ -576,9 +619,13 @@ static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
 		return -1;
 	window = le32toh(recv->slots);
+	if (!(le64toh(recv->a) & KV_ADV_GRANTS)) {
+		fprintf(stderr, "the server's ADV grants no window\n");
+		return -1;
+	}
 	if (!window || rdma_post_recv(id, NULL, recv, sizeof(*recv), mr))
 		return -1;
-	if (over) {
+	if (mode == KV_SRQ_OVER) {
 		for (i = 0; i <= window; i++) {
 			memset(send, 0, sizeof(*send));
 			send->type = htole32(KV_MSG_PROGRESS);
@@ -622,19 +669,72 @@ static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	send->b = htole64(1000000);
 	if (kv_send(id, send, mr))
 		return -1;
+	if (mode == KV_SRQ_LINGER) {
+		printf("done sent\n");
+		for (i = 0; i < 200; i++) {
+			if (kv_srq_send(id, &sge, n + i)) {
+				printf("cut off after %llu\n", (unsigned long long)i);
+				return 0;
+			}
+		}
+		printf("sent 200\n");
+		return 0;
+	}
 	/* iWARP: the server hangs up first, once it has DONE. */
-	if (!kv_hung_up(id, 30)) {
+	if (id->verbs->device->transport_type == IBV_TRANSPORT_IWARP &&
+	    !kv_hung_up(id, 30)) {
 		fprintf(stderr, "the server did not hang up after DONE\n");
 		return -1;
 	}
 	return 0;
 }
 
+/* -X: START, the server's ADV, then a SEND with invalidate of each key. */
+static int kv_inv_keys(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+		       const char *keys)
+{
+	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct ibv_send_wr wr = {
+		.num_sge = 1, .opcode = IBV_WR_SEND_WITH_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_sge sge = { .length = KV_SRQ_SIZE };
+	const char *p = keys;
+	struct ibv_mr *dmr;
+	struct ibv_wc wc;
+	unsigned long key;
+	char *end;
+
+	dmr = rdma_reg_msgs(id, kv_srq_data, sizeof(kv_srq_data));
+	if (!dmr)
+		return -1;
+	sge.addr = (uintptr_t)kv_srq_data;
+	sge.lkey = dmr->lkey;
+	wr.sg_list = &sge;
+	memset(send, 0, sizeof(*send));
+	send->type = htole32(KV_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+		return -1;
+	for (;;) {
+		key = strtoul(p, &end, 16);
+		if (end == p)
+			return -1;
+		wr.invalidate_rkey = key;
+		if (ibv_post_send(id->qp, &wr, &bad) || rdma_get_send_comp(id, &wc) != 1)
+			return -1;
+		printf("inv 0x%08lx: %s\n", key, ibv_wc_status_str(wc.status));
+		fflush(stdout);
+		if (wc.status != IBV_WC_SUCCESS || !*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct kv_hello h = {
 		.magic = htole16(0x6b76),
-		.version = htole16(3),
+		.version = htole16(4),
 		.test = htole16(1),	/* write_bw */
 		.msg_size = htole32(64),
 		.tx_depth = htole32(16),
@@ -660,10 +760,11 @@ int main(int argc, char **argv)
 	};
 	int opt, len = sizeof(h), done = 0, pair = 0, imm = 0, none = 0, inv = -1, ret;
 	int srq = -1;
+	const char *keys = NULL;
 	long long bad = -1;
 	char word[8];
 
-	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:N:P:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:V:m:rl:Dd:n:T:bk:Bt:f:w:I:N:P:S:X:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = optarg; break;
@@ -737,9 +838,19 @@ int main(int argc, char **argv)
 			h.flags = htole16(le16toh(h.flags) | KV_F_VALIDATE | KV_F_INV);
 			break;
 		case 'S':
-			if (strcmp(optarg, "ok") && strcmp(optarg, "over"))
+			if (!strcmp(optarg, "ok"))
+				srq = KV_SRQ_OK;
+			else if (!strcmp(optarg, "over"))
+				srq = KV_SRQ_OVER;
+			else if (!strcmp(optarg, "linger"))
+				srq = KV_SRQ_LINGER;
+			else
 				return 2;
-			srq = !strcmp(optarg, "over");
+			h.test = htole16(KV_SEND_BW);
+			h.msg_size = htole32(KV_SRQ_SIZE);
+			break;
+		case 'X':
+			keys = optarg;
 			h.test = htole16(KV_SEND_BW);
 			h.msg_size = htole32(KV_SRQ_SIZE);
 			break;
@@ -751,9 +862,9 @@ int main(int argc, char **argv)
 	/* Only the requester's part is played: not the reverse direction's. */
 	if ((done || pair) && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
-	if (done + pair + imm + (inv >= 0) + (srq >= 0) > 1)
+	if (done + pair + imm + (inv >= 0) + (srq >= 0) + !!keys > 1)
 		return 2;
-	if ((imm || inv >= 0 || srq >= 0) && (le16toh(h.flags) & KV_F_REVERSE))
+	if ((imm || inv >= 0 || srq >= 0 || keys) && (le16toh(h.flags) & KV_F_REVERSE))
 		return 2;
 	/* -N plays write_bw's requester. */
 	if (inv >= 0 && le16toh(h.test) != KV_WRITE_BW)
@@ -768,7 +879,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rdma_freeaddrinfo(res);
-	if (done || pair || imm || inv >= 0 || srq >= 0) {
+	if (done || pair || imm || inv >= 0 || srq >= 0 || keys) {
 		mr = rdma_reg_msgs(id, msgs, sizeof(msgs));
 		if (!mr || rdma_post_recv(id, NULL, &msgs[KV_RECV], sizeof(msgs[KV_RECV]), mr)) {
 			perror("rdma_reg_msgs");
@@ -801,10 +912,12 @@ int main(int argc, char **argv)
 		if (srq >= 0) {
 			if (kv_srq(id, msgs, mr, le64toh(h.iterations), srq))
 				return 2;
-			if (!srq)
+			if (srq == KV_SRQ_OK)
 				printf("done sent\n");
 			return 0;
 		}
+		if (keys)
+			return kv_inv_keys(id, msgs, mr, keys) ? 2 : 0;
 		if (done) {
 			ret = kv_fake_done(id, msgs, mr, ops, ns, busy);
 			if (ret)
@@ -819,7 +932,7 @@ int main(int argc, char **argv)
 		rdma_disconnect(id);
 		return 1;
 	}
-	if (done || pair || imm || inv >= 0 || srq >= 0) {
+	if (done || pair || imm || inv >= 0 || srq >= 0 || keys) {
 		perror("rdma_connect");
 		return 2;
 	}

@@ -86,7 +86,7 @@ test_unknown_version_then_served() {
 	local out
 	serve sv 17802 -C 2 -j 1 --busy-poll || return
 	out=$(timeout $((30 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" -a "$KV_ADDR" -p 17802 -V 99)
-	[ "$out" = "rejected: reason 2 value 99 version 3" ] ||
+	[ "$out" = "rejected: reason 2 value 99 version 4" ] ||
 		fail "perf_hello: '$out'" || return
 	client c1 17802 write_lat -s 64 -n "$(n_iters 500)" --validate
 	kv_wait c1 120 || fail "client: $(cat "$KV_TMP/c1.err" "$KV_TMP/c1.json"); serve: $(cat "$KV_TMP/sv.err" "$KV_TMP/sv.json")" || return
