@@ -8,7 +8,9 @@
 # ktap_main running a fake suite (its tests skip, fail, leave a process or
 # a broken device behind), and scripts/check-docs: its table of kernel
 # files on copies of Documentation/architecture.rst with a row taken out
-# or made up, and the options of kverbs command lines in a page; and
+# or made up, the options of kverbs command lines in a page, and
+# docutils' verdict on a page with a malformed table or a short title
+# underline (and the skip without docutils); and
 # scripts/units.sh, which runs scripts/check's guests two at a time, on
 # units that log what they do; and tools/vm/console-report on crafted
 # consoles of guests that died.  No module, no root, nothing of the host's
@@ -369,6 +371,55 @@ docs kverbs_option_unknown_fails 1 "kverbs ping --bogus: 'kverbs ping --help' ha
 	page.rst <<< 'Run ``kverbs ping -c -a ADDR --bogus -C 2``.'
 docs kverbs_option_of_another_command_fails 1 "kverbs write_lat -b: 'kverbs write_lat --help' has no -b" \
 	page.rst <<< '   kverbs write_lat 10.0.0.1 -b'
+
+# Every .rst page parses with docutils, with neither error nor warning.
+# The control is the page of the first failure, fixed.
+docs rst_control 0 "" page.rst <<'EOF'
+The table
+=========
+
+========= =======================
+field     meaning
+========= =======================
+``size``  the struct's size
+========= =======================
+
+A sentence after it.
+EOF
+# Without docutils (below) these two cannot fail, and are skipped.
+if ! python3 -c 'import docutils' 2>/dev/null; then
+	for t in rst_malformed_table_fails rst_short_underline_fails; do
+		n=$((n + 1))
+		results+=("ok $n check_docs_$t # SKIP no docutils for python3 (python3-docutils)")
+	done
+else
+docs rst_malformed_table_fails 1 "page.rst:4: docutils: (ERROR/3) Malformed table." page.rst <<'EOF'
+The table
+=========
+
+========= =======================
+field     meaning
+========= =======================
+``size``  the struct's size
+========= =======================  A
+sentence after it.
+EOF
+docs rst_short_underline_fails 1 "page.rst:2: docutils: (WARNING/2) Title underline too short." \
+	page.rst <<'EOF'
+The table
+=====
+
+A sentence.
+EOF
+fi
+# Without docutils the parse is skipped, saying so, and nothing fails.
+mkdir -p "$tmp/no-docutils/docutils"
+echo 'raise ImportError("no docutils in this test")' > "$tmp/no-docutils/docutils/__init__.py"
+PYTHONPATH=$tmp/no-docutils docs rst_without_docutils_skips 0 \
+	"check-docs: SKIP parsing 1 .rst page(s): no docutils" page.rst <<'EOF'
+The table
+=====
+EOF
 
 # units NAME SCRIPT: SCRIPT run by bash with scripts/units.sh sourced,
 # in a directory of its own ($d, also units_dir) with a log of what the
