@@ -121,7 +121,7 @@ check demo_survives_failed_index all '[ $rc = 0 ]' \
 check demo_needs_no_i386_nor_check_tools all \
 	'! called add-architecture' '! grep -q ":i386" "$STUB/installed"' \
 	'! installed sparse' '! installed dkms' '! installed trace-cmd' \
-	'! installed linux-source-6.12' '! installed perftest'
+	'! installed linux-source-6.12' '! installed perftest' '! installed python3-docutils'
 
 fresh
 run demo TRACE=1
@@ -139,6 +139,7 @@ run check
 check check_installs_i386_on_its_own all '[ $rc = 0 ]' \
 	'grep -qx i386 "$STUB/arches"' 'installed linux-headers-686:i386' \
 	'installed sparse' 'installed dkms' 'installed linux-source-6.12' \
+	'installed python3-docutils' \
 	'[ "$(grep -c "apt-get .*install" "$STUB/calls")" = 2 ]' \
 	'grep "apt-get .*install" "$STUB/calls" | grep -q "install.* linux-headers-686:i386$"'
 

@@ -8,7 +8,10 @@
 # ktap_main running a fake suite (its tests skip, fail, leave a process or
 # a broken device behind), and scripts/check-docs: its table of kernel
 # files on copies of Documentation/architecture.rst with a row taken out
-# or made up, and the options of kverbs command lines in a page; and
+# or made up, options made up or of another command on command lines,
+# in inline code and in the man page, and docutils' verdict on a page
+# with a malformed table or a short title underline (and the skip
+# without docutils); and
 # scripts/units.sh, which runs scripts/check's guests two at a time, on
 # units that log what they do; and tools/vm/console-report on crafted
 # consoles of guests that died.  No module, no root, nothing of the host's
@@ -369,6 +372,86 @@ docs kverbs_option_unknown_fails 1 "kverbs ping --bogus: 'kverbs ping --help' ha
 	page.rst <<< 'Run ``kverbs ping -c -a ADDR --bogus -C 2``.'
 docs kverbs_option_of_another_command_fails 1 "kverbs write_lat -b: 'kverbs write_lat --help' has no -b" \
 	page.rst <<< '   kverbs write_lat 10.0.0.1 -b'
+
+# Options in inline code and on command lines in any document: each
+# must be one that its command's --help names, or, alone in inline code,
+# one that some --help names or another program's (FOREIGN_OPTIONS).
+docs options_in_code_control 0 "" page.rst <<'EOF'
+``--poll workqueue``, ``-C 3``, ``-EINVAL``, QEMU's ``-cpu max``, and
+``tools/vm/run -k 6.12 -t 300 -- selftests/run.sh --module kverbs.ko ping``;
+``dkms add -m kverbs -v 1.0``; ``kverbs --version``.
+EOF
+docs option_in_code_made_up_fails 1 "page.rst:1: --made-up: no command's --help has it" \
+	page.rst <<< 'With ``--made-up`` the server waits.'
+docs kverbs_unknown_command_fails 1 "kverbs bogus: 'kverbs --help' lists no command bogus" \
+	page.rst <<< 'Run ``kverbs bogus -x``.'
+docs script_option_unknown_fails 1 "tools/vm/run --bogus: 'tools/vm/run --help' has no --bogus" \
+	page.rst <<< '``tools/vm/run -k 6.12 --bogus -- selftests/run.sh ping``'
+docs script_option_after_dashes_fails 1 "selftests/run.sh --nope: 'selftests/run.sh --help' has no --nope" \
+	page.rst <<< '``tools/vm/run -k 6.12 -- selftests/run.sh --nope ping``'
+docs markdown_option_unknown_fails 1 "page.md:2: kverbs serve --nah: 'kverbs serve --help' has no --nah" \
+	page.md <<'EOF'
+```
+host-a$ kverbs serve -j 8 --nah
+```
+EOF
+# The man page: the control, an example's option made up, and one in its text.
+page=$top/Documentation/kverbs.8
+docs man_page_control 0 "" kverbs.8 < "$page"
+docs man_example_option_unknown_fails 1 "kverbs.8:$(grep -n '^host\\-b\$ kverbs ping' "$page" |
+	cut -d: -f1): kverbs ping --bogus: 'kverbs ping --help' has no --bogus" kverbs.8 \
+	< <(sed 's/^host\\-b\$ kverbs ping \\-c .*/& \\-\\-bogus/' "$page")
+docs man_text_option_unknown_fails 1 "names --made-up, which no --help names" kverbs.8 \
+	< <(sed 's/^times are in seconds/times (\\-\\-made\\-up) are in seconds/' "$page")
+
+# Every .rst page parses with docutils, with neither error nor warning.
+# The control is the page of the first failure, fixed.
+docs rst_control 0 "" page.rst <<'EOF'
+The table
+=========
+
+========= =======================
+field     meaning
+========= =======================
+``size``  the struct's size
+========= =======================
+
+A sentence after it.
+EOF
+# Without docutils (below) these two cannot fail, and are skipped.
+if ! python3 -c 'import docutils' 2>/dev/null; then
+	for t in rst_malformed_table_fails rst_short_underline_fails; do
+		n=$((n + 1))
+		results+=("ok $n check_docs_$t # SKIP no docutils for python3 (python3-docutils)")
+	done
+else
+docs rst_malformed_table_fails 1 "page.rst:4: docutils: (ERROR/3) Malformed table." page.rst <<'EOF'
+The table
+=========
+
+========= =======================
+field     meaning
+========= =======================
+``size``  the struct's size
+========= =======================  A
+sentence after it.
+EOF
+docs rst_short_underline_fails 1 "page.rst:2: docutils: (WARNING/2) Title underline too short." \
+	page.rst <<'EOF'
+The table
+=====
+
+A sentence.
+EOF
+fi
+# Without docutils the parse is skipped, saying so, and nothing fails.
+mkdir -p "$tmp/no-docutils/docutils"
+echo 'raise ImportError("no docutils in this test")' > "$tmp/no-docutils/docutils/__init__.py"
+PYTHONPATH=$tmp/no-docutils docs rst_without_docutils_skips 0 \
+	"check-docs: SKIP parsing 1 .rst page(s): no docutils" page.rst <<'EOF'
+The table
+=====
+EOF
 
 # units NAME SCRIPT: SCRIPT run by bash with scripts/units.sh sourced,
 # in a directory of its own ($d, also units_dir) with a log of what the
