@@ -28,11 +28,12 @@
  *                                           receive completes (SEND)
  *     sees it the same way           <----  WRITE or SEND message i
  *     the client's sample: post to seeing the answer, halved
- *   SEND_BW on iWARP, which has no receiver-not-ready retry:
+ *   SEND_BW on iWARP, which has no receiver-not-ready retry, and into
+ *   an SRQ on any transport (the ADV says so: KVERBS_PERF_ADV_GRANTS):
  *                                   <----  SEND ROUND_OK after each ring of
  *                                          receives taken and posted again
  *                                          (on an SRQ: each window, ADV's
- *                                          slots, srq.c's "Credits");
+ *                                          slots, srq.c);
  *     the client has no more SENDs outstanding than the server receives
  *   WRITE_BW, READ_BW, atomics: SEND PROGRESS now and then
  *                                   ---->  (the server's wait is bounded)
@@ -756,8 +757,8 @@ struct kverbs_srq_recv {
 };
 
 /*
- * iWARP: a session's window is at most this fraction of the SRQ's
- * receives (kverbs_srq_reserve()).
+ * A session's window is at most this fraction of the SRQ's receives
+ * (kverbs_srq_reserve()).
  */
 #define KVERBS_SRQ_SHARES	4
 

@@ -29,7 +29,7 @@ struct kverbs_perf_resp {
 	u32 slots;
 	u32 stride;			/* bytes from one slot to the next */
 	u32 ctrl_len;			/* bytes in each of the requester's control messages */
-	bool flow;			/* SEND_BW on iWARP: grant receives by ring, or window */
+	bool flow;			/* SEND_BW on iWARP, or on an SRQ: grant by ring, or window */
 	bool await_start;		/* the server: the client's START comes first */
 	struct kverbs_perf_recv *recvs;	/* the ring: SEND_BW one per slot; WRITE_BW with imm */
 	u32 nrecvs;			/* ... of this many */
@@ -101,7 +101,7 @@ static u32 kverbs_perf_resp_credits(const struct kverbs_perf_ops *t)
  * the requester's control messages and its data alike, from an SRQ it
  * shares with the other servers of the file's listener (srq.c), and is
  * created on the SRQ's PD.  The session reserves a window of the SRQ's
- * receives for its peer (srq.c's "Credits"): SEND_BW's requester sends
+ * receives for its peer (srq.c): SEND_BW's requester sends
  * a window at a time, each granted with ROUND_OK as the ring's are
  * without an SRQ on iWARP (kverbs_perf_req_credit()); SEND_LAT's one
  * message at a time, each granted by the answer to the last.  The
@@ -438,9 +438,9 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 }
 
 /*
- * SEND_BW on iWARP: a ring of receives, or on an SRQ a window of them,
- * was taken and is posted again, so the requester may send another
- * (kverbs_perf_req_credit()).
+ * SEND_BW on iWARP, or on an SRQ: a ring of receives, or a window of
+ * the SRQ's, was taken and is posted again, so the requester may send
+ * another (kverbs_perf_req_credit()).
  */
 static int kverbs_perf_resp_credit(struct kverbs_perf_resp *s)
 {

@@ -1,99 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Shared receive queues: the receives of a perf server's SENDs, taken
- * from one queue by several QPs, as nvmet-rdma takes its commands with
- * use_srq (drivers/nvme/target/rdma.c, nvmet_rdma_init_srqs()).
+ * from one queue by the QPs of several sessions, as nvmet-rdma does with
+ * use_srq.  Documentation/architecture.rst, "Shared receive queues", has
+ * the design and its reasons; the rules a reader of this file needs:
  *
- * Normal operation: an SRQ, the PD it lives on, and its receives -
- * each a buffer of its own, DMA-mapped once, posted with
- * ib_post_srq_recv() - are made by the first session that needs one
- * (kverbs_srq_get()).  Its QP is created on the SRQ's PD with
- * ib_qp_init_attr.srq set, and so is every QP after it that shares the
- * SRQ: a QP and its SRQ must be on one PD.  The device hands a message
- * to whichever receive is at the head of the SRQ, and completes it on
- * the CQ of the QP the message came on: kverbs_srq_recv_done() finds
- * the session through wc->qp->qp_context and queues the receive on
- * its endpoint (&kverbs_ep.srq_done), in the order the QP's messages
- * arrived.  The session takes it from there (kverbs_srq_take()), and
- * once it is done with the bytes posts it again (kverbs_srq_post()):
- * receives are replenished from the completion path, as nvmet posts a
- * command's receive again when its response has completed.
- *
- * A receive is in exactly one place: posted in the SRQ, consumed by a
- * QP whose completion is on its way, or on one endpoint's srq_done.  A
- * session gives back what is left on its endpoint once its QP is
- * destroyed (kverbs_srq_give_back()).  A receive a QP consumed and the
- * device never completed (a message cut short by the QP's error) is
- * lost to the SRQ until it is destroyed.
- *
- * The limit: ib_modify_srq(IB_SRQ_LIMIT) arms it, and the device raises
- * IB_EVENT_SRQ_LIMIT_REACHED once fewer receives than the limit are
- * posted, disarming it; the event is a ULP's cue to post more.  The
- * handler only counts: it may run in the device's atomic context (rxe
- * raises it from its responder), and ib_modify_srq() may sleep on a
- * hardware device.  kverbs_srq_post() arms the limit again, in process
- * context, once the posted receives are back up to it.  nvmet never
- * arms one: its SRQ is sized for the queue depth its hosts may use.
- *
- * Credits, over iWARP: a SEND that finds the SRQ empty ends its
- * connection there, since iWARP has no receiver-not-ready retry, and
- * one QP's messages take receives that another's peer counted on.  So
- * each session there reserves a window of the SRQ's receives for its
- * QP (kverbs_srq_reserve(), at setup, before the connection), and the
- * windows of the sessions on one SRQ add up to no more than it holds:
- * a window is at most a quarter of the SRQ, so that four clients get
- * one in full, and a later client gets what is left, or -ENOSPC when
- * nothing is.  The session grants its peer messages only out of its
- * window, and only for receives it has posted again: the client's
- * START (one, granted with the connection), then SEND_BW a window at a
- * time, each once the last one is taken and every receive of it
- * posted again (ROUND_OK), SEND_LAT one message per answer.  That is
- * how svcrdma grants RPC-over-RDMA credits: sc_fc_credits, one per
- * receive it keeps posted (svc_rdma_accept() in
- * net/sunrpc/xprtrdma/svc_rdma_transport.c), in the header of every
- * reply (svc_rdma_sendto.c), which the client takes as its window
- * (rpcrdma_reply_handler() in rpc_rdma.c).  nvmet-rdma's use_srq
- * (drivers/nvme/target/rdma.c) sizes one SRQ for its hosts' queue
- * depths and leaves the rest to InfiniBand's RNR retry.  Then
- * at any time the receives posted are at least what every peer that
- * keeps to its grant may still send.  The QP's endpoint counts what it
- * granted (&kverbs_ep.srq_allowed) and what arrived
- * (&kverbs_ep.srq_arrived): a message that completes beyond the grant
- * is marked (@beyond) and ends its session with -EPROTO, as a peer that
- * broke the protocol.  That is known only once the message has taken
- * its receive: a peer that sends a burst past its grant takes receives
- * out of other sessions' windows before its session ends, and one of
- * their peers' granted SENDs may then find the SRQ empty and lose its
- * connection.  The grant protects peers from each other's bad luck,
- * not from a peer that means harm.
- * On InfiniBand and RoCE no window is reserved, and nothing is counted.
- * A session gives its window back whole when it ends: a QP in the
- * error state completes, with a flush error, every receive it took from
- * the SRQ and had not completed (the IBA's rule for SRQs; siw's
- * siw_rq_flush() completes the one in progress), so once its drain is
- * over they are all in @ep's list, and posted again.  (The drain does
- * not wait for IB_EVENT_QP_LAST_WQE_REACHED, as ib_drain_qp() does on
- * newer kernels: rxe and siw complete those flushes before the drain's
- * send marker, but a device that flushes a QP's SRQ receives later
- * could leave one out of the credits until the SRQ goes.)  A peer that
- * fails its sessions therefore costs the SRQ nothing.  Only a session whose
- * QP could not be drained, and which ended before its peer's DONE,
- * keeps one receive out of the credits (@lost) until the SRQ goes.
- *
- * Owner and release: an SRQ is refcounted (@ref).  A server without a
- * file's listener holds the one reference to its own SRQ.  A file's
- * listener (KVERBS_IOC_LISTEN) keeps a list, one SRQ per device, under
- * kverbs_srq_lock: the list holds a reference, and so does each
- * session using the SRQ.  The list's reference is dropped when the
- * file's listener is destroyed (kverbs_srq_release_all(), at close),
- * or when the device goes away: the abort runs under kverbs_dev_lock
- * and must not sleep, so it queues @remove, which takes the SRQ off
- * the list.  The work holds a reference of its own and touches only
- * the SRQ and the global list lock, never the listener, so it may
- * outlive the listener.  The last reference destroys the SRQ, frees
- * its receives and PD, and detaches from the device: every QP on it is
- * gone by then, since each session drops its reference only after its
- * QP is destroyed.
+ *  - A receive is in exactly one place: posted in the SRQ, consumed by a
+ *    QP whose completion is on its way, on one endpoint's srq_done, or
+ *    on the SRQ's orphans.  Its completion finds its session in the
+ *    SRQ's table, by the QP it names (kverbs_srq_attach()), never by
+ *    following wc->qp; a QP leaves the table only once destroyed.
+ *  - Each session reserves a window of the SRQ's receives
+ *    (kverbs_srq_reserve()) and grants its peer credits out of it
+ *    (kverbs_srq_credit()), on every transport; a message beyond them
+ *    goes back to the SRQ at once and fails its session.
+ *  - The limit event only counts; kverbs_srq_post() arms it again, in
+ *    process context.
+ *  - An SRQ is refcounted (@ref): its file listener's list, each
+ *    session, a pending @remove.  Each session drops its reference only
+ *    after its QP is destroyed; the last reference destroys the SRQ, its
+ *    receives and its PD, and detaches from the device.  @remove, queued
+ *    when the device goes (the abort must not sleep), takes the SRQ off
+ *    its list, touching nothing of the listener.
  */
 #include "perf.h"
 #include "trace.h"
@@ -444,8 +372,8 @@ void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep)
  * @window: the window reserved: at most @want and a quarter of the SRQ,
  *	less when the windows of the other sessions leave less
  *
- * For iWARP, which has no receiver-not-ready retry: see "Credits"
- * above.  kverbs_srq_unreserve() gives it back.
+ * On every transport: Documentation/architecture.rst, "Shared receive
+ * queues".  kverbs_srq_unreserve() gives it back.
  *
  * Return: 0, or -ENOSPC when the other sessions' windows hold every
  * receive of the SRQ.
@@ -493,7 +421,7 @@ void kverbs_srq_unreserve(struct kverbs_srq *srq, u32 window, bool lost)
  * Before the message that tells the peer: a message it sends in
  * answer then never completes beyond the grant.  The first call, before
  * the connection, starts the count (the endpoint counts nothing
- * before); InfiniBand and RoCE never call it.
+ * before).
  */
 void kverbs_srq_credit(struct kverbs_ep *ep, u64 n)
 {
