@@ -321,7 +321,37 @@ test_timeout_ms_range() {
 	kv_ping_pair 17805 -C 2
 }
 
+# Pinned user memory counts against the process's RLIMIT_MEMLOCK, as a
+# memory registration by ibv_reg_mr() does, unless it has CAP_IPC_LOCK.
+# A read_lat of one second gives the kernel room for a million samples,
+# 8 MiB of them: without CAP_IPC_LOCK, under a 1 MiB limit, it fails
+# before it connects with ENOMEM at the samples step and a message that
+# names the limit; the same run with CAP_IPC_LOCK, and a short one of
+# 100 samples (800 bytes) without it, pass.
+test_samples_past_memlock() {
+	local port=17820 rc
+	command -v prlimit >/dev/null && command -v setpriv >/dev/null ||
+		skip "prlimit and setpriv (util-linux) are not installed"
+	"$KVERBS" serve -p "$port" -C 2 --json > "$KV_TMP/srv.json" 2>&1 &
+	kv_pid_srv=$!
+	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "no server on $port" || return
+	prlimit --memlock=1048576:1048576 setpriv --bounding-set -ipc_lock -- \
+		"$KVERBS" read_lat -p "$port" -D 1 --json "$KV_ADDR" > "$KV_TMP/big.json" 2>&1
+	rc=$?
+	[ $rc = 1 ] || fail "past RLIMIT_MEMLOCK: exit $rc: $(cat "$KV_TMP/big.json")" || return
+	json_check "$KV_TMP/big.json" 'd["error"]["name"] == "ENOMEM"' \
+		'd["error"]["step"] == "samples"' '"ulimit -l" in d["error"]["message"]' || return
+	prlimit --memlock=1048576:1048576 setpriv --bounding-set -ipc_lock -- \
+		"$KVERBS" read_lat -p "$port" -n 100 --json "$KV_ADDR" > "$KV_TMP/small.json" 2>&1 ||
+		fail "within RLIMIT_MEMLOCK: $(cat "$KV_TMP/small.json")" || return
+	prlimit --memlock=1048576:1048576 \
+		"$KVERBS" read_lat -p "$port" -D 1 --json "$KV_ADDR" > "$KV_TMP/cap.json" 2>&1 ||
+		fail "with CAP_IPC_LOCK: $(cat "$KV_TMP/cap.json")" || return
+	kv_wait srv 30
+}
+
 ktap_main test_max_sessions test_max_pinned_mb test_max_pinned_mb_srq \
+	test_samples_past_memlock \
 	test_max_msg_size_is_enforced_by_the_module \
 	test_timeout_ms_range test_max_sessions_per_user test_max_pinned_mb_per_user \
 	test_per_user_counts_return

@@ -209,6 +209,9 @@ int kv_describe_pinned(char *buf, size_t len, int err, const char *what)
 	if (err == EOPNOTSUPP)
 		return snprintf(buf, len, "cannot store the %s: its buffer is shared memory (a file, a memfd or a MAP_SHARED mapping), and the module pins only private memory",
 				what);
+	if (err == ENOMEM)
+		return snprintf(buf, len, "cannot store the %s: pinning it would pass this process's locked-memory limit (ulimit -l, RLIMIT_MEMLOCK; CAP_IPC_LOCK lifts it), or the kernel is out of memory",
+				what);
 	return snprintf(buf, len, "cannot store the %s: %s", what, strerror(err));
 }
 
