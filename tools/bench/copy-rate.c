@@ -4,14 +4,16 @@
  * of what rxe allows (rxe copies every payload byte into an skb on the
  * sending side and out of one on the receiving side).
  *
- *   copy-rate [-b BLOCK] [-w WORKSET] [-t SECONDS]
+ *   copy-rate [-b BLOCK] [-w WORKSET] [-t SECONDS] [-m METHOD]
  *
  * Copies BLOCK bytes at a time (default 4096, rxe's largest packet
  * payload; a multiple of 32) from a source of WORKSET bytes (default
  * 1 MiB) to a destination of the same size, for SECONDS (default 1), three
  * ways: "rep movsb", which is what the x86 kernel's memcpy() runs on CPUs
  * with FSRM; 8-byte moves, what it runs without; and the C library's
- * memcpy(), for comparison.  Prints one line per method:
+ * memcpy(), for comparison.  -m movsb, words or libc: that way alone
+ * (make bench's check of the host's speed before and after each row).
+ * Prints one line per method:
  *   <method> <bytes per second>
  */
 #define _GNU_SOURCE
@@ -98,10 +100,18 @@ int main(int argc, char **argv)
 {
 	size_t block = 4096, workset = 1 << 20;
 	double secs = 1;
+	static const struct {
+		const char *name;
+		void (*copy)(void *, const void *, size_t);
+	} methods[] = {
+		{ "movsb", copy_movsb }, { "words", copy_words }, { "libc", copy_libc },
+	};
+	const char *only = NULL;
 	char *src, *dst;
+	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "b:w:t:")) != -1) {
+	while ((c = getopt(argc, argv, "b:w:t:m:")) != -1) {
 		switch (c) {
 		case 'b':
 			block = strtoul(optarg, NULL, 0);
@@ -112,10 +122,20 @@ int main(int argc, char **argv)
 		case 't':
 			secs = strtod(optarg, NULL);
 			break;
+		case 'm':
+			only = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: copy-rate [-b BLOCK] [-w WORKSET] [-t SECONDS]\n");
+			fprintf(stderr, "usage: copy-rate [-b BLOCK] [-w WORKSET] [-t SECONDS] [-m METHOD]\n");
 			return 2;
 		}
+	}
+	for (i = 0; only && i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (!strcmp(only, methods[i].name))
+			break;
+	if (only && i == sizeof(methods) / sizeof(methods[0])) {
+		fprintf(stderr, "copy-rate: no method %s (movsb, words, libc)\n", only);
+		return 2;
 	}
 	if (!block || block % 32 || workset < block || secs <= 0) {
 		fprintf(stderr, "copy-rate: need 0 < BLOCK <= WORKSET, BLOCK a multiple of 32, SECONDS > 0\n");
@@ -130,8 +150,9 @@ int main(int argc, char **argv)
 	/* Touch every page first so that no fault is timed. */
 	memset(src, 0x5a, workset);
 	memset(dst, 0, workset);
-	printf("movsb %.0f\n", measure(copy_movsb, dst, src, block, workset, secs));
-	printf("words %.0f\n", measure(copy_words, dst, src, block, workset, secs));
-	printf("libc %.0f\n", measure(copy_libc, dst, src, block, workset, secs));
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (!only || !strcmp(only, methods[i].name))
+			printf("%s %.0f\n", methods[i].name,
+			       measure(methods[i].copy, dst, src, block, workset, secs));
 	return 0;
 }
