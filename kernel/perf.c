@@ -180,16 +180,6 @@ u32 kverbs_perf_slots(u32 stride, u32 depth, u32 max_bytes)
 }
 
 /*
- * Word @w of the message of iteration @iter.  Word 0 is the iteration
- * number times an odd constant, which is one to one, so the message says
- * which iteration it belongs to; the others differ from word to word.
- */
-static inline u64 kverbs_perf_word(u64 iter, u32 w)
-{
-	return (iter + 1) * 0x9e3779b97f4a7c15ULL ^ (w * 0xbf58476d1ce4e5b9ULL);
-}
-
-/*
  * Messages start anywhere: slots are msg_size bytes apart.  memcpy() of
  * a word is what get/put_unaligned compile to, and their header moved
  * between the kernels kverbs builds for.

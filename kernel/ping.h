@@ -44,35 +44,7 @@
 #define _KVERBS_PING_H
 
 #include "kverbs.h"
-
-/* The message both sides exchange, as rping lays it out. */
-struct kverbs_ping_info {
-	__be64 addr;
-	__be32 rkey;
-	__be32 size;
-};
-
-#define KVERBS_PING_MAGIC	0x6b70	/* "kp" */
-#define KVERBS_PING_VERSION	1
-
-/* The client takes SENDs with invalidate; the server will send them. */
-#define KVERBS_PING_HELLO_INV	BIT(0)
-
-/**
- * struct kverbs_ping_hello - what a kverbs ping end says in CM private data
- * @magic: KVERBS_PING_MAGIC
- * @version: KVERBS_PING_VERSION; an end reads the flags it knows of a
- *	hello of any version, and takes a bit it does not know as declined
- * @flags: KVERBS_PING_HELLO_*: the client's offer, the server's answer
- *
- * Little-endian, in the connection request and in the accept: 8 of the
- * 56 bytes a ULP has in an IB CM REQ.
- */
-struct kverbs_ping_hello {
-	__le16 magic;
-	__le16 version;
-	__le32 flags;
-};
+#include "ping_proto.h"
 
 /**
  * struct kverbs_ping_run - one KVERBS_IOC_PING call

@@ -123,42 +123,12 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-/* kernel/perf.h, as on the wire. */
-struct kv_hello {
-	uint16_t magic, version, test, flags;
-	uint32_t msg_size, tx_depth;
-	uint64_t iterations, duration_ns;
-	uint16_t post_list, cq_mod, inline_size;
-	uint8_t reserved[18];
-};
+/* The wire format, as the module has it, and the uAPI's tests and flags. */
+#include "../kernel/perf_proto.h"
+#include <uapi/kverbs.h>
 
-struct kv_reject {
-	uint16_t magic, version, reason, reserved0;
-	uint32_t value, reserved1;
-};
-
-/* A control message, struct kverbs_perf_msg. */
-struct kv_msg {
-	uint32_t type, rkey;
-	uint64_t addr, a, b, c;
-	uint32_t slots, stride;
-};
-
-enum {
-	KV_MSG_ADV = 1, KV_MSG_ROUND, KV_MSG_ROUND_OK, KV_MSG_PROGRESS, KV_MSG_DONE,
-	KV_MSG_START,
-};
-
-#define KV_F_VALIDATE	(1 << 0)
-#define KV_F_REVERSE	(1 << 3)
-#define KV_F_IMM	(1 << 7)
-#define KV_F_INV	(1 << 9)
-#define KV_WRITE_BW	1
-#define KV_READ_BW	2
-#define KV_SEND_BW	3
 #define KV_IMM_SIZE	64
 #define KV_SRQ_SIZE	64
-#define KV_ADV_GRANTS	1
 
 enum { KV_SRQ_OK, KV_SRQ_OVER, KV_SRQ_LINGER };
 
@@ -166,7 +136,7 @@ enum { KV_SRQ_OK, KV_SRQ_OVER, KV_SRQ_LINGER };
 enum { KV_SEND0, KV_SEND1, KV_RECV, KV_MSGS };
 
 /* Send @m and wait until the server's side has it. */
-static int kv_send(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *mr)
+static int kv_send(struct rdma_cm_id *id, struct kverbs_perf_msg *m, struct ibv_mr *mr)
 {
 	struct ibv_wc wc;
 
@@ -210,7 +180,7 @@ static int kv_disconnected(struct rdma_cm_id *id, int ms)
  * the CQ.  Returns 0, or 1 after printing when the server ended the
  * connection first (or a SEND failed, which says as much).
  */
-static int kv_keep_busy(struct rdma_cm_id *id, struct kv_msg *send,
+static int kv_keep_busy(struct rdma_cm_id *id, struct kverbs_perf_msg *send,
 			struct ibv_mr *mr, double secs)
 {
 	double start = kv_now(), sent;
@@ -219,7 +189,7 @@ static int kv_keep_busy(struct rdma_cm_id *id, struct kv_msg *send,
 
 	while (kv_now() - start < secs) {
 		memset(send, 0, sizeof(*send));
-		send->type = htole32(KV_MSG_PROGRESS);
+		send->type = htole32(KVERBS_PERF_MSG_PROGRESS);
 		if (rdma_post_send(id, NULL, send, sizeof(*send), mr, IBV_SEND_SIGNALED))
 			goto cut;
 		while (!(n = ibv_poll_cq(id->send_cq, 1, &wc)))
@@ -239,7 +209,7 @@ cut:
 }
 
 /* The server's next message, which must be of type @type. */
-static int kv_recv(struct rdma_cm_id *id, struct kv_msg *recv, uint32_t type)
+static int kv_recv(struct rdma_cm_id *id, struct kverbs_perf_msg *recv, uint32_t type)
 {
 	struct ibv_wc wc;
 
@@ -255,15 +225,15 @@ static int kv_recv(struct rdma_cm_id *id, struct kv_msg *recv, uint32_t type)
  * PROGRESS and then @m, the second posted before the first completes;
  * wait until both have.
  */
-static int kv_send_pair(struct rdma_cm_id *id, struct kv_msg *msgs,
-			struct ibv_mr *mr, const struct kv_msg *m)
+static int kv_send_pair(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs,
+			struct ibv_mr *mr, const struct kverbs_perf_msg *m)
 {
-	struct kv_msg *progress = &msgs[KV_SEND0], *next = &msgs[KV_SEND1];
+	struct kverbs_perf_msg *progress = &msgs[KV_SEND0], *next = &msgs[KV_SEND1];
 	struct ibv_wc wc;
 	int i;
 
 	memset(progress, 0, sizeof(*progress));
-	progress->type = htole32(KV_MSG_PROGRESS);
+	progress->type = htole32(KVERBS_PERF_MSG_PROGRESS);
 	*next = *m;
 	if (rdma_post_send(id, NULL, progress, sizeof(*progress), mr, IBV_SEND_SIGNALED) ||
 	    rdma_post_send(id, NULL, next, sizeof(*next), mr, IBV_SEND_SIGNALED)) {
@@ -284,20 +254,20 @@ static int kv_send_pair(struct rdma_cm_id *id, struct kv_msg *msgs,
  * -B: START, the server's ADV; PROGRESS and ROUND back to back, the
  * server's ROUND_OK; PROGRESS and DONE back to back.
  */
-static int kv_back_to_back(struct rdma_cm_id *id, struct kv_msg *msgs,
+static int kv_back_to_back(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs,
 			   struct ibv_mr *mr)
 {
-	struct kv_msg *recv = &msgs[KV_RECV], m = {};
+	struct kverbs_perf_msg *recv = &msgs[KV_RECV], m = {};
 
 	memset(&msgs[KV_SEND0], 0, sizeof(m));
-	msgs[KV_SEND0].type = htole32(KV_MSG_START);
-	if (kv_send(id, &msgs[KV_SEND0], mr) || kv_recv(id, recv, KV_MSG_ADV) ||
+	msgs[KV_SEND0].type = htole32(KVERBS_PERF_MSG_START);
+	if (kv_send(id, &msgs[KV_SEND0], mr) || kv_recv(id, recv, KVERBS_PERF_MSG_ADV) ||
 	    rdma_post_recv(id, NULL, recv, sizeof(*recv), mr))
 		return -1;
-	m.type = htole32(KV_MSG_ROUND);
+	m.type = htole32(KVERBS_PERF_MSG_ROUND);
 	m.a = 0;
 	m.b = htole64(1);
-	if (kv_send_pair(id, msgs, mr, &m) || kv_recv(id, recv, KV_MSG_ROUND_OK))
+	if (kv_send_pair(id, msgs, mr, &m) || kv_recv(id, recv, KVERBS_PERF_MSG_ROUND_OK))
 		return -1;
 	if (le64toh(recv->a) != 1) {
 		fprintf(stderr, "ROUND_OK for %llu, expected 1\n",
@@ -305,7 +275,7 @@ static int kv_back_to_back(struct rdma_cm_id *id, struct kv_msg *msgs,
 		return -1;
 	}
 	memset(&m, 0, sizeof(m));
-	m.type = htole32(KV_MSG_DONE);
+	m.type = htole32(KVERBS_PERF_MSG_DONE);
 	m.a = htole64(1);
 	m.b = htole64(1000000);
 	return kv_send_pair(id, msgs, mr, &m);
@@ -317,19 +287,19 @@ static int kv_back_to_back(struct rdma_cm_id *id, struct kv_msg *msgs,
  * given.  @recv was posted before the connection was made.  Returns 0,
  * -1 on failure, 1 when the server cut it off while it kept busy.
  */
-static int kv_fake_done(struct rdma_cm_id *id, struct kv_msg *msgs,
+static int kv_fake_done(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs,
 			struct ibv_mr *mr, uint64_t ops, uint64_t ns, double busy)
 {
-	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct kverbs_perf_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
 	struct ibv_wc wc;
 	int ret;
 
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_START);
+	send->type = htole32(KVERBS_PERF_MSG_START);
 	if (kv_send(id, send, mr))
 		return -1;
 	if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS ||
-	    wc.byte_len != sizeof(*recv) || le32toh(recv->type) != KV_MSG_ADV) {
+	    wc.byte_len != sizeof(*recv) || le32toh(recv->type) != KVERBS_PERF_MSG_ADV) {
 		fprintf(stderr, "no ADV from the server\n");
 		return -1;
 	}
@@ -337,7 +307,7 @@ static int kv_fake_done(struct rdma_cm_id *id, struct kv_msg *msgs,
 	if (ret)
 		return ret;
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_DONE);
+	send->type = htole32(KVERBS_PERF_MSG_DONE);
 	send->a = htole64(ops);
 	send->b = htole64(ns);
 	return kv_send(id, send, mr);
@@ -365,11 +335,11 @@ static int kv_post_wait(struct rdma_cm_id *id, struct ibv_send_wr *wr)
  * -I: START, the server's ADV, @n messages with immediate data (message
  * @bad wrong, or without any if @none), DONE.
  */
-static int kv_imm(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+static int kv_imm(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs, struct ibv_mr *mr,
 		  int test, uint64_t n, int64_t bad, int none)
 {
 	static char data[KV_IMM_SIZE];
-	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct kverbs_perf_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
 	struct ibv_sge sge = { .addr = (uintptr_t)data, .length = sizeof(data) };
 	struct ibv_send_wr wr;
 	struct ibv_mr *dmr;
@@ -381,14 +351,14 @@ static int kv_imm(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 		return -1;
 	sge.lkey = dmr->lkey;
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_START);
-	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+	send->type = htole32(KVERBS_PERF_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KVERBS_PERF_MSG_ADV))
 		return -1;
 	addr = le64toh(recv->addr);
 	rkey = le32toh(recv->rkey);
 	slots = le32toh(recv->slots);
 	stride = le32toh(recv->stride);
-	if (!slots || stride < sizeof(data) || (test == KV_WRITE_BW && !rkey)) {
+	if (!slots || stride < sizeof(data) || (test == KVERBS_PERF_WRITE_BW && !rkey)) {
 		fprintf(stderr, "the server's ADV is not one for this test\n");
 		return -1;
 	}
@@ -397,7 +367,7 @@ static int kv_imm(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 		wr.wr_id = i;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
-		if (test == KV_WRITE_BW) {
+		if (test == KVERBS_PERF_WRITE_BW) {
 			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 			wr.wr.rdma.remote_addr = addr + (i % slots) * stride;
 			wr.wr.rdma.rkey = rkey;
@@ -406,12 +376,12 @@ static int kv_imm(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 		}
 		wr.imm_data = htobe32((uint32_t)i + ((int64_t)i == bad));
 		if ((int64_t)i == bad && none)
-			wr.opcode = test == KV_WRITE_BW ? IBV_WR_RDMA_WRITE : IBV_WR_SEND;
+			wr.opcode = test == KVERBS_PERF_WRITE_BW ? IBV_WR_RDMA_WRITE : IBV_WR_SEND;
 		if (kv_post_wait(id, &wr))
 			return -1;
 	}
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_DONE);
+	send->type = htole32(KVERBS_PERF_MSG_DONE);
 	send->a = htole64(n);
 	send->b = htole64(1000000);
 	return kv_send(id, send, mr);
@@ -423,7 +393,7 @@ static void kv_fill(uint8_t *p, uint32_t len, uint64_t iter)
 	uint64_t w, v;
 
 	for (w = 0; (w + 1) * 8 <= len; w++) {
-		v = htole64((iter + 1) * 0x9e3779b97f4a7c15ULL ^ (w * 0xbf58476d1ce4e5b9ULL));
+		v = htole64(kverbs_perf_word(iter, w));
 		memcpy(p + w * 8, &v, sizeof(v));
 	}
 }
@@ -431,7 +401,7 @@ static void kv_fill(uint8_t *p, uint32_t len, uint64_t iter)
 enum kv_inv_mode { KV_INV_OK, KV_INV_NONE, KV_INV_WRONG, KV_INV_UNASKED, KV_INV_OLD };
 
 /* A control message, as a SEND with invalidate of @inv unless it is 0. */
-static int kv_send_inv(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *mr,
+static int kv_send_inv(struct rdma_cm_id *id, struct kverbs_perf_msg *m, struct ibv_mr *mr,
 		       uint32_t inv)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)m, .length = sizeof(*m), .lkey = mr->lkey };
@@ -459,11 +429,11 @@ static int kv_send_inv(struct rdma_cm_id *id, struct kv_msg *m, struct ibv_mr *m
  * with invalidate, DONE; @mode spoils one step.  Returns 0 when all was
  * sent, -1 on failure, and for KV_INV_OLD 0 or 1 as main() says.
  */
-static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+static int kv_inv(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs, struct ibv_mr *mr,
 		  uint64_t n, enum kv_inv_mode mode)
 {
 	static uint8_t data[KV_IMM_SIZE];
-	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct kverbs_perf_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
 	struct ibv_sge sge = { .addr = (uintptr_t)data, .length = sizeof(data) };
 	struct ibv_send_wr wr, *bad;
 	struct ibv_mr *dmr;
@@ -476,8 +446,8 @@ static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 		return -1;
 	sge.lkey = dmr->lkey;
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_START);
-	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+	send->type = htole32(KVERBS_PERF_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KVERBS_PERF_MSG_ADV))
 		return -1;
 	addr = le64toh(recv->addr);
 	rkey = le32toh(recv->rkey);
@@ -490,7 +460,7 @@ static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	}
 	if (mode == KV_INV_UNASKED) {
 		memset(send, 0, sizeof(*send));
-		send->type = htole32(KV_MSG_PROGRESS);
+		send->type = htole32(KVERBS_PERF_MSG_PROGRESS);
 		if (kv_send_inv(id, send, mr, rkey))
 			return -1;
 		/*
@@ -518,10 +488,10 @@ static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 		}
 		inv = mode == KV_INV_NONE ? 0 : mode == KV_INV_WRONG ? rkey ^ 0x1 : rkey;
 		memset(send, 0, sizeof(*send));
-		send->type = htole32(KV_MSG_ROUND);
+		send->type = htole32(KVERBS_PERF_MSG_ROUND);
 		send->a = htole64(first);
 		send->b = htole64(k);
-		if (kv_send_inv(id, send, mr, inv) || kv_recv(id, recv, KV_MSG_ROUND_OK))
+		if (kv_send_inv(id, send, mr, inv) || kv_recv(id, recv, KVERBS_PERF_MSG_ROUND_OK))
 			return -1;
 		if (le64toh(recv->a) != first + k || le32toh(recv->rkey) == rkey) {
 			fprintf(stderr, "ROUND_OK for %llu with key 0x%08x after 0x%08x\n",
@@ -548,7 +518,7 @@ static int kv_inv(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 			return -1;
 	}
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_DONE);
+	send->type = htole32(KVERBS_PERF_MSG_DONE);
 	send->a = htole64(n);
 	send->b = htole64(1000000);
 	return kv_send(id, send, mr);
@@ -599,10 +569,10 @@ static int kv_srq_send(struct rdma_cm_id *id, struct ibv_sge *sge, uint64_t i)
  * then up to 200 more SENDs.  -S over: START, the ADV, W + 1 PROGRESS
  * messages, one at a time.
  */
-static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+static int kv_srq(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs, struct ibv_mr *mr,
 		  uint64_t n, int mode)
 {
-	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct kverbs_perf_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
 	struct ibv_sge sge = { .length = KV_SRQ_SIZE };
 	uint64_t i, granted;
 	struct ibv_send_wr wr;
@@ -615,11 +585,11 @@ static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	sge.addr = (uintptr_t)kv_srq_data;
 	sge.lkey = dmr->lkey;
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_START);
-	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+	send->type = htole32(KVERBS_PERF_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KVERBS_PERF_MSG_ADV))
 		return -1;
 	window = le32toh(recv->slots);
-	if (!(le64toh(recv->a) & KV_ADV_GRANTS)) {
+	if (!(le64toh(recv->a) & KVERBS_PERF_ADV_GRANTS)) {
 		fprintf(stderr, "the server's ADV grants no window\n");
 		return -1;
 	}
@@ -628,7 +598,7 @@ static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	if (mode == KV_SRQ_OVER) {
 		for (i = 0; i <= window; i++) {
 			memset(send, 0, sizeof(*send));
-			send->type = htole32(KV_MSG_PROGRESS);
+			send->type = htole32(KVERBS_PERF_MSG_PROGRESS);
 			if (kv_send(id, send, mr))
 				return -1;
 		}
@@ -640,7 +610,7 @@ static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 	for (i = 0; i <= n; i++) {
 		if (i == granted) {
 			/* The window is used up: the next one, or DONE's credit. */
-			if (kv_recv(id, recv, KV_MSG_ROUND_OK))
+			if (kv_recv(id, recv, KVERBS_PERF_MSG_ROUND_OK))
 				return -1;
 			if (le64toh(recv->a) != granted) {
 				fprintf(stderr, "ROUND_OK for %llu, expected %llu\n",
@@ -664,7 +634,7 @@ static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 			return -1;
 	}
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_DONE);
+	send->type = htole32(KVERBS_PERF_MSG_DONE);
 	send->a = htole64(n);
 	send->b = htole64(1000000);
 	if (kv_send(id, send, mr))
@@ -690,10 +660,10 @@ static int kv_srq(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
 }
 
 /* -X: START, the server's ADV, then a SEND with invalidate of each key. */
-static int kv_inv_keys(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr *mr,
+static int kv_inv_keys(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs, struct ibv_mr *mr,
 		       const char *keys)
 {
-	struct kv_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
+	struct kverbs_perf_msg *send = &msgs[KV_SEND0], *recv = &msgs[KV_RECV];
 	struct ibv_send_wr wr = {
 		.num_sge = 1, .opcode = IBV_WR_SEND_WITH_INV,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -712,8 +682,8 @@ static int kv_inv_keys(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr
 	sge.lkey = dmr->lkey;
 	wr.sg_list = &sge;
 	memset(send, 0, sizeof(*send));
-	send->type = htole32(KV_MSG_START);
-	if (kv_send(id, send, mr) || kv_recv(id, recv, KV_MSG_ADV))
+	send->type = htole32(KVERBS_PERF_MSG_START);
+	if (kv_send(id, send, mr) || kv_recv(id, recv, KVERBS_PERF_MSG_ADV))
 		return -1;
 	for (;;) {
 		key = strtoul(p, &end, 16);
@@ -732,9 +702,9 @@ static int kv_inv_keys(struct rdma_cm_id *id, struct kv_msg *msgs, struct ibv_mr
 
 int main(int argc, char **argv)
 {
-	struct kv_hello h = {
-		.magic = htole16(0x6b76),
-		.version = htole16(4),
+	struct kverbs_perf_hello h = {
+		.magic = htole16(KVERBS_PERF_MAGIC),
+		.version = htole16(KVERBS_PERF_VERSION),
 		.test = htole16(1),	/* write_bw */
 		.msg_size = htole32(64),
 		.tx_depth = htole32(16),
@@ -748,8 +718,8 @@ int main(int argc, char **argv)
 	};
 	struct rdma_conn_param param = { .private_data = &h, .retry_count = 7 };
 	const char *addr = NULL, *port = NULL;
-	const struct kv_reject *rej;
-	struct kv_msg msgs[KV_MSGS];
+	const struct kverbs_perf_reject_msg *rej;
+	struct kverbs_perf_msg msgs[KV_MSGS];
 	unsigned long long ops = 0, ns = 0;
 	double busy = 0, hold = 0;
 	struct ibv_mr *mr = NULL;
@@ -785,7 +755,7 @@ int main(int argc, char **argv)
 			h.duration_ns = htole64(strtoull(optarg, NULL, 0) * 1000000000ULL);
 			break;
 		case 'b':
-			h.flags = htole16(le16toh(h.flags) | KV_F_REVERSE);
+			h.flags = htole16(le16toh(h.flags) | KVERBS_PERF_F_REVERSE);
 			break;
 		case 'k':
 			busy = atof(optarg);
@@ -810,8 +780,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'B':
-			h.test = htole16(KV_READ_BW);
-			h.flags = htole16(le16toh(h.flags) | KV_F_VALIDATE);
+			h.test = htole16(KVERBS_PERF_READ_BW);
+			h.flags = htole16(le16toh(h.flags) | KVERBS_PERF_F_VALIDATE);
 			pair = 1;
 			break;
 		case 'd':
@@ -821,7 +791,7 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			imm = 1;
-			h.flags = htole16(le16toh(h.flags) | KV_F_IMM);
+			h.flags = htole16(le16toh(h.flags) | KVERBS_PERF_F_IMM);
 			if (!strcmp(optarg, "ok"))
 				break;
 			ret = sscanf(optarg, "%lld,%7s", &bad, word);
@@ -835,7 +805,7 @@ int main(int argc, char **argv)
 					break;
 			if (inv < 0)
 				return 2;
-			h.flags = htole16(le16toh(h.flags) | KV_F_VALIDATE | KV_F_INV);
+			h.flags = htole16(le16toh(h.flags) | KVERBS_PERF_F_VALIDATE | KVERBS_PERF_F_INV);
 			break;
 		case 'S':
 			if (!strcmp(optarg, "ok"))
@@ -846,12 +816,12 @@ int main(int argc, char **argv)
 				srq = KV_SRQ_LINGER;
 			else
 				return 2;
-			h.test = htole16(KV_SEND_BW);
+			h.test = htole16(KVERBS_PERF_SEND_BW);
 			h.msg_size = htole32(KV_SRQ_SIZE);
 			break;
 		case 'X':
 			keys = optarg;
-			h.test = htole16(KV_SEND_BW);
+			h.test = htole16(KVERBS_PERF_SEND_BW);
 			h.msg_size = htole32(KV_SRQ_SIZE);
 			break;
 		default: return 2;
@@ -860,14 +830,14 @@ int main(int argc, char **argv)
 	if (!addr || !port || len < 0 || len > (int)sizeof(h))
 		return 2;
 	/* Only the requester's part is played: not the reverse direction's. */
-	if ((done || pair) && (le16toh(h.flags) & KV_F_REVERSE))
+	if ((done || pair) && (le16toh(h.flags) & KVERBS_PERF_F_REVERSE))
 		return 2;
 	if (done + pair + imm + (inv >= 0) + (srq >= 0) + !!keys > 1)
 		return 2;
-	if ((imm || inv >= 0 || srq >= 0 || keys) && (le16toh(h.flags) & KV_F_REVERSE))
+	if ((imm || inv >= 0 || srq >= 0 || keys) && (le16toh(h.flags) & KVERBS_PERF_F_REVERSE))
 		return 2;
 	/* -N plays write_bw's requester. */
-	if (inv >= 0 && le16toh(h.test) != KV_WRITE_BW)
+	if (inv >= 0 && le16toh(h.test) != KVERBS_PERF_WRITE_BW)
 		return 2;
 	param.private_data_len = len;
 	if (rdma_getaddrinfo(addr, port, &hints, &res)) {
@@ -943,7 +913,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rej = id->event->param.conn.private_data;
-	if (le16toh(rej->magic) != 0x6b76) {
+	if (le16toh(rej->magic) != KVERBS_PERF_MAGIC) {
 		printf("rejected without a kverbs perf reason\n");
 		return 2;
 	}

@@ -40,20 +40,9 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-/* kernel/ping.h, as on the wire. */
-struct kv_info {
-	uint64_t addr;		/* big-endian, as rping */
-	uint32_t rkey;
-	uint32_t size;
-};
+/* The wire format, as the module has it. */
+#include "../kernel/ping_proto.h"
 
-struct kv_hello {
-	uint16_t magic, version;	/* little-endian */
-	uint32_t flags;
-};
-
-#define KV_PING_MAGIC		0x6b70
-#define KV_PING_HELLO_INV	(1 << 0)
 #define KV_MAX_SIZE		(1 << 20)
 /* Each step waits this long at most. */
 #define KV_STEP_SECONDS		20
@@ -128,7 +117,7 @@ static int kv_wait(struct rdma_cm_id *id, struct ibv_cq *cq, struct ibv_wc *wc, 
 }
 
 /* Receive an advertisement into @info; as kv_wait(). */
-static int kv_recv_adv(struct rdma_cm_id *id, struct kv_info *info, struct ibv_mr *mr,
+static int kv_recv_adv(struct rdma_cm_id *id, struct kverbs_ping_info *info, struct ibv_mr *mr,
 		       uint64_t *addr, uint32_t *rkey, uint32_t *size)
 {
 	struct ibv_wc wc;
@@ -177,7 +166,7 @@ static int kv_rdma(struct rdma_cm_id *id, enum ibv_wr_opcode op, void *buf,
 }
 
 /* The answer, a SEND with invalidate of @inv unless it is 0; as kv_wait(). */
-static int kv_goahead(struct rdma_cm_id *id, struct kv_info *msg, struct ibv_mr *mr,
+static int kv_goahead(struct rdma_cm_id *id, struct kverbs_ping_info *msg, struct ibv_mr *mr,
 		      uint32_t inv)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)msg, .length = sizeof(*msg), .lkey = mr->lkey };
@@ -195,12 +184,12 @@ static int kv_goahead(struct rdma_cm_id *id, struct kv_info *msg, struct ibv_mr 
 /* Serve until the client leaves; returns 0 then, -1 on our failure. */
 static int kv_serve(struct rdma_cm_id *id, enum kv_mode mode, int *iters)
 {
-	static struct kv_info msgs[2];	/* the advertisement, the answer */
+	static struct kverbs_ping_info msgs[2];	/* the advertisement, the answer */
 	static uint8_t data[KV_MAX_SIZE];
-	struct kv_hello hello = {
-		.magic = htole16(KV_PING_MAGIC),
-		.version = htole16(1),
-		.flags = htole32(KV_PING_HELLO_INV),
+	struct kverbs_ping_hello hello = {
+		.magic = htole16(KVERBS_PING_MAGIC),
+		.version = htole16(KVERBS_PING_VERSION),
+		.flags = htole32(KVERBS_PING_HELLO_INV),
 	};
 	struct rdma_conn_param param = {
 		.responder_resources = 1, .initiator_depth = 1,
