@@ -1257,6 +1257,46 @@ static bool kverbs_ep_last_wqe(struct kverbs_ep *ep, unsigned long deadline)
 }
 
 /*
+ * Post the drain's markers: one on the send queue, one on the receive
+ * queue unless the QP is on an SRQ, whose receives stay posted for the
+ * QPs that share it, as ib_drain_qp() leaves them (nvmet-rdma's
+ * use_srq).  @ep->markers_posted says whether they all went.
+ */
+static void kverbs_ep_post_markers(struct kverbs_ep *ep)
+{
+	struct ib_qp *qp = ep->id->qp;
+	struct ib_rdma_wr swr = {
+		.wr = {
+			.wr_cqe = &ep->drain_sq.cqe.cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	struct ib_ud_wr uwr = {
+		.wr = swr.wr,
+		.ah = ep->ud_ah,
+	};
+	struct ib_recv_wr rwr = { .wr_cqe = &ep->drain_rq.cqe.cqe };
+	struct ib_send_wr *marker = &swr.wr;
+
+	/*
+	 * A UD send queue takes SENDs only, each with an address handle
+	 * (rxe reads it even from a work request it flushes).  A UD QP that
+	 * never had an address handle never sent: its queue is empty.
+	 */
+	if (qp->qp_type == IB_QPT_UD) {
+		uwr.wr.opcode = IB_WR_SEND;
+		marker = ep->ud_ah ? &uwr.wr : NULL;
+	}
+	/* There is room for both (kverbs_ep_create_qp()). */
+	if (marker && kverbs_drain_marker_post(ep, &ep->drain_sq, marker, NULL))
+		return;
+	if (!qp->srq && kverbs_drain_marker_post(ep, &ep->drain_rq, NULL, &rwr))
+		return;
+	ep->markers_posted = true;
+}
+
+/*
  * The method of ib_drain_qp(), with a bound: in the error state the QP
  * flushes what is queued and then a marker posted to each queue, in
  * order, so once both markers completed every work request has.  A QP
@@ -1265,8 +1305,9 @@ static bool kverbs_ep_last_wqe(struct kverbs_ep *ep, unsigned long deadline)
  * endpoint, not on this stack: if the device is late, its completion
  * still finds them, up to kverbs_ep_quiesce() freeing the CQ, or, on a
  * CQ of ib_core's pool that outlives the QP, up to the end of the
- * endpoint's parking (kverbs_ep_park()).  Each marker counts its posts,
- * so that a late marker of a drain that timed out does not end this one.
+ * endpoint's parking, which takes the drain up where this one gave up
+ * (kverbs_ep_drain_late()).  Each marker counts its posts, so that a
+ * late marker of a drain that timed out does not end a later drain.
  *
  * On every device, those with drain methods of their own (mlx4, mlx5,
  * erdma) too: ib_drain_qp() would call those, and they wait without a
@@ -1290,45 +1331,42 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 {
 	struct ib_qp *qp = ep->id->qp;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_rdma_wr swr = {
-		.wr = {
-			.wr_cqe = &ep->drain_sq.cqe.cqe,
-			.opcode = IB_WR_RDMA_WRITE,
-			.send_flags = IB_SEND_SIGNALED,
-		},
-	};
-	struct ib_ud_wr uwr = {
-		.wr = swr.wr,
-		.ah = ep->ud_ah,
-	};
-	struct ib_recv_wr rwr = { .wr_cqe = &ep->drain_rq.cqe.cqe };
 	unsigned long deadline = jiffies + KVERBS_DRAIN_TIMEOUT;
-	struct ib_send_wr *marker = &swr.wr;
 
-	if (ib_modify_qp(qp, &attr, IB_QP_STATE))
+	ep->markers_posted = false;
+	ep->modified = !ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (!ep->modified)
 		return false;
 	if (qp->srq && !kverbs_ep_last_wqe(ep, deadline))
 		return false;
-	/*
-	 * A UD send queue takes SENDs only, each with an address handle
-	 * (rxe reads it even from a work request it flushes).  A UD QP that
-	 * never had an address handle never sent: its queue is empty.
-	 */
-	if (qp->qp_type == IB_QPT_UD) {
-		uwr.wr.opcode = IB_WR_SEND;
-		marker = ep->ud_ah ? &uwr.wr : NULL;
-	}
-	/* There is room for both (kverbs_ep_create_qp()). */
-	if (marker && kverbs_drain_marker_post(ep, &ep->drain_sq, marker, NULL))
-		return false;
-	/*
-	 * The SRQ's receives stay posted for the QPs that share it, as
-	 * ib_drain_qp() leaves them (nvmet-rdma's use_srq).
-	 */
-	if (!qp->srq && kverbs_drain_marker_post(ep, &ep->drain_rq, NULL, &rwr))
-		return false;
-	return kverbs_drain_marker_wait(ep, &ep->drain_sq, deadline) &&
+	kverbs_ep_post_markers(ep);
+	return ep->markers_posted &&
+	       kverbs_drain_marker_wait(ep, &ep->drain_sq, deadline) &&
 	       kverbs_drain_marker_wait(ep, &ep->drain_rq, deadline);
+}
+
+/*
+ * A drain that did not end in time, taken up without a wait: true once
+ * it is over.  Last WQE Reached that came late gets the markers posted
+ * now; markers that come late are taken.  A QP that could not be moved
+ * to the error state, or whose markers could not be posted, never
+ * drains: only the device's removal ends its parking.
+ */
+static bool kverbs_ep_drain_late(struct kverbs_ep *ep)
+{
+	if (!ep->modified)
+		return false;
+	if (!ep->markers_posted) {
+		if (!ep->id->qp->srq || ep->last_wqe_seen ||
+		    !try_wait_for_completion(&ep->last_wqe))
+			return false;
+		ep->last_wqe_seen = true;
+		kverbs_ep_post_markers(ep);
+		if (!ep->markers_posted)
+			return false;
+	}
+	return kverbs_drain_marker_seen(&ep->drain_sq) &&
+	       kverbs_drain_marker_seen(&ep->drain_rq);
 }
 
 /**
@@ -1509,8 +1547,7 @@ static void kverbs_ep_park_work(struct work_struct *work)
 	struct kverbs_ep *ep = container_of(to_delayed_work(work),
 					    struct kverbs_ep, park);
 
-	if (kverbs_drain_marker_seen(&ep->drain_sq) &&
-	    kverbs_drain_marker_seen(&ep->drain_rq)) {
+	if (kverbs_ep_drain_late(ep)) {
 		ep->drained = true;
 		trace_kverbs_drain_end(ep->trace_id, ep->cq_id, ep->id->qp, true);
 	} else if (!kverbs_dev_removing(&ep->user)) {

@@ -250,6 +250,8 @@ enum kverbs_ep_flags {
  * @last_wqe: a QP on an SRQ: completed by each Last WQE Reached event
  * @last_wqe_seen: ... the drain took one: the QP takes no receive of the
  *	SRQ any more, and every one it took has completed
+ * @modified: the drain moved the QP to the error state
+ * @markers_posted: ... and posted its markers, every one the QP needs
  * @polled: the test's thread polls @cq itself (IB_POLL_DIRECT); set with
  *	@cq, kept after it is freed, for the handlers' wake-up
  *	(kverbs_ep_wake())
@@ -302,6 +304,8 @@ struct kverbs_ep {
 	bool drained;
 	bool polled;
 	bool last_wqe_seen;
+	bool modified;
+	bool markers_posted;
 	u32 trace_id;
 	u32 next_cid;
 	unsigned long queued_at;
