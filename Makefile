@@ -25,8 +25,8 @@ DKMS ?= dkms
 # What dkms needs to build the module: sources, not what a build left.
 DKMS_FILES = dkms.conf Makefile Kbuild kernel/Kbuild include/uapi/kverbs.h \
 	scripts/compat-probe $(wildcard kernel/probes/*.c) \
-	$(filter-out %.mod.c,$(wildcard kernel/*.c)) \
-	$(filter-out kernel/compat-autoconf.h,$(wildcard kernel/*.h))
+	$(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*/*.c)) \
+	$(filter-out kernel/compat-autoconf.h,$(wildcard kernel/*.h kernel/*/*.h))
 
 all: modules tool
 

@@ -9,7 +9,7 @@
 # SRQ's receives, a drain's markers later than kverbs waits, the
 # completion handler late and on another CPU.  kverbs' own fault point
 # holds a drain marker's handler up right after it signalled, as an
-# interrupt or a preempted vCPU may (kernel/fault.h).
+# interrupt or a preempted vCPU may (kernel/core/fault.h).
 #
 # KASAN judges first: ktap_main checks the kernel log after every test.
 # Each test checks what its sessions reported besides, and that the

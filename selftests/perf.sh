@@ -957,7 +957,7 @@ test_write_bw_duration() {
 		'd["iterations"] > 0'
 }
 
-# Control messages back to back (kernel/perf.h, KVERBS_PERF_CTRL_CREDITS).
+# Control messages back to back (kernel/perf/perf.h, KVERBS_PERF_CTRL_CREDITS).
 # A run twice as long as the step timeout makes the requester send a
 # PROGRESS every quarter of it, each followed by a ROUND or the DONE as
 # soon as it completes; over iWARP, with no receiver-not-ready retry, a
@@ -2171,7 +2171,7 @@ test_send_bw_srq_refused() {
 }
 
 # A --srq server grants each client's QP a window of the SRQ's receives
-# (kernel/srq.c's "Credits"), and the windows add up to no more than the
+# (kernel/core/srq.c's "Credits"), and the windows add up to no more than the
 # SRQ holds, on every transport.  An
 # SRQ of 4 receives: a send_lat client holds a window of one for its
 # whole run; the send_bw client that comes meanwhile asks for 16 and gets

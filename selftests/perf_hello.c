@@ -78,7 +78,7 @@
  * it by terminating the connection, after the WRITE completed here).
  *
  * With -S it asks for send_bw and plays its requester against a server
- * with --srq, which grants its SRQ's receives as credits (kernel/srq.c)
+ * with --srq, which grants its SRQ's receives as credits (kernel/core/srq.c)
  * on every transport: START, the server's ADV, which must say it grants
  * (KVERBS_PERF_ADV_GRANTS) and whose slots are the window W; then ITERS
  * SENDs of 64 bytes (default 10), W at a time, the next W once the
@@ -124,7 +124,7 @@
 #include <rdma/rdma_verbs.h>
 
 /* The wire format, as the module has it, and the uAPI's tests and flags. */
-#include "../kernel/perf_proto.h"
+#include "../kernel/perf/perf_proto.h"
 #include <uapi/kverbs.h>
 
 #define KV_IMM_SIZE	64
@@ -387,7 +387,7 @@ static int kv_imm(struct rdma_cm_id *id, struct kverbs_perf_msg *msgs, struct ib
 	return kv_send(id, send, mr);
 }
 
-/* The pattern of kernel/perf.c's kverbs_perf_fill(), word by word. */
+/* The pattern of kernel/perf/perf.c's kverbs_perf_fill(), word by word. */
 static void kv_fill(uint8_t *p, uint32_t len, uint64_t iter)
 {
 	uint64_t w, v;

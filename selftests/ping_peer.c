@@ -2,7 +2,7 @@
 /*
  * ping_peer: a ping server, written on rdma-core's librdmacm, that keeps
  * or breaks the remote invalidation a kverbs ping client asks for
- * (kernel/ping.h), to see the client refuse what it must.
+ * (kernel/ping/ping.h), to see the client refuse what it must.
  *
  *	ping_peer -a ADDR -p PORT -m ok|none|unasked|other
  *
@@ -41,7 +41,7 @@
 #include <rdma/rdma_verbs.h>
 
 /* The wire format, as the module has it. */
-#include "../kernel/ping_proto.h"
+#include "../kernel/ping/ping_proto.h"
 
 #define KV_MAX_SIZE		(1 << 20)
 /* Each step waits this long at most. */

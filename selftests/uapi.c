@@ -995,7 +995,7 @@ TEST_F(kverbs, devices_page_sized_entries)
 
 /*
  * The test commands take their time limit and addresses the same way
- * (kernel/test.c), and hand back a result that a rejected call zeroes.
+ * (kernel/core/test.c), and hand back a result that a rejected call zeroes.
  * These checks run on each of them through this description.
  */
 struct kv_test_cmd {

@@ -66,7 +66,7 @@ enum {
 
 /*
  * One perf subcommand.  Adding a test takes an entry here, beside the
- * module's (kverbs_perf_tests[] in kernel/perf.c); the option checks,
+ * module's (kverbs_perf_tests[] in kernel/perf/perf.c); the option checks,
  * --help, the text and --json reports read it.
  */
 struct kv_perf_test {

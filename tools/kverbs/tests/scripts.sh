@@ -357,7 +357,7 @@ docs() {
 }
 arch=$top/Documentation/architecture.rst
 docs file_table_control 0 "" < "$arch"
-docs file_table_missing_header_fails 1 "kernel/cm.h has no row in the table of files" \
+docs file_table_missing_header_fails 1 "kernel/core/cm.h has no row in the table of files" \
 	< <(sed '/^``kernel\/cm\.h``/d' "$arch")
 docs file_table_missing_directory_fails 1 "kernel/probes/ has no row in the table of files" \
 	< <(sed '/^``kernel\/probes\/``/,+1d' "$arch")
@@ -576,7 +576,7 @@ boot_splat='[    0.021000] BUG: KASAN: wild-memory-access in handle_edge_irq+0x1
 [    0.021400]  <TASK>
 [    0.021500]  identify_cpu+0x3/0x4
 [    0.021600]  </TASK>'
-cmd_splat='[   80.000000] WARNING: CPU: 1 PID: 321 at kernel/perf.c:99 kverbs_perf_run+0x5/0x6 [kverbs]
+cmd_splat='[   80.000000] WARNING: CPU: 1 PID: 321 at kernel/perf/perf.c:99 kverbs_perf_run+0x5/0x6 [kverbs]
 [   80.000100] CPU: 1 UID: 0 PID: 321 Comm: kverbs Not tainted 6.12.0 #1
 [   80.000200] RIP: 0010:kverbs_perf_run+0x5/0x6 [kverbs]
 [   80.000300] Call Trace:
@@ -592,7 +592,7 @@ $boot_splat
 $mark
 [  700.000000] last line of the console
 EOF
-report splat_after_the_command_first "first WARNING: CPU: 1 PID: 321 at kernel/perf.c:99" \
+report splat_after_the_command_first "first WARNING: CPU: 1 PID: 321 at kernel/perf/perf.c:99" \
 	"has --- splat 1: WARNING: CPU: 1 PID: 321" "has       kverbs_ioctl+0x7/0x8 [kverbs]" \
 	"lacks       ? __warn" "lacks handle_edge_irq" <<EOF
 $boot_splat
