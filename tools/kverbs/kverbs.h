@@ -265,5 +265,6 @@ bool kv_perf_is_cmd(const char *name);
 void kv_perf_commands(FILE *f);
 int kv_cmd_serve(int argc, char **argv);
 int kv_cmd_lesson(int argc, char **argv);
+void kv_lesson_commands(FILE *f);
 
 #endif /* KVERBS_TOOL_H */

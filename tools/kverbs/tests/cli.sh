@@ -132,6 +132,11 @@ for h in long_option:--help command:help short_option:-h; do
 		"out=exit status" "out=  0 " "out=  1 " "out=  2 " "out=  3 " \
 		"out=  130 " err-empty -- "${h#*:}"
 done
+# Every lesson that 'kverbs lesson' lists is named in the usage too.
+kv_case lesson_lists_lessons 0 out=unsignaled out=mr_size err-empty -- lesson
+while read -r lesson _; do
+	kv_case "help_names_lesson_$lesson" 0 "out= $lesson" -- --help
+done < <("$KVERBS" lesson)
 kv_case version 0 "out=(ABI " err-empty -- --version
 kv_case unknown_command 2 "err=kverbs: unknown command 'bogus'" \
 	"err=usage: kverbs COMMAND" out-empty -- bogus
