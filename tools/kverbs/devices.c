@@ -21,7 +21,9 @@ static void devices_usage(FILE *f)
 		"limits that matter to kernel verbs, and the verbs each supports: SRQ,\n"
 		"UD, immediate data, invalidation, atomics.\n"
 		"\n"
-		"      --json   one JSON document instead of text\n"
+		"  -j, --json   one JSON document instead of text; -j is its older\n"
+		"               spelling, kept in this command only (elsewhere -j is\n"
+		"               --jobs)\n"
 		"  -h, --help   this help\n",
 		kv_prog);
 }
@@ -335,8 +337,8 @@ int kv_cmd_devices(int argc, char **argv)
 
 	/*
 	 * -j is --jobs in ping and serve; JSON is --json, long only, in every
-	 * command.  Here -j still works, undocumented but for the man page,
-	 * for scripts written when it meant --json: devices has no jobs.
+	 * other command.  Here -j still works, for scripts written when it
+	 * meant --json: devices has no jobs.
 	 */
 	optind = 1;
 	opterr = 0;

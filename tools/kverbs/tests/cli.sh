@@ -441,8 +441,10 @@ kv_usage_error perftest_run_infinitely write_bw "--run_infinitely is perftest's;
 	-- write_bw --run_infinitely -D 1 1.2.3.4
 kv_usage_error perftest_out_json_file_empty write_bw "--out_json_file needs a file name" \
 	-- write_bw --out_json_file= 1.2.3.4
-# -j is --jobs wherever it is a short option; devices documents only --json.
-kv_case devices_help_json_long_only 0 "out=      --json" -- devices --help
+# devices' -j is --json, as its help says; elsewhere -j is --jobs.
+kv_case devices_help_json_short_option 0 "out=  -j, --json" "out=elsewhere -j is" \
+	err-empty -- devices --help
+kv_case ping_help_j_is_jobs 0 "out=  -j, --jobs N" -- ping --help
 
 # ---- without the module: exit 3 and what to do about it ----
 
