@@ -6,6 +6,7 @@
 #define KVERBS_TOOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -48,6 +49,55 @@ const char *kv_bad_option(char **argv, const char *optstring, char *buf,
 int kv_perftest_only(const char *cmd, const char *opt);
 void kv_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * opt_table.c: a command's options as a table.  Each row is one option:
+ * its names and value, who takes it, what reads it, what it excludes and
+ * its --help; kv_cmdline_parse() makes getopt_long()'s strings of them.
+ */
+#define KV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* Rows of one table at most: a row's bit (KV_BIT(row)) fits a uint64_t. */
+#define KV_OPTS_MAX		64
+#define KV_BIT(row)		(1ULL << (row))
+/*
+ * struct kv_opt.flag: the bool @member of @type (the command's options,
+ * kv_cmdline.flags) that the option sets; not a bool does not compile.
+ */
+#define KV_FLAG(type, member) \
+	_Generic(((type *)0)->member, bool: offsetof(type, member) + 1)
+
+struct kv_cmdline;
+
+struct kv_opt {
+	const char *name;	/* --name */
+	const char *alias;	/* a second long name (perftest's), or NULL */
+	int key;		/* -k, or 0: a long option only; 'h' is --help */
+	const char *arg;	/* its value as --help names it; NULL: it takes none */
+	/*
+	 * Reads @cl->arg, the value of row @cl->opt, into @cl->ctx.  Returns
+	 * 0, 1 when the value is the default, which counts as not given, or
+	 * -1 after a usage error.  NULL: .flag, or nothing (an option
+	 * accepted for compatibility that changes nothing).
+	 */
+	int (*parse)(const struct kv_cmdline *cl);
+	size_t flag;		/* KV_FLAG(): the bool it sets, without .parse */
+};
+
+struct kv_cmdline {
+	const char *cmd;		/* the command, for messages */
+	const struct kv_opt *opts;	/* its table */
+	unsigned int nopts;
+	void *ctx;			/* for .parse */
+	void *flags;			/* for .flag */
+	const void *data;		/* for @usage */
+	void (*usage)(FILE *f, const struct kv_cmdline *cl);	/* --help */
+	uint64_t given;			/* KV_BIT() of the rows given */
+	/* While a row's .parse runs: the row, and its value or NULL. */
+	const struct kv_opt *opt;
+	const char *arg;
+};
+
+int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv);
 
 /* describe.c: what the kernel's numbers mean */
 const char *kv_wc_status_str(uint32_t status);

@@ -780,6 +780,396 @@ static int kv_perf_check_ud(struct kv_perf_opts *o)
 	return 0;
 }
 
+/* What the options' parsers read into, and from. */
+struct kv_perf_args {
+	struct kv_perf_opts *o;
+	const struct kv_perf_test *t;
+	int argc;
+	char **argv;
+	const char *after_d;	/* the word after a lone -d, if it is no option */
+};
+
+/* The rows of kv_perf_options[], in the order --help gives them. */
+enum {
+	KV_PO_ATOMIC, KV_PO_SIZE, KV_PO_ALL, KV_PO_ITERS, KV_PO_DURATION, KV_PO_TX_DEPTH,
+	KV_PO_QP, KV_PO_BIDIR, KV_PO_IMM, KV_PO_WRITE_WITH_IMM, KV_PO_POST_LIST, KV_PO_CQ_MOD,
+	KV_PO_INLINE, KV_PO_RW, KV_PO_INV, KV_PO_EVENTS, KV_PO_POLL, KV_PO_CQ_POOL, KV_PO_DIM,
+	KV_PO_PHASES, KV_PO_CONNECTION, KV_PO_SRQ, KV_PO_SRQ_WR, KV_PO_SRQ_LIMIT, KV_PO_PORT,
+	KV_PO_GBITS, KV_PO_VALIDATE, KV_PO_TIMEOUT, KV_PO_MAX_DURATION, KV_PO_MAX_ITERS,
+	KV_PO_NO_REVERSE, KV_PO_BUSY_POLL, KV_PO_CPU_UTIL, KV_PO_JSON, KV_PO_DEBUG, KV_PO_HELP,
+	/* perftest's, for its command lines: no-ops, or refused saying why */
+	KV_PO_CPU_FREQ, KV_PO_RDMA_CM, KV_PO_REPORT_BOTH, KV_PO_OUT_JSON, KV_PO_OUT_JSON_FILE,
+	KV_PO_IB_DEV, KV_PO_IB_PORT, KV_PO_GID_INDEX, KV_PO_RUN_INFINITELY,
+};
+
+static int kv_perf_opt_parse(const struct kv_cmdline *cl);
+
+static const struct kv_opt kv_perf_options[] = {
+	[KV_PO_ATOMIC] = { .name = "atomic_type", .key = 'A', .arg = "TYPE",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_SIZE] = { .name = "size", .key = 's', .arg = "SIZE",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_ALL] = { .name = "all", .key = 'a',
+				.parse = kv_perf_opt_parse },
+	[KV_PO_ITERS] = { .name = "iters", .key = 'n', .arg = "ITERS",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_DURATION] = { .name = "duration", .key = 'D', .arg = "SEC",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_TX_DEPTH] = { .name = "tx-depth", .key = 't', .arg = "N",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_QP] = { .name = "qp", .key = 'q', .arg = "N",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_BIDIR] = { .name = "bidirectional", .key = 'b',
+				.parse = kv_perf_opt_parse },
+	[KV_PO_IMM] = { .name = "imm",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_WRITE_WITH_IMM] = { .name = "write_with_imm",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_POST_LIST] = { .name = "post_list", .key = 'l', .arg = "N",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_CQ_MOD] = { .name = "cq-mod", .key = 'Q', .arg = "N",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_INLINE] = { .name = "inline_size", .key = 'I', .arg = "SIZE",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_RW] = { .name = "rw",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_INV] = { .name = "inv",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_EVENTS] = { .name = "events", .key = 'e',
+				.parse = kv_perf_opt_parse },
+	[KV_PO_POLL] = { .name = "poll", .arg = "POLICY",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_CQ_POOL] = { .name = "cq-pool",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_DIM] = { .name = "dim",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_PHASES] = { .name = "phases",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_CONNECTION] = { .name = "connection", .key = 'c', .arg = "TYPE",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_SRQ] = { .name = "srq", .alias = "use-srq",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_SRQ_WR] = { .name = "srq-wr", .arg = "N",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_SRQ_LIMIT] = { .name = "srq-limit", .arg = "N",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_PORT] = { .name = "port", .key = 'p', .arg = "PORT",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_GBITS] = { .name = "report_gbits",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_VALIDATE] = { .name = "validate",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_TIMEOUT] = { .name = "timeout", .arg = "SEC",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_MAX_DURATION] = { .name = "max-duration", .arg = "SEC",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_MAX_ITERS] = { .name = "max-iters", .arg = "N",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_NO_REVERSE] = { .name = "no-reverse",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_BUSY_POLL] = { .name = "busy-poll",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_CPU_UTIL] = { .name = "cpu_util",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_JSON] = { .name = "json",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_DEBUG] = { .name = "debug", .key = 'd',
+				.parse = kv_perf_opt_parse },
+	[KV_PO_HELP] = { .name = "help", .key = 'h' },
+	[KV_PO_CPU_FREQ] = { .name = "CPU-freq", .key = 'F',
+				.parse = kv_perf_opt_parse },
+	[KV_PO_RDMA_CM] = { .name = "rdma_cm", .key = 'R',
+				.parse = kv_perf_opt_parse },
+	[KV_PO_REPORT_BOTH] = { .name = "report-both",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_OUT_JSON] = { .name = "out_json",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_OUT_JSON_FILE] = { .name = "out_json_file", .arg = "FILE",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_IB_DEV] = { .name = "ib-dev", .arg = "DEVICE",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_IB_PORT] = { .name = "ib-port", .key = 'i', .arg = "PORT",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_GID_INDEX] = { .name = "gid-index", .key = 'x', .arg = "GID_INDEX",
+				.parse = kv_perf_opt_parse },
+	[KV_PO_RUN_INFINITELY] = { .name = "run_infinitely",
+				.parse = kv_perf_opt_parse },
+};
+
+_Static_assert(KV_ARRAY_SIZE(kv_perf_options) <= KV_OPTS_MAX, "too many perf options");
+
+static int kv_perf_opt_parse(const struct kv_cmdline *cl)
+{
+	const struct kv_opt *opt = cl->opt;
+	const char *arg = cl->arg;
+	struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+	const struct kv_perf_test *t = a->t;
+	const char *cmd = t->cmd;
+	char **argv = a->argv;
+	int argc = a->argc;
+
+	switch (opt - kv_perf_options) {
+	case KV_PO_CPU_FREQ:
+	case KV_PO_RDMA_CM:
+	case KV_PO_REPORT_BOTH:
+		break;
+	case KV_PO_OUT_JSON:
+		if (!o->json_file)
+			o->json_file = KV_PERFTEST_JSON_FILE;
+		break;
+	case KV_PO_OUT_JSON_FILE:
+		if (!*arg) {
+			kv_usage_error(cmd, "--out_json_file needs a file name");
+			return -1;
+		}
+		o->json_file = arg;
+		break;
+	case KV_PO_IB_DEV:
+		return kv_perftest_only(cmd, "-d");
+	case KV_PO_IB_PORT:
+		return kv_perftest_only(cmd, "-i");
+	case KV_PO_GID_INDEX:
+		return kv_perftest_only(cmd, "-x");
+	case KV_PO_RUN_INFINITELY:
+		return kv_perftest_only(cmd, "--run_infinitely");
+	case KV_PO_SIZE:
+		if (kv_parse_size(arg, &o->size) || !o->size) {
+			kv_usage_error(cmd, "invalid size '%s'", arg);
+			return -1;
+		}
+		if (!(t->opts & KV_OPT_SIZE) && o->size != t->size) {
+			kv_usage_error(cmd, "invalid size '%s': atomic operations are on %u-byte words, -s can only be %u",
+				       arg, t->size, t->size);
+			return -1;
+		}
+		o->size_set = true;
+		break;
+	case KV_PO_ITERS:
+		if (kv_parse_u32(arg, &o->iters) || !o->iters) {
+			kv_usage_error(cmd, "invalid iterations '%s' (at least 1)", arg);
+			return -1;
+		}
+		o->iters_set = true;
+		break;
+	case KV_PO_DURATION:
+		if (kv_parse_seconds(arg, &o->duration_ns) || !o->duration_ns ||
+		    o->duration_ns > KVERBS_PERF_MAX_DURATION_NS) {
+			kv_usage_error(cmd, "invalid duration '%s' (seconds, more than 0, at most a day)",
+				       arg);
+			return -1;
+		}
+		break;
+	case KV_PO_TX_DEPTH:
+		if (kv_parse_u32(arg, &o->tx_depth) || !o->tx_depth ||
+		    o->tx_depth > KVERBS_PERF_MAX_DEPTH) {
+			kv_usage_error(cmd, "invalid TX depth '%s' (1 to %u)", arg,
+				       KVERBS_PERF_MAX_DEPTH);
+			return -1;
+		}
+		if (!(t->opts & KV_OPT_DEPTH) && o->tx_depth != 1) {
+			kv_usage_error(cmd, "invalid TX depth '%s': a latency test has one operation in flight, -t can only be 1",
+				       arg);
+			return -1;
+		}
+		break;
+	case KV_PO_PORT:
+		if (kv_opt_port(cmd, arg, &o->port))
+			return -1;
+		break;
+	case KV_PO_ATOMIC:
+		if (!(t->opts & KV_OPT_ATOMIC)) {
+			kv_usage_error(cmd, "-A is for the atomic tests, atomic_lat and atomic_bw");
+			return -1;
+		}
+		if (!strcmp(arg, KV_CMP_AND_SWAP)) {
+			o->cmp_swap = true;
+		} else if (!strcmp(arg, KV_FETCH_AND_ADD)) {
+			o->cmp_swap = false;
+		} else {
+			kv_usage_error(cmd, "invalid atomic type '%s' (%s or %s)", arg,
+				       KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
+			return -1;
+		}
+		break;
+	case KV_PO_ALL:
+		if (!(t->opts & KV_OPT_SIZE)) {
+			kv_usage_error(cmd, "-a is not for the atomic tests: their only size is %u",
+				       t->size);
+			return -1;
+		}
+		o->all = true;
+		break;
+	case KV_PO_QP:
+		if (!(t->opts & KV_OPT_DEPTH)) {
+			kv_usage_error(cmd, "-q is for the bandwidth tests: a latency test has one QP");
+			return -1;
+		}
+		if (kv_parse_u32(arg, &o->qps) || !o->qps || o->qps > KV_PERF_MAX_QPS) {
+			kv_usage_error(cmd, "invalid number of QPs '%s' (1 to %u)", arg,
+				       KV_PERF_MAX_QPS);
+			return -1;
+		}
+		break;
+	case KV_PO_BIDIR:
+		if (!(t->opts & KV_OPT_REVERSE)) {
+			kv_usage_error(cmd, "-b is for the bandwidth tests: a latency test times the client's own operations");
+			return -1;
+		}
+		o->bidir = true;
+		break;
+	case KV_PO_EVENTS:
+		if (!(t->opts & KV_OPT_EVENTS)) {
+			kv_usage_error(cmd, "-e is not for %s: %s", cmd, t->polls);
+			return -1;
+		}
+		o->events = true;
+		break;
+	case KV_PO_GBITS:
+		o->gbits = true;
+		break;
+	case KV_PO_VALIDATE:
+		o->validate = true;
+		break;
+	case KV_PO_JSON:
+		o->json = true;
+		break;
+	case KV_PO_TIMEOUT:
+		if (kv_opt_timeout(cmd, arg, &o->timeout_ns))
+			return -1;
+		break;
+	case KV_PO_MAX_DURATION:
+		if (kv_opt_max_duration(cmd, arg, &o->max_duration_ns))
+			return -1;
+		break;
+	case KV_PO_MAX_ITERS:
+		if (kv_opt_max_iters(cmd, arg, &o->max_iters))
+			return -1;
+		break;
+	case KV_PO_NO_REVERSE:
+		if (!(t->opts & KV_OPT_REVERSE)) {
+			kv_usage_error(cmd, "--no-reverse is for the bandwidth tests: a latency test has no reverse direction");
+			return -1;
+		}
+		o->no_reverse = true;
+		break;
+	case KV_PO_BUSY_POLL:
+		o->busy_poll = true;
+		break;
+	case KV_PO_WRITE_WITH_IMM:
+		if (!(t->opts & KV_OPT_IMM) || !kv_perf_writes(t)) {
+			kv_usage_error(cmd, "--write_with_imm is for write_bw and write_lat%s",
+				       t->opts & KV_OPT_IMM ?
+				       ": use --imm for SEND with immediate data" : "");
+			return -1;
+		}
+		o->imm = true;
+		break;
+	case KV_PO_IMM:
+		if (!(t->opts & KV_OPT_IMM)) {
+			kv_usage_error(cmd, "--imm is for write_bw, write_lat, send_bw and send_lat: %s carries no immediate data",
+				       cmd);
+			return -1;
+		}
+		o->imm = true;
+		break;
+	case KV_PO_RW:
+		/* Where it makes no sense the module says so: kv_perf_describe(). */
+		o->rw = true;
+		break;
+	case KV_PO_PHASES:
+		if (!(t->opts & KV_OPT_PHASES)) {
+			kv_usage_error(cmd, "--phases is for read_lat, atomic_lat and send_lat: %s",
+				       t->kind & KV_PERF_LAT ?
+				       "write_lat's round trip ends when the server's WRITE lands in memory the client polls, with no completion handler to time" :
+				       "a bandwidth test times no single operation");
+			return -1;
+		}
+		o->phases = true;
+		break;
+	case KV_PO_CONNECTION:
+		if (strcmp(arg, "RC") && strcmp(arg, "UD")) {
+			kv_usage_error(cmd, "invalid connection type '%s' (RC or UD)", arg);
+			return -1;
+		}
+		if (!strcmp(arg, "UD") && !(t->opts & KV_OPT_UD)) {
+			kv_usage_error(cmd, "-c UD is for send_bw and send_lat: datagrams carry SENDs only");
+			return -1;
+		}
+		o->ud = !strcmp(arg, "UD");
+		break;
+	case KV_PO_SRQ:
+	case KV_PO_SRQ_WR:
+	case KV_PO_SRQ_LIMIT:
+		if (!(t->opts & KV_OPT_SRQ)) {
+			kv_usage_error(cmd, "--srq is for send_bw's and send_lat's server: %s's server takes no SENDs",
+				       cmd);
+			return -1;
+		}
+		if (opt == &kv_perf_options[KV_PO_SRQ_WR] && kv_opt_srq(cmd, "--srq-wr", arg, &o->srq_wr))
+			return -1;
+		if (opt == &kv_perf_options[KV_PO_SRQ_LIMIT] &&
+		    kv_opt_srq(cmd, "--srq-limit", arg, &o->srq_limit))
+			return -1;
+		o->srq = true;
+		break;
+	case KV_PO_INV:
+		if (!(t->opts & KV_OPT_INV)) {
+			kv_usage_error(cmd, "--inv is for write_bw, read_bw and read_lat: %s has no rounds that end with a key handed back",
+				       cmd);
+			return -1;
+		}
+		o->inv = true;
+		break;
+	case KV_PO_POLL:
+		o->poll = kv_perf_poll_parse(cmd, arg);
+		if (!o->poll)
+			return -1;
+		break;
+	case KV_PO_CQ_POOL:
+		o->cq_pool = true;
+		break;
+	case KV_PO_CPU_UTIL:
+		o->cpu_util = true;
+		break;
+	case KV_PO_POST_LIST:
+	case KV_PO_CQ_MOD:
+		if (kv_perf_parse_post(o, t, opt->key, arg))
+			return -1;
+		break;
+	case KV_PO_INLINE:
+		if (!(t->opts & KV_OPT_INLINE)) {
+			kv_usage_error(cmd, "-I is for write_bw, write_lat, send_bw and send_lat: %s",
+				       t->kind & KV_PERF_ATOMIC ?
+				       "an atomic operation carries no message" :
+				       "an RDMA READ carries no data of the requester's");
+			return -1;
+		}
+		if (kv_parse_size(arg, &o->inline_size) ||
+		    o->inline_size > KVERBS_PERF_MAX_INLINE) {
+			kv_usage_error(cmd, "invalid inline size '%s' (0 to %u)", arg,
+				       KVERBS_PERF_MAX_INLINE);
+			return -1;
+		}
+		break;
+	case KV_PO_DIM:
+		o->dim = true;
+		break;
+	case KV_PO_DEBUG:
+		o->debug = true;
+		/* Before getopt_long() moves it: the word after a lone -d. */
+		if (!strcmp(argv[optind - 1], "-d") && optind < argc && argv[optind][0] != '-')
+			a->after_d = argv[optind];
+		break;
+	}
+	return 0;
+}
+
+static void kv_perf_usage(FILE *f, const struct kv_cmdline *cl)
+{
+	perf_usage(f, cl->data);
+}
+
 /**
  * kv_perf_parse - the command line of a perf subcommand
  * @test: the subcommand's &enum kverbs_perf_test
@@ -792,70 +1182,14 @@ static int kv_perf_check_ud(struct kv_perf_opts *o)
  */
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 {
-	enum {
-		OPT_GBITS = 256, OPT_VALIDATE, OPT_JSON, OPT_TIMEOUT, OPT_MAX_DURATION,
-		OPT_MAX_ITERS, OPT_NO_REVERSE, OPT_REPORT_BOTH, OPT_OUT_JSON, OPT_OUT_JSON_FILE,
-		OPT_IB_DEV, OPT_RUN_INFINITELY, OPT_BUSY_POLL, OPT_IMM, OPT_WRITE_WITH_IMM,
-		OPT_POLL, OPT_CQ_POOL, OPT_DIM, OPT_CPU_UTIL, OPT_RW, OPT_INV,
-		OPT_SRQ, OPT_SRQ_WR, OPT_SRQ_LIMIT, OPT_PHASES,
-	};
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "iters", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "tx-depth", required_argument, NULL, 't' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "atomic_type", required_argument, NULL, 'A' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "qp", required_argument, NULL, 'q' },
-		{ "bidirectional", no_argument, NULL, 'b' },
-		{ "events", no_argument, NULL, 'e' },
-		{ "report_gbits", no_argument, NULL, OPT_GBITS },
-		{ "validate", no_argument, NULL, OPT_VALIDATE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "max-duration", required_argument, NULL, OPT_MAX_DURATION },
-		{ "max-iters", required_argument, NULL, OPT_MAX_ITERS },
-		{ "no-reverse", no_argument, NULL, OPT_NO_REVERSE },
-		{ "busy-poll", no_argument, NULL, OPT_BUSY_POLL },
-		{ "imm", no_argument, NULL, OPT_IMM },
-		/* perftest's name for it, which its write tests take */
-		{ "write_with_imm", no_argument, NULL, OPT_WRITE_WITH_IMM },
-		{ "inv", no_argument, NULL, OPT_INV },
-		{ "connection", required_argument, NULL, 'c' },
-		{ "srq", no_argument, NULL, OPT_SRQ },
-		/* perftest's name for it */
-		{ "use-srq", no_argument, NULL, OPT_SRQ },
-		{ "srq-wr", required_argument, NULL, OPT_SRQ_WR },
-		{ "srq-limit", required_argument, NULL, OPT_SRQ_LIMIT },
-		{ "poll", required_argument, NULL, OPT_POLL },
-		{ "cq-pool", no_argument, NULL, OPT_CQ_POOL },
-		{ "dim", no_argument, NULL, OPT_DIM },
-		{ "post_list", required_argument, NULL, 'l' },
-		{ "cq-mod", required_argument, NULL, 'Q' },
-		{ "inline_size", required_argument, NULL, 'I' },
-		{ "cpu_util", no_argument, NULL, OPT_CPU_UTIL },
-		{ "rw", no_argument, NULL, OPT_RW },
-		{ "phases", no_argument, NULL, OPT_PHASES },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		/* perftest's, for its command lines: no-ops, or refused saying why */
-		{ "CPU-freq", no_argument, NULL, 'F' },
-		{ "rdma_cm", no_argument, NULL, 'R' },
-		{ "report-both", no_argument, NULL, OPT_REPORT_BOTH },
-		{ "out_json", no_argument, NULL, OPT_OUT_JSON },
-		{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
-		{ "ib-dev", required_argument, NULL, OPT_IB_DEV },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "gid-index", required_argument, NULL, 'x' },
-		{ "run_infinitely", no_argument, NULL, OPT_RUN_INFINITELY },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char optstring[] = ":s:n:D:t:p:A:aq:bedhFRi:x:l:Q:I:c:";
 	const struct kv_perf_test *t = kv_perf_test(test);
-	const char *cmd = t->cmd, *after_d = NULL;
-	char buf[8];
-	int opt;
+	struct kv_perf_args a = { .o = o, .t = t, .argc = argc, .argv = argv };
+	struct kv_cmdline cl = {
+		.cmd = t->cmd, .opts = kv_perf_options, .nopts = KV_ARRAY_SIZE(kv_perf_options),
+		.ctx = &a, .flags = o, .data = t, .usage = kv_perf_usage,
+	};
+	const char *cmd = t->cmd;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
@@ -868,275 +1202,10 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	o->tx_depth = t->opts & KV_OPT_DEPTH ? 0 : 1;
 	if (kv_perf_device_attached(cmd, argc, argv))
 		return -1;
-	/* 0, not 1: also forget a group of options a previous parse left half-read. */
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'F':
-		case 'R':
-		case OPT_REPORT_BOTH:
-			break;
-		case OPT_OUT_JSON:
-			if (!o->json_file)
-				o->json_file = KV_PERFTEST_JSON_FILE;
-			break;
-		case OPT_OUT_JSON_FILE:
-			if (!*optarg) {
-				kv_usage_error(cmd, "--out_json_file needs a file name");
-				return -1;
-			}
-			o->json_file = optarg;
-			break;
-		case OPT_IB_DEV:
-			return kv_perftest_only(cmd, "-d");
-		case 'i':
-			return kv_perftest_only(cmd, "-i");
-		case 'x':
-			return kv_perftest_only(cmd, "-x");
-		case OPT_RUN_INFINITELY:
-			return kv_perftest_only(cmd, "--run_infinitely");
-		case 's':
-			if (kv_parse_size(optarg, &o->size) || !o->size) {
-				kv_usage_error(cmd, "invalid size '%s'", optarg);
-				return -1;
-			}
-			if (!(t->opts & KV_OPT_SIZE) && o->size != t->size) {
-				kv_usage_error(cmd, "invalid size '%s': atomic operations are on %u-byte words, -s can only be %u",
-					       optarg, t->size, t->size);
-				return -1;
-			}
-			o->size_set = true;
-			break;
-		case 'n':
-			if (kv_parse_u32(optarg, &o->iters) || !o->iters) {
-				kv_usage_error(cmd, "invalid iterations '%s' (at least 1)", optarg);
-				return -1;
-			}
-			o->iters_set = true;
-			break;
-		case 'D':
-			if (kv_parse_seconds(optarg, &o->duration_ns) || !o->duration_ns ||
-			    o->duration_ns > KVERBS_PERF_MAX_DURATION_NS) {
-				kv_usage_error(cmd, "invalid duration '%s' (seconds, more than 0, at most a day)",
-					       optarg);
-				return -1;
-			}
-			break;
-		case 't':
-			if (kv_parse_u32(optarg, &o->tx_depth) || !o->tx_depth ||
-			    o->tx_depth > KVERBS_PERF_MAX_DEPTH) {
-				kv_usage_error(cmd, "invalid TX depth '%s' (1 to %u)", optarg,
-					       KVERBS_PERF_MAX_DEPTH);
-				return -1;
-			}
-			if (!(t->opts & KV_OPT_DEPTH) && o->tx_depth != 1) {
-				kv_usage_error(cmd, "invalid TX depth '%s': a latency test has one operation in flight, -t can only be 1",
-					       optarg);
-				return -1;
-			}
-			break;
-		case 'p':
-			if (kv_opt_port(cmd, optarg, &o->port))
-				return -1;
-			break;
-		case 'A':
-			if (!(t->opts & KV_OPT_ATOMIC)) {
-				kv_usage_error(cmd, "-A is for the atomic tests, atomic_lat and atomic_bw");
-				return -1;
-			}
-			if (!strcmp(optarg, KV_CMP_AND_SWAP)) {
-				o->cmp_swap = true;
-			} else if (!strcmp(optarg, KV_FETCH_AND_ADD)) {
-				o->cmp_swap = false;
-			} else {
-				kv_usage_error(cmd, "invalid atomic type '%s' (%s or %s)", optarg,
-					       KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
-				return -1;
-			}
-			break;
-		case 'a':
-			if (!(t->opts & KV_OPT_SIZE)) {
-				kv_usage_error(cmd, "-a is not for the atomic tests: their only size is %u",
-					       t->size);
-				return -1;
-			}
-			o->all = true;
-			break;
-		case 'q':
-			if (!(t->opts & KV_OPT_DEPTH)) {
-				kv_usage_error(cmd, "-q is for the bandwidth tests: a latency test has one QP");
-				return -1;
-			}
-			if (kv_parse_u32(optarg, &o->qps) || !o->qps || o->qps > KV_PERF_MAX_QPS) {
-				kv_usage_error(cmd, "invalid number of QPs '%s' (1 to %u)", optarg,
-					       KV_PERF_MAX_QPS);
-				return -1;
-			}
-			break;
-		case 'b':
-			if (!(t->opts & KV_OPT_REVERSE)) {
-				kv_usage_error(cmd, "-b is for the bandwidth tests: a latency test times the client's own operations");
-				return -1;
-			}
-			o->bidir = true;
-			break;
-		case 'e':
-			if (!(t->opts & KV_OPT_EVENTS)) {
-				kv_usage_error(cmd, "-e is not for %s: %s", cmd, t->polls);
-				return -1;
-			}
-			o->events = true;
-			break;
-		case OPT_GBITS:
-			o->gbits = true;
-			break;
-		case OPT_VALIDATE:
-			o->validate = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_TIMEOUT:
-			if (kv_opt_timeout(cmd, optarg, &o->timeout_ns))
-				return -1;
-			break;
-		case OPT_MAX_DURATION:
-			if (kv_opt_max_duration(cmd, optarg, &o->max_duration_ns))
-				return -1;
-			break;
-		case OPT_MAX_ITERS:
-			if (kv_opt_max_iters(cmd, optarg, &o->max_iters))
-				return -1;
-			break;
-		case OPT_NO_REVERSE:
-			if (!(t->opts & KV_OPT_REVERSE)) {
-				kv_usage_error(cmd, "--no-reverse is for the bandwidth tests: a latency test has no reverse direction");
-				return -1;
-			}
-			o->no_reverse = true;
-			break;
-		case OPT_BUSY_POLL:
-			o->busy_poll = true;
-			break;
-		case OPT_WRITE_WITH_IMM:
-			if (!(t->opts & KV_OPT_IMM) || !kv_perf_writes(t)) {
-				kv_usage_error(cmd, "--write_with_imm is for write_bw and write_lat%s",
-					       t->opts & KV_OPT_IMM ?
-					       ": use --imm for SEND with immediate data" : "");
-				return -1;
-			}
-			o->imm = true;
-			break;
-		case OPT_IMM:
-			if (!(t->opts & KV_OPT_IMM)) {
-				kv_usage_error(cmd, "--imm is for write_bw, write_lat, send_bw and send_lat: %s carries no immediate data",
-					       cmd);
-				return -1;
-			}
-			o->imm = true;
-			break;
-		case OPT_RW:
-			/* Where it makes no sense the module says so: kv_perf_describe(). */
-			o->rw = true;
-			break;
-		case OPT_PHASES:
-			if (!(t->opts & KV_OPT_PHASES)) {
-				kv_usage_error(cmd, "--phases is for read_lat, atomic_lat and send_lat: %s",
-					       t->kind & KV_PERF_LAT ?
-					       "write_lat's round trip ends when the server's WRITE lands in memory the client polls, with no completion handler to time" :
-					       "a bandwidth test times no single operation");
-				return -1;
-			}
-			o->phases = true;
-			break;
-		case 'c':
-			if (strcmp(optarg, "RC") && strcmp(optarg, "UD")) {
-				kv_usage_error(cmd, "invalid connection type '%s' (RC or UD)", optarg);
-				return -1;
-			}
-			if (!strcmp(optarg, "UD") && !(t->opts & KV_OPT_UD)) {
-				kv_usage_error(cmd, "-c UD is for send_bw and send_lat: datagrams carry SENDs only");
-				return -1;
-			}
-			o->ud = !strcmp(optarg, "UD");
-			break;
-		case OPT_SRQ:
-		case OPT_SRQ_WR:
-		case OPT_SRQ_LIMIT:
-			if (!(t->opts & KV_OPT_SRQ)) {
-				kv_usage_error(cmd, "--srq is for send_bw's and send_lat's server: %s's server takes no SENDs",
-					       cmd);
-				return -1;
-			}
-			if (opt == OPT_SRQ_WR && kv_opt_srq(cmd, "--srq-wr", optarg, &o->srq_wr))
-				return -1;
-			if (opt == OPT_SRQ_LIMIT &&
-			    kv_opt_srq(cmd, "--srq-limit", optarg, &o->srq_limit))
-				return -1;
-			o->srq = true;
-			break;
-		case OPT_INV:
-			if (!(t->opts & KV_OPT_INV)) {
-				kv_usage_error(cmd, "--inv is for write_bw, read_bw and read_lat: %s has no rounds that end with a key handed back",
-					       cmd);
-				return -1;
-			}
-			o->inv = true;
-			break;
-		case OPT_POLL:
-			o->poll = kv_perf_poll_parse(cmd, optarg);
-			if (!o->poll)
-				return -1;
-			break;
-		case OPT_CQ_POOL:
-			o->cq_pool = true;
-			break;
-		case OPT_CPU_UTIL:
-			o->cpu_util = true;
-			break;
-		case 'l':
-		case 'Q':
-			if (kv_perf_parse_post(o, t, opt, optarg))
-				return -1;
-			break;
-		case 'I':
-			if (!(t->opts & KV_OPT_INLINE)) {
-				kv_usage_error(cmd, "-I is for write_bw, write_lat, send_bw and send_lat: %s",
-					       t->kind & KV_PERF_ATOMIC ?
-					       "an atomic operation carries no message" :
-					       "an RDMA READ carries no data of the requester's");
-				return -1;
-			}
-			if (kv_parse_size(optarg, &o->inline_size) ||
-			    o->inline_size > KVERBS_PERF_MAX_INLINE) {
-				kv_usage_error(cmd, "invalid inline size '%s' (0 to %u)", optarg,
-					       KVERBS_PERF_MAX_INLINE);
-				return -1;
-			}
-			break;
-		case OPT_DIM:
-			o->dim = true;
-			break;
-		case 'd':
-			o->debug = true;
-			/* Before getopt_long() moves it: the word after a lone -d. */
-			if (!strcmp(argv[optind - 1], "-d") && optind < argc && argv[optind][0] != '-')
-				after_d = argv[optind];
-			break;
-		case 'h':
-			perf_usage(stdout, t);
-			return 1;
-		case ':':
-			kv_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-			return -1;
-		default:
-			kv_usage_error(cmd, "unknown option '%s'",
-				       kv_bad_option(argv, optstring, buf, sizeof(buf)));
-			return -1;
-		}
-	}
-	if (kv_perf_device_arg(cmd, argc, argv, after_d))
+	ret = kv_cmdline_parse(&cl, argc, argv);
+	if (ret)
+		return ret;
+	if (kv_perf_device_arg(cmd, argc, argv, a.after_d))
 		return -1;
 	if (optind < argc)
 		o->addr = argv[optind++];

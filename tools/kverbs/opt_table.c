@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A command's options as data: one row per option (struct kv_opt), from
+ * which getopt_long()'s long options and option string, the command's
+ * --help and the refusals of an option given where it does not belong
+ * all come, as iproute2's rdma tool dispatches through command tables.
+ * A command keeps one table and no list of its options anywhere else.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kverbs.h"
+
+/* getopt_long()'s value for a long option with no short one: above any char. */
+#define KV_OPT_LONG	256
+
+static int kv_opt_val(const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	return opt->key ? opt->key : KV_OPT_LONG + (int)(opt - cl->opts);
+}
+
+/* The row getopt_long() returned @val for, or NULL for none. */
+static const struct kv_opt *kv_opt_of(const struct kv_cmdline *cl, int val)
+{
+	unsigned int i;
+
+	if (val >= KV_OPT_LONG)
+		return val - KV_OPT_LONG < (int)cl->nopts ? &cl->opts[val - KV_OPT_LONG] : NULL;
+	for (i = 0; i < cl->nopts; i++)
+		if (cl->opts[i].key == val)
+			return &cl->opts[i];
+	return NULL;
+}
+
+/*
+ * getopt_long()'s long options and option string, from the table: a
+ * leading ':' so that a missing value is told from an unknown option.
+ */
+static void kv_cmdline_getopt(const struct kv_cmdline *cl, struct option *longopts,
+			      char *optstring)
+{
+	const struct kv_opt *opt;
+	unsigned int i;
+	char *s = optstring;
+
+	*s++ = ':';
+	for (i = 0; i < cl->nopts; i++) {
+		opt = &cl->opts[i];
+		*longopts++ = (struct option){
+			opt->name, opt->arg ? required_argument : no_argument, NULL,
+			kv_opt_val(cl, opt),
+		};
+		if (opt->alias)
+			*longopts++ = (struct option){
+				opt->alias, opt->arg ? required_argument : no_argument, NULL,
+				kv_opt_val(cl, opt),
+			};
+		if (!opt->key)
+			continue;
+		*s++ = opt->key;
+		if (opt->arg)
+			*s++ = ':';
+	}
+	*s = '\0';
+	*longopts = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/**
+ * kv_cmdline_parse - read a command's options, as its table says
+ * @cl: the command and its table; @cl->given is set to the options given
+ * @argc: arguments, the command's name first
+ * @argv: them; getopt_long() moves the ones that are not options to the
+ *	end, where optind points at the first
+ *
+ * Each option, in the order given, is looked up in the table and handed
+ * to its parser, or sets its flag; -h prints @cl->usage on stdout.  An
+ * unknown option, a missing value and a parser's refusal end it.
+ *
+ * Return: 0, 1 when --help was printed, or -1 after a usage error was
+ * printed.
+ */
+int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv)
+{
+	struct option longopts[2 * KV_OPTS_MAX + 1];
+	char optstring[2 * KV_OPTS_MAX + 2], buf[8];
+	const struct kv_opt *opt;
+	int val, ret;
+
+	kv_cmdline_getopt(cl, longopts, optstring);
+	cl->given = 0;
+	/* 0, not 1: also forget a group of options a previous parse left half-read. */
+	optind = 0;
+	opterr = 0;
+	while ((val = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		if (val == ':') {
+			kv_usage_error(cl->cmd, "option '%s' needs a value", argv[optind - 1]);
+			return -1;
+		}
+		opt = val == '?' ? NULL : kv_opt_of(cl, val);
+		if (!opt) {
+			kv_usage_error(cl->cmd, "unknown option '%s'",
+				       kv_bad_option(argv, optstring, buf, sizeof(buf)));
+			return -1;
+		}
+		if (opt->key == 'h') {
+			cl->usage(stdout, cl);
+			return 1;
+		}
+		ret = 0;
+		cl->opt = opt;
+		cl->arg = optarg;
+		if (opt->parse)
+			ret = opt->parse(cl);
+		else if (opt->flag)
+			*(bool *)((char *)cl->flags + opt->flag - 1) = true;
+		if (ret < 0)
+			return -1;
+		if (ret)
+			cl->given &= ~KV_BIT(opt - cl->opts);
+		else
+			cl->given |= KV_BIT(opt - cl->opts);
+	}
+	return 0;
+}
