@@ -802,21 +802,160 @@ enum {
 	KV_PO_IB_DEV, KV_PO_IB_PORT, KV_PO_GID_INDEX, KV_PO_RUN_INFINITELY,
 };
 
+/* -s SIZE: bytes per message; an atomic test's only size is its word. */
+static int kv_perf_opt_size(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (kv_parse_size(cl->arg, &o->size) || !o->size) {
+		kv_usage_error(o->cmd, "invalid size '%s'", cl->arg);
+		return -1;
+	}
+	if (!(a->t->opts & KV_OPT_SIZE) && o->size != a->t->size) {
+		kv_usage_error(o->cmd, "invalid size '%s': atomic operations are on %u-byte words, -s can only be %u",
+			       cl->arg, a->t->size, a->t->size);
+		return -1;
+	}
+	o->size_set = true;
+	return 0;
+}
+
+/* -n ITERS */
+static int kv_perf_opt_iters(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (kv_parse_u32(cl->arg, &o->iters) || !o->iters) {
+		kv_usage_error(o->cmd, "invalid iterations '%s' (at least 1)", cl->arg);
+		return -1;
+	}
+	o->iters_set = true;
+	return 0;
+}
+
+/* -D SEC */
+static int kv_perf_opt_duration(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (kv_parse_seconds(cl->arg, &o->duration_ns) || !o->duration_ns ||
+	    o->duration_ns > KVERBS_PERF_MAX_DURATION_NS) {
+		kv_usage_error(o->cmd, "invalid duration '%s' (seconds, more than 0, at most a day)",
+			       cl->arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* -t N: a latency test's only depth is 1. */
+static int kv_perf_opt_tx_depth(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (kv_parse_u32(cl->arg, &o->tx_depth) || !o->tx_depth ||
+	    o->tx_depth > KVERBS_PERF_MAX_DEPTH) {
+		kv_usage_error(o->cmd, "invalid TX depth '%s' (1 to %u)", cl->arg,
+			       KVERBS_PERF_MAX_DEPTH);
+		return -1;
+	}
+	if (!(a->t->opts & KV_OPT_DEPTH) && o->tx_depth != 1) {
+		kv_usage_error(o->cmd, "invalid TX depth '%s': a latency test has one operation in flight, -t can only be 1",
+			       cl->arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* -p PORT */
+static int kv_perf_opt_port(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	return kv_opt_port(a->o->cmd, cl->arg, &a->o->port);
+}
+
+/* --poll POLICY */
+static int kv_perf_opt_poll(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	a->o->poll = kv_perf_poll_parse(a->o->cmd, cl->arg);
+	return a->o->poll ? 0 : -1;
+}
+
+/* -c RC|UD: RC is the default; UD only where datagrams carry the test's SENDs. */
+static int kv_perf_opt_connection(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (strcmp(cl->arg, "RC") && strcmp(cl->arg, "UD")) {
+		kv_usage_error(o->cmd, "invalid connection type '%s' (RC or UD)", cl->arg);
+		return -1;
+	}
+	if (!strcmp(cl->arg, "UD") && !(a->t->opts & KV_OPT_UD)) {
+		kv_usage_error(o->cmd, "-c UD is for send_bw and send_lat: datagrams carry SENDs only");
+		return -1;
+	}
+	o->ud = !strcmp(cl->arg, "UD");
+	return o->ud ? 0 : 1;
+}
+
+/* --timeout SEC */
+static int kv_perf_opt_timeout(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	return kv_opt_timeout(a->o->cmd, cl->arg, &a->o->timeout_ns);
+}
+
+/* --max-duration SEC: a server's ceiling */
+static int kv_perf_opt_max_duration(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	return kv_opt_max_duration(a->o->cmd, cl->arg, &a->o->max_duration_ns);
+}
+
+/* --max-iters N: a server's ceiling */
+static int kv_perf_opt_max_iters(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	return kv_opt_max_iters(a->o->cmd, cl->arg, &a->o->max_iters);
+}
+
+/*
+ * -d: --debug, not perftest's -d DEVICE; but the word after a lone -d,
+ * before getopt_long() moves it, is kept for kv_perf_device_arg().
+ */
+static int kv_perf_opt_debug(const struct kv_cmdline *cl)
+{
+	struct kv_perf_args *a = cl->ctx;
+
+	a->o->debug = true;
+	if (!strcmp(a->argv[optind - 1], "-d") && optind < a->argc && a->argv[optind][0] != '-')
+		a->after_d = a->argv[optind];
+	return 0;
+}
+
 static int kv_perf_opt_parse(const struct kv_cmdline *cl);
 
 static const struct kv_opt kv_perf_options[] = {
 	[KV_PO_ATOMIC] = { .name = "atomic_type", .key = 'A', .arg = "TYPE",
 				.parse = kv_perf_opt_parse },
-	[KV_PO_SIZE] = { .name = "size", .key = 's', .arg = "SIZE",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_SIZE] = { .name = "size", .key = 's', .arg = "SIZE", .parse = kv_perf_opt_size },
 	[KV_PO_ALL] = { .name = "all", .key = 'a',
 				.parse = kv_perf_opt_parse },
-	[KV_PO_ITERS] = { .name = "iters", .key = 'n', .arg = "ITERS",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_ITERS] = { .name = "iters", .key = 'n', .arg = "ITERS", .parse = kv_perf_opt_iters },
 	[KV_PO_DURATION] = { .name = "duration", .key = 'D', .arg = "SEC",
-				.parse = kv_perf_opt_parse },
+			     .parse = kv_perf_opt_duration },
 	[KV_PO_TX_DEPTH] = { .name = "tx-depth", .key = 't', .arg = "N",
-				.parse = kv_perf_opt_parse },
+			     .parse = kv_perf_opt_tx_depth },
 	[KV_PO_QP] = { .name = "qp", .key = 'q', .arg = "N",
 				.parse = kv_perf_opt_parse },
 	[KV_PO_BIDIR] = { .name = "bidirectional", .key = 'b',
@@ -831,50 +970,38 @@ static const struct kv_opt kv_perf_options[] = {
 				.parse = kv_perf_opt_parse },
 	[KV_PO_INLINE] = { .name = "inline_size", .key = 'I', .arg = "SIZE",
 				.parse = kv_perf_opt_parse },
-	[KV_PO_RW] = { .name = "rw",
-				.parse = kv_perf_opt_parse },
+	/* Where it makes no sense the module says so: kv_perf_describe_rw(). */
+	[KV_PO_RW] = { .name = "rw", .flag = KV_FLAG(struct kv_perf_opts, rw) },
 	[KV_PO_INV] = { .name = "inv",
 				.parse = kv_perf_opt_parse },
 	[KV_PO_EVENTS] = { .name = "events", .key = 'e',
 				.parse = kv_perf_opt_parse },
-	[KV_PO_POLL] = { .name = "poll", .arg = "POLICY",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_CQ_POOL] = { .name = "cq-pool",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_DIM] = { .name = "dim",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_POLL] = { .name = "poll", .arg = "POLICY", .parse = kv_perf_opt_poll },
+	[KV_PO_CQ_POOL] = { .name = "cq-pool", .flag = KV_FLAG(struct kv_perf_opts, cq_pool) },
+	[KV_PO_DIM] = { .name = "dim", .flag = KV_FLAG(struct kv_perf_opts, dim) },
 	[KV_PO_PHASES] = { .name = "phases",
 				.parse = kv_perf_opt_parse },
 	[KV_PO_CONNECTION] = { .name = "connection", .key = 'c', .arg = "TYPE",
-				.parse = kv_perf_opt_parse },
+			       .parse = kv_perf_opt_connection },
 	[KV_PO_SRQ] = { .name = "srq", .alias = "use-srq",
 				.parse = kv_perf_opt_parse },
 	[KV_PO_SRQ_WR] = { .name = "srq-wr", .arg = "N",
 				.parse = kv_perf_opt_parse },
 	[KV_PO_SRQ_LIMIT] = { .name = "srq-limit", .arg = "N",
 				.parse = kv_perf_opt_parse },
-	[KV_PO_PORT] = { .name = "port", .key = 'p', .arg = "PORT",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_GBITS] = { .name = "report_gbits",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_VALIDATE] = { .name = "validate",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_TIMEOUT] = { .name = "timeout", .arg = "SEC",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_PORT] = { .name = "port", .key = 'p', .arg = "PORT", .parse = kv_perf_opt_port },
+	[KV_PO_GBITS] = { .name = "report_gbits", .flag = KV_FLAG(struct kv_perf_opts, gbits) },
+	[KV_PO_VALIDATE] = { .name = "validate", .flag = KV_FLAG(struct kv_perf_opts, validate) },
+	[KV_PO_TIMEOUT] = { .name = "timeout", .arg = "SEC", .parse = kv_perf_opt_timeout },
 	[KV_PO_MAX_DURATION] = { .name = "max-duration", .arg = "SEC",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_MAX_ITERS] = { .name = "max-iters", .arg = "N",
-				.parse = kv_perf_opt_parse },
+				 .parse = kv_perf_opt_max_duration },
+	[KV_PO_MAX_ITERS] = { .name = "max-iters", .arg = "N", .parse = kv_perf_opt_max_iters },
 	[KV_PO_NO_REVERSE] = { .name = "no-reverse",
 				.parse = kv_perf_opt_parse },
-	[KV_PO_BUSY_POLL] = { .name = "busy-poll",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_CPU_UTIL] = { .name = "cpu_util",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_JSON] = { .name = "json",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_DEBUG] = { .name = "debug", .key = 'd',
-				.parse = kv_perf_opt_parse },
+	[KV_PO_BUSY_POLL] = { .name = "busy-poll", .flag = KV_FLAG(struct kv_perf_opts, busy_poll) },
+	[KV_PO_CPU_UTIL] = { .name = "cpu_util", .flag = KV_FLAG(struct kv_perf_opts, cpu_util) },
+	[KV_PO_JSON] = { .name = "json", .flag = KV_FLAG(struct kv_perf_opts, json) },
+	[KV_PO_DEBUG] = { .name = "debug", .key = 'd', .parse = kv_perf_opt_debug },
 	[KV_PO_HELP] = { .name = "help", .key = 'h' },
 	[KV_PO_CPU_FREQ] = { .name = "CPU-freq", .key = 'F',
 				.parse = kv_perf_opt_parse },
@@ -906,8 +1033,6 @@ static int kv_perf_opt_parse(const struct kv_cmdline *cl)
 	struct kv_perf_opts *o = a->o;
 	const struct kv_perf_test *t = a->t;
 	const char *cmd = t->cmd;
-	char **argv = a->argv;
-	int argc = a->argc;
 
 	switch (opt - kv_perf_options) {
 	case KV_PO_CPU_FREQ:
@@ -933,50 +1058,6 @@ static int kv_perf_opt_parse(const struct kv_cmdline *cl)
 		return kv_perftest_only(cmd, "-x");
 	case KV_PO_RUN_INFINITELY:
 		return kv_perftest_only(cmd, "--run_infinitely");
-	case KV_PO_SIZE:
-		if (kv_parse_size(arg, &o->size) || !o->size) {
-			kv_usage_error(cmd, "invalid size '%s'", arg);
-			return -1;
-		}
-		if (!(t->opts & KV_OPT_SIZE) && o->size != t->size) {
-			kv_usage_error(cmd, "invalid size '%s': atomic operations are on %u-byte words, -s can only be %u",
-				       arg, t->size, t->size);
-			return -1;
-		}
-		o->size_set = true;
-		break;
-	case KV_PO_ITERS:
-		if (kv_parse_u32(arg, &o->iters) || !o->iters) {
-			kv_usage_error(cmd, "invalid iterations '%s' (at least 1)", arg);
-			return -1;
-		}
-		o->iters_set = true;
-		break;
-	case KV_PO_DURATION:
-		if (kv_parse_seconds(arg, &o->duration_ns) || !o->duration_ns ||
-		    o->duration_ns > KVERBS_PERF_MAX_DURATION_NS) {
-			kv_usage_error(cmd, "invalid duration '%s' (seconds, more than 0, at most a day)",
-				       arg);
-			return -1;
-		}
-		break;
-	case KV_PO_TX_DEPTH:
-		if (kv_parse_u32(arg, &o->tx_depth) || !o->tx_depth ||
-		    o->tx_depth > KVERBS_PERF_MAX_DEPTH) {
-			kv_usage_error(cmd, "invalid TX depth '%s' (1 to %u)", arg,
-				       KVERBS_PERF_MAX_DEPTH);
-			return -1;
-		}
-		if (!(t->opts & KV_OPT_DEPTH) && o->tx_depth != 1) {
-			kv_usage_error(cmd, "invalid TX depth '%s': a latency test has one operation in flight, -t can only be 1",
-				       arg);
-			return -1;
-		}
-		break;
-	case KV_PO_PORT:
-		if (kv_opt_port(cmd, arg, &o->port))
-			return -1;
-		break;
 	case KV_PO_ATOMIC:
 		if (!(t->opts & KV_OPT_ATOMIC)) {
 			kv_usage_error(cmd, "-A is for the atomic tests, atomic_lat and atomic_bw");
@@ -1025,36 +1106,12 @@ static int kv_perf_opt_parse(const struct kv_cmdline *cl)
 		}
 		o->events = true;
 		break;
-	case KV_PO_GBITS:
-		o->gbits = true;
-		break;
-	case KV_PO_VALIDATE:
-		o->validate = true;
-		break;
-	case KV_PO_JSON:
-		o->json = true;
-		break;
-	case KV_PO_TIMEOUT:
-		if (kv_opt_timeout(cmd, arg, &o->timeout_ns))
-			return -1;
-		break;
-	case KV_PO_MAX_DURATION:
-		if (kv_opt_max_duration(cmd, arg, &o->max_duration_ns))
-			return -1;
-		break;
-	case KV_PO_MAX_ITERS:
-		if (kv_opt_max_iters(cmd, arg, &o->max_iters))
-			return -1;
-		break;
 	case KV_PO_NO_REVERSE:
 		if (!(t->opts & KV_OPT_REVERSE)) {
 			kv_usage_error(cmd, "--no-reverse is for the bandwidth tests: a latency test has no reverse direction");
 			return -1;
 		}
 		o->no_reverse = true;
-		break;
-	case KV_PO_BUSY_POLL:
-		o->busy_poll = true;
 		break;
 	case KV_PO_WRITE_WITH_IMM:
 		if (!(t->opts & KV_OPT_IMM) || !kv_perf_writes(t)) {
@@ -1073,10 +1130,6 @@ static int kv_perf_opt_parse(const struct kv_cmdline *cl)
 		}
 		o->imm = true;
 		break;
-	case KV_PO_RW:
-		/* Where it makes no sense the module says so: kv_perf_describe(). */
-		o->rw = true;
-		break;
 	case KV_PO_PHASES:
 		if (!(t->opts & KV_OPT_PHASES)) {
 			kv_usage_error(cmd, "--phases is for read_lat, atomic_lat and send_lat: %s",
@@ -1086,17 +1139,6 @@ static int kv_perf_opt_parse(const struct kv_cmdline *cl)
 			return -1;
 		}
 		o->phases = true;
-		break;
-	case KV_PO_CONNECTION:
-		if (strcmp(arg, "RC") && strcmp(arg, "UD")) {
-			kv_usage_error(cmd, "invalid connection type '%s' (RC or UD)", arg);
-			return -1;
-		}
-		if (!strcmp(arg, "UD") && !(t->opts & KV_OPT_UD)) {
-			kv_usage_error(cmd, "-c UD is for send_bw and send_lat: datagrams carry SENDs only");
-			return -1;
-		}
-		o->ud = !strcmp(arg, "UD");
 		break;
 	case KV_PO_SRQ:
 	case KV_PO_SRQ_WR:
@@ -1121,17 +1163,6 @@ static int kv_perf_opt_parse(const struct kv_cmdline *cl)
 		}
 		o->inv = true;
 		break;
-	case KV_PO_POLL:
-		o->poll = kv_perf_poll_parse(cmd, arg);
-		if (!o->poll)
-			return -1;
-		break;
-	case KV_PO_CQ_POOL:
-		o->cq_pool = true;
-		break;
-	case KV_PO_CPU_UTIL:
-		o->cpu_util = true;
-		break;
 	case KV_PO_POST_LIST:
 	case KV_PO_CQ_MOD:
 		if (kv_perf_parse_post(o, t, opt->key, arg))
@@ -1151,15 +1182,6 @@ static int kv_perf_opt_parse(const struct kv_cmdline *cl)
 				       KVERBS_PERF_MAX_INLINE);
 			return -1;
 		}
-		break;
-	case KV_PO_DIM:
-		o->dim = true;
-		break;
-	case KV_PO_DEBUG:
-		o->debug = true;
-		/* Before getopt_long() moves it: the word after a lone -d. */
-		if (!strcmp(argv[optind - 1], "-d") && optind < argc && argv[optind][0] != '-')
-			a->after_d = argv[optind];
 		break;
 	}
 	return 0;
