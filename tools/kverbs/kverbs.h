@@ -56,6 +56,8 @@ void kv_usage_error(const char *cmd, const char *fmt, ...)
  * its --help; kv_cmdline_parse() makes getopt_long()'s strings of them.
  */
 #define KV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define KV_STR(x)		KV_STR_(x)	/* a macro's value as a string */
+#define KV_STR_(x)		#x
 /* Rows of one table at most: a row's bit (KV_BIT(row)) fits a uint64_t. */
 #define KV_OPTS_MAX		64
 #define KV_BIT(row)		(1ULL << (row))
@@ -81,12 +83,26 @@ struct kv_opt {
 	 */
 	int (*parse)(const struct kv_cmdline *cl);
 	size_t flag;		/* KV_FLAG(): the bool it sets, without .parse */
+	/*
+	 * Which variants of the command take it (perf: which tests): those
+	 * with a bit of @takes in kv_cmdline.has; 0: every one.  The others
+	 * refuse it with @not_for, or @not_for_alt where they have a bit of
+	 * @alt_when; "%t" is the variant's name, "%n" its note.
+	 */
+	unsigned int takes;
+	const char *not_for;
+	unsigned int alt_when;
+	const char *not_for_alt;
+	const char *shown;	/* how messages name it, if not -k or --name */
 };
 
 struct kv_cmdline {
 	const char *cmd;		/* the command, for messages */
 	const struct kv_opt *opts;	/* its table */
 	unsigned int nopts;
+	const char *variant;		/* perf: the test, its name */
+	unsigned int has;		/* ... what it takes, against kv_opt.takes */
+	const char *note;		/* ... and a note for the refusals */
 	void *ctx;			/* for .parse */
 	void *flags;			/* for .flag */
 	const void *data;		/* for @usage */
@@ -98,6 +114,7 @@ struct kv_cmdline {
 };
 
 int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv);
+const char *kv_opt_shown(const struct kv_opt *opt, char *buf, size_t len);
 
 /* describe.c: what the kernel's numbers mean */
 const char *kv_wc_status_str(uint32_t status);

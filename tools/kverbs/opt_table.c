@@ -67,15 +67,65 @@ static void kv_cmdline_getopt(const struct kv_cmdline *cl, struct option *longop
 }
 
 /**
+ * kv_opt_shown - how messages name an option
+ * @opt: its row
+ * @buf: room for "-k" or "--name"
+ * @len: its size
+ *
+ * Return: @opt->shown if the row has one, else "-k" if it has a short
+ * option, else "--name".
+ */
+const char *kv_opt_shown(const struct kv_opt *opt, char *buf, size_t len)
+{
+	if (opt->shown)
+		return opt->shown;
+	if (opt->key)
+		snprintf(buf, len, "-%c", opt->key);
+	else
+		snprintf(buf, len, "--%s", opt->name);
+	return buf;
+}
+
+/*
+ * A refusal written in the table: @text, with "%t" the variant's name and
+ * "%n" its note.
+ */
+static void kv_cmdline_refuse(const struct kv_cmdline *cl, const char *text)
+{
+	char msg[512];
+	size_t n = 0;
+	const char *sub;
+
+	for (; *text && n < sizeof(msg) - 1; text++) {
+		sub = NULL;
+		if (text[0] == '%' && text[1] == 't')
+			sub = cl->variant;
+		else if (text[0] == '%' && text[1] == 'n')
+			sub = cl->note;
+		if (!sub) {
+			msg[n++] = *text;
+			continue;
+		}
+		n += snprintf(msg + n, sizeof(msg) - n, "%s", sub);
+		if (n > sizeof(msg) - 1)
+			n = sizeof(msg) - 1;
+		text++;
+	}
+	msg[n] = '\0';
+	kv_usage_error(cl->cmd, "%s", msg);
+}
+
+/**
  * kv_cmdline_parse - read a command's options, as its table says
  * @cl: the command and its table; @cl->given is set to the options given
  * @argc: arguments, the command's name first
  * @argv: them; getopt_long() moves the ones that are not options to the
  *	end, where optind points at the first
  *
- * Each option, in the order given, is looked up in the table and handed
- * to its parser, or sets its flag; -h prints @cl->usage on stdout.  An
- * unknown option, a missing value and a parser's refusal end it.
+ * Each option, in the order given, is looked up in the table, refused
+ * if the variant does not take it, and handed to its parser, or sets its
+ * flag; -h prints @cl->usage on stdout.  An unknown option, a missing
+ * value and a refusal end it.
  *
  * Return: 0, 1 when --help was printed, or -1 after a usage error was
  * printed.
@@ -106,6 +156,11 @@ int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv)
 		if (opt->key == 'h') {
 			cl->usage(stdout, cl);
 			return 1;
+		}
+		if (opt->takes && !(opt->takes & cl->has)) {
+			kv_cmdline_refuse(cl, opt->alt_when & cl->has ? opt->not_for_alt :
+					  opt->not_for);
+			return -1;
 		}
 		ret = 0;
 		cl->opt = opt;

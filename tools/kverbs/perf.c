@@ -62,6 +62,7 @@ enum {
 	KV_OPT_SRQ = 1 << 9,		/* --srq: the server's receives in a shared queue */
 	KV_OPT_PHASES = 1 << 10,	/* --phases: post to handler, handler to thread */
 	KV_OPT_UD = 1 << 11,		/* -c UD: the data in datagrams */
+	KV_OPT_WRITE_IMM = 1 << 12,	/* --write_with_imm: perftest's --imm of a WRITE */
 };
 
 /*
@@ -103,8 +104,8 @@ struct kv_perf_test {
 static const struct kv_perf_test kv_perf_tests[] = {
 	{
 		.cmd = "write_bw", .test = KVERBS_PERF_WRITE_BW, .verb = "RDMA_Write",
-		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE | KV_OPT_RW |
-			KV_OPT_INV,
+		.opts = KV_OPTS_BW | KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_WRITE_IMM | KV_OPT_INLINE |
+			KV_OPT_RW | KV_OPT_INV,
 		.size = 65536, .iters = KVERBS_PERF_DEFAULT_ITERS,
 		.feature = KVERBS_FEATURE_PERF,
 		.counts = "messages to move", .validate = KV_VALIDATE_DATA,
@@ -154,7 +155,7 @@ static const struct kv_perf_test kv_perf_tests[] = {
 	},
 	{
 		.cmd = "write_lat", .test = KVERBS_PERF_WRITE_LAT, .verb = "RDMA_Write",
-		.kind = KV_PERF_LAT, .opts = KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_INLINE,
+		.kind = KV_PERF_LAT, .opts = KV_OPT_SIZE | KV_OPT_IMM | KV_OPT_WRITE_IMM | KV_OPT_INLINE,
 		.size = 2, .iters = KV_PERF_LAT_ITERS,
 		.feature = KVERBS_FEATURE_PERF_PINGPONG,
 		.counts = "round trips to time", .validate = KV_VALIDATE_PINGPONG,
@@ -629,29 +630,6 @@ void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 }
 
 /*
- * -l N or -Q N (@opt): work requests per post, or one signaled in N.
- * Returns 0, or -1 after a usage error.
- */
-static int kv_perf_parse_post(struct kv_perf_opts *o, const struct kv_perf_test *t,
-			      int opt, const char *arg)
-{
-	uint32_t *n = opt == 'l' ? &o->post_list : &o->cq_mod;
-
-	if (!(t->opts & KV_OPT_DEPTH)) {
-		kv_usage_error(o->cmd, "-%c is for the bandwidth tests: a latency test has one operation in flight",
-			       opt);
-		return -1;
-	}
-	if (kv_parse_u32(arg, n) || !*n || *n > KVERBS_PERF_MAX_DEPTH) {
-		kv_usage_error(o->cmd, "invalid %s '%s' (1 to %u)",
-			       opt == 'l' ? "post list" : "CQ moderation", arg,
-			       KVERBS_PERF_MAX_DEPTH);
-		return -1;
-	}
-	return 0;
-}
-
-/*
  * -l, -Q and -I together, once the command line is read: the client's,
  * within its TX depth.  As perftest, -l without -Q signals the last of
  * each list.  Returns 0, or -1 after a usage error.
@@ -905,6 +883,118 @@ static int kv_perf_opt_connection(const struct kv_cmdline *cl)
 	return o->ud ? 0 : 1;
 }
 
+/* -A TYPE: perftest's names for it */
+static int kv_perf_opt_atomic(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (!strcmp(cl->arg, KV_CMP_AND_SWAP)) {
+		o->cmp_swap = true;
+	} else if (!strcmp(cl->arg, KV_FETCH_AND_ADD)) {
+		o->cmp_swap = false;
+	} else {
+		kv_usage_error(o->cmd, "invalid atomic type '%s' (%s or %s)", cl->arg,
+			       KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
+		return -1;
+	}
+	return 0;
+}
+
+/* -q N: 1 is the default */
+static int kv_perf_opt_qp(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (kv_parse_u32(cl->arg, &o->qps) || !o->qps || o->qps > KV_PERF_MAX_QPS) {
+		kv_usage_error(o->cmd, "invalid number of QPs '%s' (1 to %u)", cl->arg,
+			       KV_PERF_MAX_QPS);
+		return -1;
+	}
+	return o->qps > 1 ? 0 : 1;
+}
+
+/* -l N or -Q N: work requests per post, or one signaled in N. */
+static int kv_perf_opt_post(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+	bool list = cl->opt->key == 'l';
+	uint32_t *n = list ? &o->post_list : &o->cq_mod;
+
+	if (kv_parse_u32(cl->arg, n) || !*n || *n > KVERBS_PERF_MAX_DEPTH) {
+		kv_usage_error(o->cmd, "invalid %s '%s' (1 to %u)",
+			       list ? "post list" : "CQ moderation", cl->arg,
+			       KVERBS_PERF_MAX_DEPTH);
+		return -1;
+	}
+	return 0;
+}
+
+/* -I SIZE: 0 is the default, none inline */
+static int kv_perf_opt_inline(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	struct kv_perf_opts *o = a->o;
+
+	if (kv_parse_size(cl->arg, &o->inline_size) || o->inline_size > KVERBS_PERF_MAX_INLINE) {
+		kv_usage_error(o->cmd, "invalid inline size '%s' (0 to %u)", cl->arg,
+			       KVERBS_PERF_MAX_INLINE);
+		return -1;
+	}
+	return o->inline_size ? 0 : 1;
+}
+
+/* --srq-wr N, --srq-limit N: each also asks for --srq */
+static int kv_perf_opt_srq_wr(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	a->o->srq = true;
+	return kv_opt_srq(a->o->cmd, "--srq-wr", cl->arg, &a->o->srq_wr);
+}
+
+static int kv_perf_opt_srq_limit(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	a->o->srq = true;
+	return kv_opt_srq(a->o->cmd, "--srq-limit", cl->arg, &a->o->srq_limit);
+}
+
+/* --out_json: perftest's, the --json report also in perftest_out.json ... */
+static int kv_perf_opt_out_json(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	if (!a->o->json_file)
+		a->o->json_file = KV_PERFTEST_JSON_FILE;
+	return 0;
+}
+
+/* ... or with --out_json_file FILE, in FILE */
+static int kv_perf_opt_out_json_file(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+
+	if (!*cl->arg) {
+		kv_usage_error(a->o->cmd, "--out_json_file needs a file name");
+		return -1;
+	}
+	a->o->json_file = cl->arg;
+	return 0;
+}
+
+/* perftest's options that name what rdma_cm picks, or that do not end: refused, saying why */
+static int kv_perf_opt_perftest(const struct kv_cmdline *cl)
+{
+	const struct kv_perf_args *a = cl->ctx;
+	char buf[32];
+
+	return kv_perftest_only(a->o->cmd, kv_opt_shown(cl->opt, buf, sizeof(buf)));
+}
+
 /* --timeout SEC */
 static int kv_perf_opt_timeout(const struct kv_cmdline *cl)
 {
@@ -943,52 +1033,102 @@ static int kv_perf_opt_debug(const struct kv_cmdline *cl)
 	return 0;
 }
 
-static int kv_perf_opt_parse(const struct kv_cmdline *cl);
-
 static const struct kv_opt kv_perf_options[] = {
-	[KV_PO_ATOMIC] = { .name = "atomic_type", .key = 'A', .arg = "TYPE",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_ATOMIC] = {
+		.name = "atomic_type", .key = 'A', .arg = "TYPE", .parse = kv_perf_opt_atomic,
+		.takes = KV_OPT_ATOMIC,
+		.not_for = "-A is for the atomic tests, atomic_lat and atomic_bw",
+	},
 	[KV_PO_SIZE] = { .name = "size", .key = 's', .arg = "SIZE", .parse = kv_perf_opt_size },
-	[KV_PO_ALL] = { .name = "all", .key = 'a',
-				.parse = kv_perf_opt_parse },
+	[KV_PO_ALL] = {
+		.name = "all", .key = 'a', .flag = KV_FLAG(struct kv_perf_opts, all),
+		.takes = KV_OPT_SIZE,
+		.not_for = "-a is not for the atomic tests: their only size is "
+			   KV_STR(KV_PERF_ATOMIC_SIZE),
+	},
 	[KV_PO_ITERS] = { .name = "iters", .key = 'n', .arg = "ITERS", .parse = kv_perf_opt_iters },
 	[KV_PO_DURATION] = { .name = "duration", .key = 'D', .arg = "SEC",
 			     .parse = kv_perf_opt_duration },
 	[KV_PO_TX_DEPTH] = { .name = "tx-depth", .key = 't', .arg = "N",
 			     .parse = kv_perf_opt_tx_depth },
-	[KV_PO_QP] = { .name = "qp", .key = 'q', .arg = "N",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_BIDIR] = { .name = "bidirectional", .key = 'b',
-				.parse = kv_perf_opt_parse },
-	[KV_PO_IMM] = { .name = "imm",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_WRITE_WITH_IMM] = { .name = "write_with_imm",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_POST_LIST] = { .name = "post_list", .key = 'l', .arg = "N",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_CQ_MOD] = { .name = "cq-mod", .key = 'Q', .arg = "N",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_INLINE] = { .name = "inline_size", .key = 'I', .arg = "SIZE",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_QP] = {
+		.name = "qp", .key = 'q', .arg = "N", .parse = kv_perf_opt_qp,
+		.takes = KV_OPT_DEPTH,
+		.not_for = "-q is for the bandwidth tests: a latency test has one QP",
+	},
+	[KV_PO_BIDIR] = {
+		.name = "bidirectional", .key = 'b', .flag = KV_FLAG(struct kv_perf_opts, bidir),
+		.takes = KV_OPT_REVERSE,
+		.not_for = "-b is for the bandwidth tests: a latency test times the client's own operations",
+	},
+	[KV_PO_IMM] = {
+		.name = "imm", .flag = KV_FLAG(struct kv_perf_opts, imm),
+		.takes = KV_OPT_IMM,
+		.not_for = "--imm is for write_bw, write_lat, send_bw and send_lat: %t carries no immediate data",
+	},
+	[KV_PO_WRITE_WITH_IMM] = {
+		.name = "write_with_imm", .flag = KV_FLAG(struct kv_perf_opts, imm),
+		.takes = KV_OPT_WRITE_IMM,
+		.not_for = "--write_with_imm is for write_bw and write_lat",
+		.alt_when = KV_OPT_IMM,
+		.not_for_alt = "--write_with_imm is for write_bw and write_lat: use --imm for SEND with immediate data",
+	},
+	[KV_PO_POST_LIST] = {
+		.name = "post_list", .key = 'l', .arg = "N", .parse = kv_perf_opt_post,
+		.takes = KV_OPT_DEPTH,
+		.not_for = "-l is for the bandwidth tests: a latency test has one operation in flight",
+	},
+	[KV_PO_CQ_MOD] = {
+		.name = "cq-mod", .key = 'Q', .arg = "N", .parse = kv_perf_opt_post,
+		.takes = KV_OPT_DEPTH,
+		.not_for = "-Q is for the bandwidth tests: a latency test has one operation in flight",
+	},
+	[KV_PO_INLINE] = {
+		.name = "inline_size", .key = 'I', .arg = "SIZE", .parse = kv_perf_opt_inline,
+		.takes = KV_OPT_INLINE,
+		.not_for = "-I is for write_bw, write_lat, send_bw and send_lat: an RDMA READ carries no data of the requester's",
+		.alt_when = KV_OPT_ATOMIC,
+		.not_for_alt = "-I is for write_bw, write_lat, send_bw and send_lat: an atomic operation carries no message",
+	},
 	/* Where it makes no sense the module says so: kv_perf_describe_rw(). */
 	[KV_PO_RW] = { .name = "rw", .flag = KV_FLAG(struct kv_perf_opts, rw) },
-	[KV_PO_INV] = { .name = "inv",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_EVENTS] = { .name = "events", .key = 'e',
-				.parse = kv_perf_opt_parse },
+	[KV_PO_INV] = {
+		.name = "inv", .flag = KV_FLAG(struct kv_perf_opts, inv),
+		.takes = KV_OPT_INV,
+		.not_for = "--inv is for write_bw, read_bw and read_lat: %t has no rounds that end with a key handed back",
+	},
+	[KV_PO_EVENTS] = {
+		.name = "events", .key = 'e', .flag = KV_FLAG(struct kv_perf_opts, events),
+		.takes = KV_OPT_EVENTS,
+		.not_for = "-e is not for %t: %n",
+	},
 	[KV_PO_POLL] = { .name = "poll", .arg = "POLICY", .parse = kv_perf_opt_poll },
 	[KV_PO_CQ_POOL] = { .name = "cq-pool", .flag = KV_FLAG(struct kv_perf_opts, cq_pool) },
 	[KV_PO_DIM] = { .name = "dim", .flag = KV_FLAG(struct kv_perf_opts, dim) },
-	[KV_PO_PHASES] = { .name = "phases",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_PHASES] = {
+		.name = "phases", .flag = KV_FLAG(struct kv_perf_opts, phases),
+		.takes = KV_OPT_PHASES,
+		.not_for = "--phases is for read_lat, atomic_lat and send_lat: write_lat's round trip ends when the server's WRITE lands in memory the client polls, with no completion handler to time",
+		.alt_when = KV_OPT_DEPTH,
+		.not_for_alt = "--phases is for read_lat, atomic_lat and send_lat: a bandwidth test times no single operation",
+	},
 	[KV_PO_CONNECTION] = { .name = "connection", .key = 'c', .arg = "TYPE",
 			       .parse = kv_perf_opt_connection },
-	[KV_PO_SRQ] = { .name = "srq", .alias = "use-srq",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_SRQ_WR] = { .name = "srq-wr", .arg = "N",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_SRQ_LIMIT] = { .name = "srq-limit", .arg = "N",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_SRQ] = {
+		.name = "srq", .alias = "use-srq", .flag = KV_FLAG(struct kv_perf_opts, srq),
+		.takes = KV_OPT_SRQ,
+		.not_for = "--srq is for send_bw's and send_lat's server: %t's server takes no SENDs",
+	},
+	[KV_PO_SRQ_WR] = {
+		.name = "srq-wr", .arg = "N", .parse = kv_perf_opt_srq_wr,
+		.takes = KV_OPT_SRQ,
+		.not_for = "--srq is for send_bw's and send_lat's server: %t's server takes no SENDs",
+	},
+	[KV_PO_SRQ_LIMIT] = {
+		.name = "srq-limit", .arg = "N", .parse = kv_perf_opt_srq_limit,
+		.takes = KV_OPT_SRQ,
+		.not_for = "--srq is for send_bw's and send_lat's server: %t's server takes no SENDs",
+	},
 	[KV_PO_PORT] = { .name = "port", .key = 'p', .arg = "PORT", .parse = kv_perf_opt_port },
 	[KV_PO_GBITS] = { .name = "report_gbits", .flag = KV_FLAG(struct kv_perf_opts, gbits) },
 	[KV_PO_VALIDATE] = { .name = "validate", .flag = KV_FLAG(struct kv_perf_opts, validate) },
@@ -996,196 +1136,33 @@ static const struct kv_opt kv_perf_options[] = {
 	[KV_PO_MAX_DURATION] = { .name = "max-duration", .arg = "SEC",
 				 .parse = kv_perf_opt_max_duration },
 	[KV_PO_MAX_ITERS] = { .name = "max-iters", .arg = "N", .parse = kv_perf_opt_max_iters },
-	[KV_PO_NO_REVERSE] = { .name = "no-reverse",
-				.parse = kv_perf_opt_parse },
+	[KV_PO_NO_REVERSE] = {
+		.name = "no-reverse", .flag = KV_FLAG(struct kv_perf_opts, no_reverse),
+		.takes = KV_OPT_REVERSE,
+		.not_for = "--no-reverse is for the bandwidth tests: a latency test has no reverse direction",
+	},
 	[KV_PO_BUSY_POLL] = { .name = "busy-poll", .flag = KV_FLAG(struct kv_perf_opts, busy_poll) },
 	[KV_PO_CPU_UTIL] = { .name = "cpu_util", .flag = KV_FLAG(struct kv_perf_opts, cpu_util) },
 	[KV_PO_JSON] = { .name = "json", .flag = KV_FLAG(struct kv_perf_opts, json) },
 	[KV_PO_DEBUG] = { .name = "debug", .key = 'd', .parse = kv_perf_opt_debug },
 	[KV_PO_HELP] = { .name = "help", .key = 'h' },
-	[KV_PO_CPU_FREQ] = { .name = "CPU-freq", .key = 'F',
-				.parse = kv_perf_opt_parse },
-	[KV_PO_RDMA_CM] = { .name = "rdma_cm", .key = 'R',
-				.parse = kv_perf_opt_parse },
-	[KV_PO_REPORT_BOTH] = { .name = "report-both",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_OUT_JSON] = { .name = "out_json",
-				.parse = kv_perf_opt_parse },
+	/* perftest's, for its command lines: no-ops, or refused saying why */
+	[KV_PO_CPU_FREQ] = { .name = "CPU-freq", .key = 'F' },
+	[KV_PO_RDMA_CM] = { .name = "rdma_cm", .key = 'R' },
+	[KV_PO_REPORT_BOTH] = { .name = "report-both" },
+	[KV_PO_OUT_JSON] = { .name = "out_json", .parse = kv_perf_opt_out_json },
 	[KV_PO_OUT_JSON_FILE] = { .name = "out_json_file", .arg = "FILE",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_IB_DEV] = { .name = "ib-dev", .arg = "DEVICE",
-				.parse = kv_perf_opt_parse },
+				  .parse = kv_perf_opt_out_json_file },
+	[KV_PO_IB_DEV] = { .name = "ib-dev", .arg = "DEVICE", .shown = "-d",
+			   .parse = kv_perf_opt_perftest },
 	[KV_PO_IB_PORT] = { .name = "ib-port", .key = 'i', .arg = "PORT",
-				.parse = kv_perf_opt_parse },
+			    .parse = kv_perf_opt_perftest },
 	[KV_PO_GID_INDEX] = { .name = "gid-index", .key = 'x', .arg = "GID_INDEX",
-				.parse = kv_perf_opt_parse },
-	[KV_PO_RUN_INFINITELY] = { .name = "run_infinitely",
-				.parse = kv_perf_opt_parse },
+			      .parse = kv_perf_opt_perftest },
+	[KV_PO_RUN_INFINITELY] = { .name = "run_infinitely", .parse = kv_perf_opt_perftest },
 };
 
 _Static_assert(KV_ARRAY_SIZE(kv_perf_options) <= KV_OPTS_MAX, "too many perf options");
-
-static int kv_perf_opt_parse(const struct kv_cmdline *cl)
-{
-	const struct kv_opt *opt = cl->opt;
-	const char *arg = cl->arg;
-	struct kv_perf_args *a = cl->ctx;
-	struct kv_perf_opts *o = a->o;
-	const struct kv_perf_test *t = a->t;
-	const char *cmd = t->cmd;
-
-	switch (opt - kv_perf_options) {
-	case KV_PO_CPU_FREQ:
-	case KV_PO_RDMA_CM:
-	case KV_PO_REPORT_BOTH:
-		break;
-	case KV_PO_OUT_JSON:
-		if (!o->json_file)
-			o->json_file = KV_PERFTEST_JSON_FILE;
-		break;
-	case KV_PO_OUT_JSON_FILE:
-		if (!*arg) {
-			kv_usage_error(cmd, "--out_json_file needs a file name");
-			return -1;
-		}
-		o->json_file = arg;
-		break;
-	case KV_PO_IB_DEV:
-		return kv_perftest_only(cmd, "-d");
-	case KV_PO_IB_PORT:
-		return kv_perftest_only(cmd, "-i");
-	case KV_PO_GID_INDEX:
-		return kv_perftest_only(cmd, "-x");
-	case KV_PO_RUN_INFINITELY:
-		return kv_perftest_only(cmd, "--run_infinitely");
-	case KV_PO_ATOMIC:
-		if (!(t->opts & KV_OPT_ATOMIC)) {
-			kv_usage_error(cmd, "-A is for the atomic tests, atomic_lat and atomic_bw");
-			return -1;
-		}
-		if (!strcmp(arg, KV_CMP_AND_SWAP)) {
-			o->cmp_swap = true;
-		} else if (!strcmp(arg, KV_FETCH_AND_ADD)) {
-			o->cmp_swap = false;
-		} else {
-			kv_usage_error(cmd, "invalid atomic type '%s' (%s or %s)", arg,
-				       KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
-			return -1;
-		}
-		break;
-	case KV_PO_ALL:
-		if (!(t->opts & KV_OPT_SIZE)) {
-			kv_usage_error(cmd, "-a is not for the atomic tests: their only size is %u",
-				       t->size);
-			return -1;
-		}
-		o->all = true;
-		break;
-	case KV_PO_QP:
-		if (!(t->opts & KV_OPT_DEPTH)) {
-			kv_usage_error(cmd, "-q is for the bandwidth tests: a latency test has one QP");
-			return -1;
-		}
-		if (kv_parse_u32(arg, &o->qps) || !o->qps || o->qps > KV_PERF_MAX_QPS) {
-			kv_usage_error(cmd, "invalid number of QPs '%s' (1 to %u)", arg,
-				       KV_PERF_MAX_QPS);
-			return -1;
-		}
-		break;
-	case KV_PO_BIDIR:
-		if (!(t->opts & KV_OPT_REVERSE)) {
-			kv_usage_error(cmd, "-b is for the bandwidth tests: a latency test times the client's own operations");
-			return -1;
-		}
-		o->bidir = true;
-		break;
-	case KV_PO_EVENTS:
-		if (!(t->opts & KV_OPT_EVENTS)) {
-			kv_usage_error(cmd, "-e is not for %s: %s", cmd, t->polls);
-			return -1;
-		}
-		o->events = true;
-		break;
-	case KV_PO_NO_REVERSE:
-		if (!(t->opts & KV_OPT_REVERSE)) {
-			kv_usage_error(cmd, "--no-reverse is for the bandwidth tests: a latency test has no reverse direction");
-			return -1;
-		}
-		o->no_reverse = true;
-		break;
-	case KV_PO_WRITE_WITH_IMM:
-		if (!(t->opts & KV_OPT_IMM) || !kv_perf_writes(t)) {
-			kv_usage_error(cmd, "--write_with_imm is for write_bw and write_lat%s",
-				       t->opts & KV_OPT_IMM ?
-				       ": use --imm for SEND with immediate data" : "");
-			return -1;
-		}
-		o->imm = true;
-		break;
-	case KV_PO_IMM:
-		if (!(t->opts & KV_OPT_IMM)) {
-			kv_usage_error(cmd, "--imm is for write_bw, write_lat, send_bw and send_lat: %s carries no immediate data",
-				       cmd);
-			return -1;
-		}
-		o->imm = true;
-		break;
-	case KV_PO_PHASES:
-		if (!(t->opts & KV_OPT_PHASES)) {
-			kv_usage_error(cmd, "--phases is for read_lat, atomic_lat and send_lat: %s",
-				       t->kind & KV_PERF_LAT ?
-				       "write_lat's round trip ends when the server's WRITE lands in memory the client polls, with no completion handler to time" :
-				       "a bandwidth test times no single operation");
-			return -1;
-		}
-		o->phases = true;
-		break;
-	case KV_PO_SRQ:
-	case KV_PO_SRQ_WR:
-	case KV_PO_SRQ_LIMIT:
-		if (!(t->opts & KV_OPT_SRQ)) {
-			kv_usage_error(cmd, "--srq is for send_bw's and send_lat's server: %s's server takes no SENDs",
-				       cmd);
-			return -1;
-		}
-		if (opt == &kv_perf_options[KV_PO_SRQ_WR] && kv_opt_srq(cmd, "--srq-wr", arg, &o->srq_wr))
-			return -1;
-		if (opt == &kv_perf_options[KV_PO_SRQ_LIMIT] &&
-		    kv_opt_srq(cmd, "--srq-limit", arg, &o->srq_limit))
-			return -1;
-		o->srq = true;
-		break;
-	case KV_PO_INV:
-		if (!(t->opts & KV_OPT_INV)) {
-			kv_usage_error(cmd, "--inv is for write_bw, read_bw and read_lat: %s has no rounds that end with a key handed back",
-				       cmd);
-			return -1;
-		}
-		o->inv = true;
-		break;
-	case KV_PO_POST_LIST:
-	case KV_PO_CQ_MOD:
-		if (kv_perf_parse_post(o, t, opt->key, arg))
-			return -1;
-		break;
-	case KV_PO_INLINE:
-		if (!(t->opts & KV_OPT_INLINE)) {
-			kv_usage_error(cmd, "-I is for write_bw, write_lat, send_bw and send_lat: %s",
-				       t->kind & KV_PERF_ATOMIC ?
-				       "an atomic operation carries no message" :
-				       "an RDMA READ carries no data of the requester's");
-			return -1;
-		}
-		if (kv_parse_size(arg, &o->inline_size) ||
-		    o->inline_size > KVERBS_PERF_MAX_INLINE) {
-			kv_usage_error(cmd, "invalid inline size '%s' (0 to %u)", arg,
-				       KVERBS_PERF_MAX_INLINE);
-			return -1;
-		}
-		break;
-	}
-	return 0;
-}
 
 static void kv_perf_usage(FILE *f, const struct kv_cmdline *cl)
 {
@@ -1208,6 +1185,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	struct kv_perf_args a = { .o = o, .t = t, .argc = argc, .argv = argv };
 	struct kv_cmdline cl = {
 		.cmd = t->cmd, .opts = kv_perf_options, .nopts = KV_ARRAY_SIZE(kv_perf_options),
+		.variant = t->cmd, .has = t->opts, .note = t->polls,
 		.ctx = &a, .flags = o, .data = t, .usage = kv_perf_usage,
 	};
 	const char *cmd = t->cmd;
