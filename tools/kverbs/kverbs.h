@@ -93,6 +93,15 @@ struct kv_opt {
 	const char *not_for;
 	unsigned int alt_when;
 	const char *not_for_alt;
+	/*
+	 * The role that takes it (KVERBS_ROLE_*; 0: both), and why, for the
+	 * other's refusal: "-l is for the client: @role_why".
+	 */
+	int role;
+	const char *role_why;
+	/* KV_BIT() of the rows it cannot go with, and why: "-a and -s exclude each other" */
+	uint64_t excludes;
+	const char *excl_why;
 	const char *shown;	/* how messages name it, if not -k or --name */
 };
 
@@ -114,6 +123,7 @@ struct kv_cmdline {
 };
 
 int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv);
+int kv_cmdline_check(const struct kv_cmdline *cl, int role);
 const char *kv_opt_shown(const struct kv_opt *opt, char *buf, size_t len);
 
 /* describe.c: what the kernel's numbers mean */

@@ -178,3 +178,44 @@ int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv)
 	}
 	return 0;
 }
+
+/**
+ * kv_cmdline_check - refuse the options given that the table rules out
+ * @cl: after kv_cmdline_parse()
+ * @role: KVERBS_ROLE_CLIENT or KVERBS_ROLE_SERVER, as the command line
+ *	decided (perf: an address or none); 0: the command has no roles
+ *
+ * In the table's order: first an option that @role does not take, then
+ * two options that exclude each other, each said as the rows say it.
+ *
+ * Return: 0, or -1 after a usage error was printed.
+ */
+int kv_cmdline_check(const struct kv_cmdline *cl, int role)
+{
+	const struct kv_opt *opt, *other;
+	char a[32], b[32];
+	unsigned int i, j;
+
+	for (i = 0; i < cl->nopts; i++) {
+		opt = &cl->opts[i];
+		if (!(cl->given & KV_BIT(i)) || !opt->role || !role || opt->role == role)
+			continue;
+		kv_usage_error(cl->cmd, "%s is for the %s%s%s", kv_opt_shown(opt, a, sizeof(a)),
+			       opt->role == KVERBS_ROLE_SERVER ? "server" : "client",
+			       opt->role_why ? ": " : "", opt->role_why ? opt->role_why : "");
+		return -1;
+	}
+	for (i = 0; i < cl->nopts; i++) {
+		opt = &cl->opts[i];
+		if (!(cl->given & KV_BIT(i)) || !(cl->given & opt->excludes))
+			continue;
+		for (j = 0; !(cl->given & opt->excludes & KV_BIT(j)); j++)
+			;
+		other = &cl->opts[j];
+		kv_usage_error(cl->cmd, "%s and %s exclude each other%s%s",
+			       kv_opt_shown(opt, a, sizeof(a)), kv_opt_shown(other, b, sizeof(b)),
+			       opt->excl_why ? ": " : "", opt->excl_why ? opt->excl_why : "");
+		return -1;
+	}
+	return 0;
+}

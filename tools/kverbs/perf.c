@@ -630,19 +630,14 @@ void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 }
 
 /*
- * -l, -Q and -I together, once the command line is read: the client's,
- * within its TX depth.  As perftest, -l without -Q signals the last of
- * each list.  Returns 0, or -1 after a usage error.
+ * -l and -Q together, once the command line is read: within the client's
+ * TX depth.  As perftest, -l without -Q signals the last of each list.
+ * Returns 0, or -1 after a usage error.
  */
 static int kv_perf_check_post(struct kv_perf_opts *o)
 {
 	uint32_t depth = o->tx_depth ? o->tx_depth : KVERBS_PERF_DEFAULT_DEPTH;
 
-	if (o->role == KVERBS_ROLE_SERVER && (o->post_list || o->cq_mod || o->inline_size)) {
-		kv_usage_error(o->cmd, "%s is for the client: its request brings it to the server where the server posts too (-b, and the answers of write_lat and send_lat)",
-			       o->post_list ? "-l" : o->cq_mod ? "-Q" : "-I");
-		return -1;
-	}
 	if (o->post_list > depth || o->cq_mod > depth) {
 		kv_usage_error(o->cmd, "%s %u is more than the TX depth, %u (-t)",
 			       o->post_list > depth ? "-l" : "-Q",
@@ -730,32 +725,6 @@ static void kv_perf_json_post(struct kv_json *j, const struct kv_perf_opts *o,
 	}
 	kv_json_key(j, "max_inline");
 	kv_json_u64(j, cmd->max_inline);
-}
-
-/*
- * -c UD: the datagrams' own protocol has none of the RC modes, and the
- * client's messages fit a path MTU.  A server takes either connection
- * type: its client's hello says.  Returns 0, or -1 after a usage error.
- */
-static int kv_perf_check_ud(struct kv_perf_opts *o)
-{
-	const char *other = o->bidir ? "-b" : o->qps > 1 ? "-q" : o->all ? "-a" :
-			    o->imm ? "--imm" : o->post_list ? "-l" : o->cq_mod ? "-Q" :
-			    o->inline_size ? "-I" : o->phases ? "--phases" :
-			    o->cq_pool ? "--cq-pool" : o->dim ? "--dim" : NULL;
-
-	if (!o->ud || o->role == KVERBS_ROLE_SERVER) {
-		o->ud = false;
-		return 0;
-	}
-	if (other) {
-		kv_usage_error(o->cmd, "-c UD and %s exclude each other: datagrams go one SEND per post on a QP and a plain CQ of their own",
-			       other);
-		return -1;
-	}
-	if (!o->size_set)
-		o->size = KV_PERF_UD_SIZE;
-	return 0;
 }
 
 /* What the options' parsers read into, and from. */
@@ -1033,6 +1002,15 @@ static int kv_perf_opt_debug(const struct kv_cmdline *cl)
 	return 0;
 }
 
+/* Why -l, -Q and -I are the client's. */
+#define KV_PERF_POSTS_WHY \
+	"its request brings it to the server where the server posts too (-b, and the answers of write_lat and send_lat)"
+/* Why only a server takes --srq. */
+#define KV_PERF_SRQ_WHY		"how it takes its receives is its own choice"
+#define KV_PERF_SRQ_NOT_FOR	"--srq is for send_bw's and send_lat's server: %t's server takes no SENDs"
+/* Why only a server takes its ceilings. */
+#define KV_PERF_CEILING_WHY	"the client asks, the server sets ceilings"
+
 static const struct kv_opt kv_perf_options[] = {
 	[KV_PO_ATOMIC] = {
 		.name = "atomic_type", .key = 'A', .arg = "TYPE", .parse = kv_perf_opt_atomic,
@@ -1045,8 +1023,12 @@ static const struct kv_opt kv_perf_options[] = {
 		.takes = KV_OPT_SIZE,
 		.not_for = "-a is not for the atomic tests: their only size is "
 			   KV_STR(KV_PERF_ATOMIC_SIZE),
+		.excludes = KV_BIT(KV_PO_SIZE),
 	},
-	[KV_PO_ITERS] = { .name = "iters", .key = 'n', .arg = "ITERS", .parse = kv_perf_opt_iters },
+	[KV_PO_ITERS] = {
+		.name = "iters", .key = 'n', .arg = "ITERS", .parse = kv_perf_opt_iters,
+		.excludes = KV_BIT(KV_PO_DURATION),
+	},
 	[KV_PO_DURATION] = { .name = "duration", .key = 'D', .arg = "SEC",
 			     .parse = kv_perf_opt_duration },
 	[KV_PO_TX_DEPTH] = { .name = "tx-depth", .key = 't', .arg = "N",
@@ -1072,16 +1054,19 @@ static const struct kv_opt kv_perf_options[] = {
 		.not_for = "--write_with_imm is for write_bw and write_lat",
 		.alt_when = KV_OPT_IMM,
 		.not_for_alt = "--write_with_imm is for write_bw and write_lat: use --imm for SEND with immediate data",
+		.shown = "--imm",
 	},
 	[KV_PO_POST_LIST] = {
 		.name = "post_list", .key = 'l', .arg = "N", .parse = kv_perf_opt_post,
 		.takes = KV_OPT_DEPTH,
 		.not_for = "-l is for the bandwidth tests: a latency test has one operation in flight",
+		.role = KVERBS_ROLE_CLIENT, .role_why = KV_PERF_POSTS_WHY,
 	},
 	[KV_PO_CQ_MOD] = {
 		.name = "cq-mod", .key = 'Q', .arg = "N", .parse = kv_perf_opt_post,
 		.takes = KV_OPT_DEPTH,
 		.not_for = "-Q is for the bandwidth tests: a latency test has one operation in flight",
+		.role = KVERBS_ROLE_CLIENT, .role_why = KV_PERF_POSTS_WHY,
 	},
 	[KV_PO_INLINE] = {
 		.name = "inline_size", .key = 'I', .arg = "SIZE", .parse = kv_perf_opt_inline,
@@ -1089,13 +1074,22 @@ static const struct kv_opt kv_perf_options[] = {
 		.not_for = "-I is for write_bw, write_lat, send_bw and send_lat: an RDMA READ carries no data of the requester's",
 		.alt_when = KV_OPT_ATOMIC,
 		.not_for_alt = "-I is for write_bw, write_lat, send_bw and send_lat: an atomic operation carries no message",
+		.role = KVERBS_ROLE_CLIENT, .role_why = KV_PERF_POSTS_WHY,
 	},
-	/* Where it makes no sense the module says so: kv_perf_describe_rw(). */
+	/*
+	 * --rw on a test that does not READ or WRITE in bulk, or with --imm,
+	 * -l, -Q or -I, goes to the module, which refuses it with EINVAL, so
+	 * that the refusal is the module's and a report says so
+	 * (kv_perf_describe_rw()): rdma_rw builds, chains and signals each
+	 * message's work requests itself, with no immediate or inline data.
+	 */
 	[KV_PO_RW] = { .name = "rw", .flag = KV_FLAG(struct kv_perf_opts, rw) },
 	[KV_PO_INV] = {
 		.name = "inv", .flag = KV_FLAG(struct kv_perf_opts, inv),
 		.takes = KV_OPT_INV,
 		.not_for = "--inv is for write_bw, read_bw and read_lat: %t has no rounds that end with a key handed back",
+		.excludes = KV_BIT(KV_PO_IMM) | KV_BIT(KV_PO_WRITE_WITH_IMM),
+		.excl_why = "the receives of WRITEs with immediate data lie in the buffer whose key --inv invalidates",
 	},
 	[KV_PO_EVENTS] = {
 		.name = "events", .key = 'e', .flag = KV_FLAG(struct kv_perf_opts, events),
@@ -1111,37 +1105,63 @@ static const struct kv_opt kv_perf_options[] = {
 		.not_for = "--phases is for read_lat, atomic_lat and send_lat: write_lat's round trip ends when the server's WRITE lands in memory the client polls, with no completion handler to time",
 		.alt_when = KV_OPT_DEPTH,
 		.not_for_alt = "--phases is for read_lat, atomic_lat and send_lat: a bandwidth test times no single operation",
+		.role = KVERBS_ROLE_CLIENT, .role_why = "the server times nothing",
 	},
-	[KV_PO_CONNECTION] = { .name = "connection", .key = 'c', .arg = "TYPE",
-			       .parse = kv_perf_opt_connection },
+	/* -c UD; a server takes either, as its client's hello says (kv_perf_parse()) */
+	[KV_PO_CONNECTION] = {
+		.name = "connection", .key = 'c', .arg = "TYPE", .parse = kv_perf_opt_connection,
+		.shown = "-c UD",
+		.excludes = KV_BIT(KV_PO_BIDIR) | KV_BIT(KV_PO_QP) | KV_BIT(KV_PO_ALL) |
+			    KV_BIT(KV_PO_IMM) | KV_BIT(KV_PO_WRITE_WITH_IMM) | KV_BIT(KV_PO_POST_LIST) |
+			    KV_BIT(KV_PO_CQ_MOD) | KV_BIT(KV_PO_INLINE) | KV_BIT(KV_PO_PHASES) |
+			    KV_BIT(KV_PO_CQ_POOL) | KV_BIT(KV_PO_DIM),
+		.excl_why = "datagrams go one SEND per post on a QP and a plain CQ of their own",
+	},
 	[KV_PO_SRQ] = {
 		.name = "srq", .alias = "use-srq", .flag = KV_FLAG(struct kv_perf_opts, srq),
 		.takes = KV_OPT_SRQ,
-		.not_for = "--srq is for send_bw's and send_lat's server: %t's server takes no SENDs",
+		.not_for = KV_PERF_SRQ_NOT_FOR,
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY,
 	},
 	[KV_PO_SRQ_WR] = {
 		.name = "srq-wr", .arg = "N", .parse = kv_perf_opt_srq_wr,
 		.takes = KV_OPT_SRQ,
-		.not_for = "--srq is for send_bw's and send_lat's server: %t's server takes no SENDs",
+		.not_for = KV_PERF_SRQ_NOT_FOR,
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY,
+		.shown = "--srq",
 	},
 	[KV_PO_SRQ_LIMIT] = {
 		.name = "srq-limit", .arg = "N", .parse = kv_perf_opt_srq_limit,
 		.takes = KV_OPT_SRQ,
-		.not_for = "--srq is for send_bw's and send_lat's server: %t's server takes no SENDs",
+		.not_for = KV_PERF_SRQ_NOT_FOR,
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY,
+		.shown = "--srq",
 	},
 	[KV_PO_PORT] = { .name = "port", .key = 'p', .arg = "PORT", .parse = kv_perf_opt_port },
 	[KV_PO_GBITS] = { .name = "report_gbits", .flag = KV_FLAG(struct kv_perf_opts, gbits) },
 	[KV_PO_VALIDATE] = { .name = "validate", .flag = KV_FLAG(struct kv_perf_opts, validate) },
 	[KV_PO_TIMEOUT] = { .name = "timeout", .arg = "SEC", .parse = kv_perf_opt_timeout },
-	[KV_PO_MAX_DURATION] = { .name = "max-duration", .arg = "SEC",
-				 .parse = kv_perf_opt_max_duration },
-	[KV_PO_MAX_ITERS] = { .name = "max-iters", .arg = "N", .parse = kv_perf_opt_max_iters },
+	[KV_PO_MAX_DURATION] = {
+		.name = "max-duration", .arg = "SEC", .parse = kv_perf_opt_max_duration,
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_CEILING_WHY,
+	},
+	[KV_PO_MAX_ITERS] = {
+		.name = "max-iters", .arg = "N", .parse = kv_perf_opt_max_iters,
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_CEILING_WHY,
+	},
 	[KV_PO_NO_REVERSE] = {
 		.name = "no-reverse", .flag = KV_FLAG(struct kv_perf_opts, no_reverse),
 		.takes = KV_OPT_REVERSE,
 		.not_for = "--no-reverse is for the bandwidth tests: a latency test has no reverse direction",
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_CEILING_WHY,
+		/* A server of -b's reverse half that refuses it would serve nobody there. */
+		.excludes = KV_BIT(KV_PO_BIDIR),
 	},
-	[KV_PO_BUSY_POLL] = { .name = "busy-poll", .flag = KV_FLAG(struct kv_perf_opts, busy_poll) },
+	[KV_PO_BUSY_POLL] = {
+		.name = "busy-poll", .flag = KV_FLAG(struct kv_perf_opts, busy_poll),
+		.role = KVERBS_ROLE_SERVER, .role_why = "a client busy-polls unless -e",
+		.excludes = KV_BIT(KV_PO_EVENTS),
+	},
 	[KV_PO_CPU_UTIL] = { .name = "cpu_util", .flag = KV_FLAG(struct kv_perf_opts, cpu_util) },
 	[KV_PO_JSON] = { .name = "json", .flag = KV_FLAG(struct kv_perf_opts, json) },
 	[KV_PO_DEBUG] = { .name = "debug", .key = 'd', .parse = kv_perf_opt_debug },
@@ -1214,49 +1234,18 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 		return -1;
 	}
 	o->role = o->addr ? KVERBS_ROLE_CLIENT : KVERBS_ROLE_SERVER;
-	if (o->duration_ns && o->iters_set) {
-		kv_usage_error(cmd, "-n and -D exclude each other");
-		return -1;
+	/* A server takes either connection type: its client's hello says. */
+	if (o->role == KVERBS_ROLE_SERVER) {
+		o->ud = false;
+		cl.given &= ~KV_BIT(KV_PO_CONNECTION);
 	}
-	if (o->all && o->size_set) {
-		kv_usage_error(cmd, "-a and -s exclude each other");
+	if (kv_cmdline_check(&cl, o->role))
 		return -1;
-	}
-	if (o->role == KVERBS_ROLE_CLIENT &&
-	    (o->max_duration_ns || o->max_iters || o->no_reverse)) {
-		kv_usage_error(cmd, "%s is for the server: the client asks, the server sets ceilings",
-			       o->max_duration_ns ? "--max-duration" :
-			       o->max_iters ? "--max-iters" : "--no-reverse");
-		return -1;
-	}
-	if (o->role == KVERBS_ROLE_SERVER && o->phases) {
-		kv_usage_error(cmd, "--phases is for the client: the server times nothing");
-		return -1;
-	}
-	if (o->role == KVERBS_ROLE_CLIENT && o->srq) {
-		kv_usage_error(cmd, "--srq is for the server: how it takes its receives is its own choice");
-		return -1;
-	}
 	if (o->srq_limit > (o->srq_wr ? o->srq_wr : KVERBS_PERF_SRQ_DEFAULT_WR)) {
 		kv_usage_error(cmd, "--srq-limit %u is above the SRQ's receives, %u", o->srq_limit,
 			       o->srq_wr ? o->srq_wr : KVERBS_PERF_SRQ_DEFAULT_WR);
 		return -1;
 	}
-	if (o->role == KVERBS_ROLE_CLIENT && o->busy_poll) {
-		kv_usage_error(cmd, "--busy-poll is for the server: a client busy-polls unless -e");
-		return -1;
-	}
-	if (o->busy_poll && o->events) {
-		kv_usage_error(cmd, "--busy-poll and -e exclude each other");
-		return -1;
-	}
-	/*
-	 * --rw on a test that does not READ or WRITE in bulk, or with
-	 * --imm, -l, -Q or -I, goes to the module, which refuses it with
-	 * EINVAL, so that the refusal is the module's and a report says
-	 * so: rdma_rw builds, chains and signals each message's work
-	 * requests itself, with no immediate or inline data.
-	 */
 	if (kv_perf_parse_poll(o, t->polls))
 		return -1;
 	if (kv_perf_check_post(o))
@@ -1264,22 +1253,16 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	/* The only way to serve it: starting a write_lat server is the choice. */
 	if (o->role == KVERBS_ROLE_SERVER && t->polls)
 		o->busy_poll = true;
-	/* A server of -b's reverse half that refuses it would serve nobody there. */
-	if (o->no_reverse && o->bidir) {
-		kv_usage_error(cmd, "--no-reverse and -b exclude each other");
-		return -1;
-	}
 	if (o->role == KVERBS_ROLE_SERVER && !o->size_set)
 		o->size = 0;
 	if (o->inv && o->role == KVERBS_ROLE_CLIENT && !o->validate) {
 		kv_usage_error(cmd, "--inv needs --validate: the key is handed back at the end of each of its rounds");
 		return -1;
 	}
-	if (o->inv && o->imm) {
-		kv_usage_error(cmd, "--inv and --imm exclude each other: the receives of WRITEs with immediate data lie in the buffer whose key --inv invalidates");
-		return -1;
-	}
-	return kv_perf_check_ud(o);
+	/* Datagrams: a message within the path MTU, unless -s says. */
+	if (o->ud && !o->size_set)
+		o->size = KV_PERF_UD_SIZE;
+	return 0;
 }
 
 /* perftest's units: MiB/s, or Gb/s with --report_gbits. */
