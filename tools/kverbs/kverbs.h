@@ -103,6 +103,18 @@ struct kv_opt {
 	uint64_t excludes;
 	const char *excl_why;
 	const char *shown;	/* how messages name it, if not -k or --name */
+	/*
+	 * --help, for the variants that take it (and have a bit of
+	 * @help_takes, if not 0): @heading first (a new section), then the
+	 * option and @help, or what @help_fn prints (kv_cmdline_head() and a
+	 * description that depends on the variant); neither: not in --help.
+	 * @usage: its words in the synopsis; NULL: "[-k ARG]", "": none.
+	 */
+	unsigned int help_takes;
+	const char *heading;
+	const char *help;
+	void (*help_fn)(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt);
+	const char *usage;
 };
 
 struct kv_cmdline {
@@ -114,8 +126,9 @@ struct kv_cmdline {
 	const char *note;		/* ... and a note for the refusals */
 	void *ctx;			/* for .parse */
 	void *flags;			/* for .flag */
-	const void *data;		/* for @usage */
+	const void *data;		/* for @usage and .help_fn */
 	void (*usage)(FILE *f, const struct kv_cmdline *cl);	/* --help */
+	int help_col;			/* where --help's descriptions begin */
 	uint64_t given;			/* KV_BIT() of the rows given */
 	/* While a row's .parse runs: the row, and its value or NULL. */
 	const struct kv_opt *opt;
@@ -125,6 +138,11 @@ struct kv_cmdline {
 int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv);
 int kv_cmdline_check(const struct kv_cmdline *cl, int role);
 const char *kv_opt_shown(const struct kv_opt *opt, char *buf, size_t len);
+void kv_cmdline_synopsis(FILE *f, const struct kv_cmdline *cl, const char *before,
+			 const char *after);
+void kv_cmdline_help(FILE *f, const struct kv_cmdline *cl);
+void kv_cmdline_head(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt,
+		     const char *arg);
 
 /* describe.c: what the kernel's numbers mean */
 const char *kv_wc_status_str(uint32_t status);

@@ -15,6 +15,12 @@
 /* getopt_long()'s value for a long option with no short one: above any char. */
 #define KV_OPT_LONG	256
 
+/* Whether the command's variant takes @opt: perf's tests take different ones. */
+static bool kv_opt_taken(const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	return !opt->takes || (opt->takes & cl->has);
+}
+
 static int kv_opt_val(const struct kv_cmdline *cl, const struct kv_opt *opt)
 {
 	return opt->key ? opt->key : KV_OPT_LONG + (int)(opt - cl->opts);
@@ -157,7 +163,7 @@ int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv)
 			cl->usage(stdout, cl);
 			return 1;
 		}
-		if (opt->takes && !(opt->takes & cl->has)) {
+		if (!kv_opt_taken(cl, opt)) {
 			kv_cmdline_refuse(cl, opt->alt_when & cl->has ? opt->not_for_alt :
 					  opt->not_for);
 			return -1;
@@ -218,4 +224,117 @@ int kv_cmdline_check(const struct kv_cmdline *cl, int role)
 		return -1;
 	}
 	return 0;
+}
+
+/* Whether @opt has a line in --help, and so a place in the synopsis. */
+static bool kv_opt_helped(const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	return kv_opt_taken(cl, opt) && (!opt->help_takes || (opt->help_takes & cl->has)) &&
+	       (opt->help || opt->help_fn);
+}
+
+/* One word of the synopsis at column @col, on a new line if it would pass 79. */
+static int kv_synopsis_word(FILE *f, int indent, int col, const char *word)
+{
+	if (col > indent && col + 1 + (int)strlen(word) > 79) {
+		fprintf(f, "\n%*s", indent, "");
+		col = indent;
+	}
+	return col + fprintf(f, " %s", word);
+}
+
+/**
+ * kv_cmdline_synopsis - the first lines of --help: "usage: kverbs CMD ..."
+ * @f: where to print them
+ * @cl: the command and its table
+ * @before: words after the command's name, before the options, or NULL
+ * @after: words after the options ("[ADDR]"), or NULL
+ *
+ * The options the variant takes, each as its row's .usage says, wrapped
+ * within 79 columns under the first.
+ */
+void kv_cmdline_synopsis(FILE *f, const struct kv_cmdline *cl, const char *before,
+			 const char *after)
+{
+	int indent = fprintf(f, "usage: %s %s", kv_prog, cl->cmd), col = indent;
+	const struct kv_opt *opt;
+	unsigned int i;
+	char word[64];
+
+	if (before)
+		col = kv_synopsis_word(f, indent, col, before);
+	for (i = 0; i < cl->nopts; i++) {
+		opt = &cl->opts[i];
+		if (!kv_opt_helped(cl, opt) || (opt->usage && !*opt->usage))
+			continue;
+		if (opt->usage)
+			snprintf(word, sizeof(word), "%s", opt->usage);
+		else if (opt->key)
+			snprintf(word, sizeof(word), "[-%c%s%s]", opt->key, opt->arg ? " " : "",
+				 opt->arg ? opt->arg : "");
+		else
+			snprintf(word, sizeof(word), "[--%s%s%s]", opt->name, opt->arg ? " " : "",
+				 opt->arg ? opt->arg : "");
+		col = kv_synopsis_word(f, indent, col, word);
+	}
+	if (after)
+		kv_synopsis_word(f, indent, col, after);
+	fputc('\n', f);
+}
+
+/**
+ * kv_cmdline_head - an option's line of --help, up to its description
+ * @f: where to print it
+ * @cl: the command, for the column its descriptions begin in
+ * @opt: the option
+ * @arg: its value as shown, for one that --help shows as a number (-s 8);
+ *	NULL: @opt->arg
+ *
+ * "  -k, --name ARG", padded to the column, or on a line of its own when
+ * it reaches it.
+ */
+void kv_cmdline_head(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt,
+		     const char *arg)
+{
+	int len;
+
+	if (!arg)
+		arg = opt->arg;
+	if (opt->key)
+		len = fprintf(f, "  -%c, ", opt->key);
+	else
+		len = fprintf(f, "      ");
+	len += fprintf(f, "--%s%s%s%s%s", opt->name, opt->alias ? ", --" : "",
+		       opt->alias ? opt->alias : "", arg ? " " : "", arg ? arg : "");
+	if (len < cl->help_col)
+		fprintf(f, "%*s", cl->help_col - len, "");
+	else
+		fprintf(f, "\n%*s", cl->help_col, "");
+}
+
+/**
+ * kv_cmdline_help - the options' part of --help
+ * @f: where to print it
+ * @cl: the command and its table
+ *
+ * Each option the variant takes, in the table's order.
+ */
+void kv_cmdline_help(FILE *f, const struct kv_cmdline *cl)
+{
+	const struct kv_opt *opt;
+	unsigned int i;
+
+	for (i = 0; i < cl->nopts; i++) {
+		opt = &cl->opts[i];
+		if (!kv_opt_helped(cl, opt))
+			continue;
+		if (opt->heading)
+			fputs(opt->heading, f);
+		if (opt->help_fn) {
+			opt->help_fn(f, cl, opt);
+			continue;
+		}
+		kv_cmdline_head(f, cl, opt, NULL);
+		fprintf(f, "%s\n", opt->help);
+	}
 }

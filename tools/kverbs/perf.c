@@ -216,253 +216,6 @@ static bool kv_perf_writes(const struct kv_perf_test *t)
 	return !strcmp(t->verb, "RDMA_Write");
 }
 
-static void perf_usage(FILE *f, const struct kv_perf_test *t)
-{
-	bool lat = t->kind & KV_PERF_LAT;
-	int indent = strlen(kv_prog) + strlen(t->cmd) + 1;
-
-	/* The synopsis leaves out what cannot be changed: -s 8, -t 1. */
-	fprintf(f,
-		"usage: %s %s %s [-n ITERS | -D SECONDS]%s%s%s [-p PORT]\n"
-		"       %*s [--report_gbits] [--validate]%s%s%s [--json] [--timeout SEC]\n"
-		"       %*s [--max-duration SEC] [--max-iters N]%s\n"
-		"       %*s [--busy-poll] [--poll POLICY] [--cq-pool] [--dim]%s%s%s%s [ADDR]\n"
-		"\n"
-		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
-		"as the server; with ADDR, connect to the server there and run the test.\n"
-		"The client says what to run; the server's options only set limits.\n"
-		"Not wire-compatible with perftest: a kverbs client needs a kverbs server\n"
-		"(this command without ADDR, or kverbs serve), though both use port %u.\n"
-		"\n",
-		kv_prog, t->cmd, t->opts & KV_OPT_SIZE ? "[-s SIZE | -a]" : "[-A TYPE]",
-		t->opts & KV_OPT_DEPTH ? " [-t TXDEPTH] [-q QPS]" : "",
-		t->opts & KV_OPT_REVERSE ? " [-b]" : "",
-		t->opts & KV_OPT_EVENTS ? " [-e]" : "",
-		indent, "", t->opts & KV_OPT_IMM ? " [--imm]" : "",
-		t->opts & KV_OPT_RW ? " [--rw]" : "",
-		t->opts & KV_OPT_INV ? " [--inv]" : "",
-		indent, "", t->opts & KV_OPT_REVERSE ? " [--no-reverse]" : "",
-		indent, "", t->opts & KV_OPT_DEPTH ? " [-l N] [-Q N]" : "",
-		t->opts & KV_OPT_INLINE ? " [-I SIZE]" : "",
-		t->opts & KV_OPT_PHASES ? " [--phases]" : "",
-		t->opts & KV_OPT_UD ? " [-c RC|UD]" : "",
-		t->cmd, KVERBS_PERF_DEFAULT_PORT);
-	if (t->opts & KV_OPT_ATOMIC)
-		fprintf(f,
-			"  -A, --atomic_type TYPE\n"
-			"                        %s (default) or %s; the server\n"
-			"                        runs the one its client asks for\n"
-			"  -s, --size 8          atomic operations are on 8-byte words: 8 is the\n"
-			"                        only size\n",
-			KV_FETCH_AND_ADD, KV_CMP_AND_SWAP);
-	else
-		fprintf(f,
-			"  -s, --size SIZE       bytes per message (default %u; k, M, G suffixes);\n"
-			"                        server: the largest accepted (default: the module's\n"
-			"                        max_msg_size)\n"
-			"  -a, --all             every size from 2 bytes up to 8 MiB in powers of two,\n"
-			"                        or to the largest the module (max_msg_size) and the\n"
-			"                        RDMA devices here take, if lower; one connection\n"
-			"                        per size.  Give it to the server too.\n",
-			t->size);
-	fprintf(f,
-		"  -n, --iters ITERS     %s (default %u)\n"
-		"  -D, --duration SEC    run this long instead%s\n",
-		t->counts, t->iters, lat ? ", or until the samples run out:" : "");
-	if (lat)
-		fprintf(f,
-			"                        the client has room for one per microsecond of\n"
-			"                        it, at most %u Mi\n",
-			KV_PERF_SAMPLES_MAX >> 20);
-	if (t->opts & KV_OPT_DEPTH)
-		fprintf(f,
-			"  -t, --tx-depth N      work requests kept in flight (default %u, at most %u)\n"
-			"  -q, --qp N            N connections at once, each with its own QP and its\n"
-			"                        own thread (default 1, at most %u); the numbers are\n"
-			"                        their sum.  Give it to the server too.\n",
-			KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH, KV_PERF_MAX_QPS);
-	else
-		fprintf(f,
-			"  -t, --tx-depth 1      operations in flight: a latency test times them one\n"
-			"                        at a time, so 1 is the only depth\n");
-	if (t->opts & KV_OPT_REVERSE)
-		fprintf(f,
-			"  -b, --bidirectional   both ways at once: as many connections again, on\n"
-			"                        which the server %s the client; the numbers\n"
-			"                        are the sum of both directions.  Give it to the\n"
-			"                        server too.\n",
-			t->bidir);
-	if (t->opts & KV_OPT_IMM) {
-		bool write = kv_perf_writes(t);
-
-		fprintf(f,
-			"      --imm             %s with immediate data: message i carries i,\n"
-			"                        which the receiving side checks on every\n"
-			"                        completion; not on iWARP (siw), which has none.\n"
-			"                        The server runs what its client asks; given to\n"
-			"                        it, --imm only checks that the module supports it.\n",
-			write ? "RDMA WRITE" : "SEND");
-		if (write)
-			fprintf(f, "      --write_with_imm  the same: perftest's name for it\n");
-	}
-	if (t->opts & KV_OPT_DEPTH)
-		fprintf(f,
-			"  -l, --post_list N     client: chain N work requests into each post\n"
-			"                        (ib_post_send()), as perftest's -l; at most the TX\n"
-			"                        depth.  With -b, the server's half too.\n"
-			"  -Q, --cq-mod N        client: ask for a completion on one work request in\n"
-			"                        N (the last always), as perftest's -Q; at most the\n"
-			"                        TX depth.  Default: a quarter of the TX depth, or N\n"
-			"                        of -l.  With -b, the server's half too.\n");
-	if (t->opts & KV_OPT_INLINE)
-		fprintf(f,
-			"  -I, --inline_size SIZE\n"
-			"                        client: post messages of up to SIZE bytes inline\n"
-			"                        (IB_SEND_INLINE): the CPU copies them into the work\n"
-			"                        request, and the device does not read the buffer;\n"
-			"                        at most %u, and what the device's QPs hold (rxe\n"
-			"                        512).  Default 0: none.  %s\n",
-			KVERBS_PERF_MAX_INLINE,
-			t->kind & KV_PERF_LAT ? "The server's answers too." :
-			"With -b, the server's half too.");
-	if (t->opts & KV_OPT_RW)
-		fprintf(f,
-			"      --rw              %s through ib_core's rdma_rw API, as the NVMe,\n"
-			"                        SCSI and NFS RDMA targets do: one rdma_rw context\n"
-			"                        per message, which maps it and registers an MR\n"
-			"                        where rdma_rw must (iWARP READs, ib_core's\n"
-			"                        force_mr); the report says how many did.\n"
-			"%s"
-			"                        The server runs what its client asks; given to\n"
-			"                        it, --rw only checks that the module supports it.\n",
-			kv_perf_writes(t) ? "RDMA WRITE" : "RDMA READ",
-			t->opts & KV_OPT_IMM ?
-			"                        Not with --imm, -l, -Q or -I: rdma_rw builds,\n"
-			"                        chains and signals the work requests itself.\n" :
-			t->opts & KV_OPT_DEPTH ?
-			"                        Not with -l or -Q: rdma_rw builds, chains and\n"
-			"                        signals the work requests itself.\n" : "");
-	if (t->opts & KV_OPT_INV) {
-		fprintf(f,
-			"      --inv             with --validate: each round ends with the server's\n"
-			"                        key invalidated by the client's SEND with invalidate,\n"
-			"                        as an NVMe/RDMA target invalidates its host's key;\n"
-			"                        the server checks it, posts no LOCAL_INV and offers\n"
-			"                        a fresh key for the next round.%s\n"
-			"                        Not with --imm.  Given to a server, --inv only\n"
-			"                        checks that the module supports it.\n",
-			t->test == KVERBS_PERF_WRITE_BW ? "" :
-			"  On iWARP (siw)\n"
-			"                        each round's last READ is also a READ with\n"
-			"                        invalidate of the client's own sink, as rdma_rw\n"
-			"                        posts it there.");
-	}
-	if (!(t->opts & KV_OPT_EVENTS))
-		fprintf(f, "  (no -e, and only --poll direct: %s)\n", t->polls);
-	else
-		fprintf(f,
-			"  -e, --events          client: sleep until the completion interrupt instead\n"
-			"                        of busy polling the CQ: less CPU, more latency.  A\n"
-			"                        server sleeps unless --busy-poll.  --poll softirq.\n");
-	fprintf(f,
-		"      --poll POLICY     how this side learns of its completions, on every\n"
-		"                        connection and whichever way the data moves:\n"
-		"                        direct (busy-poll the CQ in the test's thread),\n"
-		"                        softirq, workqueue or unbound (sleep; the handlers\n"
-		"                        run in softirq context, on ib_core's bound or\n"
-		"                        unbound workqueue).  Default: a client busy-polls, a\n"
-		"                        server sleeps unless --busy-poll\n"
-		"      --cq-pool         take the CQ from ib_core's shared CQ pool, as\n"
-		"                        nvme-rdma does; softirq unless --poll says which\n"
-		"                        workqueue (not direct)\n"
-		"      --dim             require adaptive interrupt moderation on the CQ (not\n"
-		"                        with direct; rxe and siw have none)\n");
-	if ((t->opts & KV_OPT_PHASES) && t->test == KVERBS_PERF_SEND_LAT)
-		fprintf(f,
-			"      --phases          client: after the latency table, where each round\n"
-			"                        trip's time goes: from the post to the run of the\n"
-			"                        handler of the server's answer's receive, then to\n"
-			"                        the test's thread running again and seeing it; min,\n"
-			"                        typical, 99%%, 99.9%% and max of each, in usec, of\n"
-			"                        the whole round trip (not halved, as the latency\n"
-			"                        is).  Costs a clock read in each handler and one in\n"
-			"                        the thread.  See --poll.\n");
-	else if (t->opts & KV_OPT_PHASES)
-		fprintf(f,
-			"      --phases          client: after the latency table, where each round\n"
-			"                        trip's time goes: from the post to the run of its\n"
-			"                        completion's handler, then to the test's thread\n"
-			"                        running again and seeing it; min, typical, 99%%,\n"
-			"                        99.9%% and max of each, in usec.  Costs a clock read\n"
-			"                        in the thread.  See --poll.\n");
-	if (t->opts & KV_OPT_UD)
-		fprintf(f,
-			"  -c, --connection TYPE RC (the default) or UD: client, UD moves the data in\n"
-			"                        datagrams, SENDs with immediate data over a UD QP\n"
-			"                        of each side's, as perftest's -c UD; the hello and\n"
-			"                        the control messages stay on RC.  A message is at\n"
-			"                        most the path MTU (default size with UD: 1024).\n"
-			"                        send_bw counts the datagrams lost (\"lost\"); in\n"
-			"                        send_lat a lost one ends the test (ETIMEDOUT).  Not\n"
-			"                        on iWARP, which has no UD.  A server takes either\n"
-			"                        (its client says)\n");
-	if (t->opts & KV_OPT_SRQ)
-		fprintf(f,
-			"      --srq, --use-srq  server: take the client's SENDs in a shared receive\n"
-			"                        queue, as nvmet-rdma does: the connections of one\n"
-			"                        server (-q) share one SRQ on one PD, each receive\n"
-			"                        posted again once its message is taken.  Messages\n"
-			"                        up to -s SIZE, else 64 KiB.  iWARP: each client\n"
-			"                        gets a window of its receives as credits\n"
-			"      --srq-wr N        server, --srq: receives the SRQ holds (default 256)\n"
-			"      --srq-limit N     server, --srq: the SRQ limit armed (IB_SRQ_LIMIT);\n"
-			"                        each IB_EVENT_SRQ_LIMIT_REACHED is counted and the\n"
-			"                        limit armed again (default: a quarter of --srq-wr)\n");
-	fprintf(f,
-		"  -p, --port PORT       port (default %u)\n"
-		"      --report_gbits    bandwidth in Gb/s instead of MiB/s%s\n"
-		"      --validate        %s\n"
-		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
-		"      --max-duration SEC\n"
-		"                        server: refuse a client that asks for longer, and end\n"
-		"                        any session still running SEC and one step timeout on\n"
-		"                        (default: the module's perf_max_duration_s; at most it)\n"
-		"      --max-iters N     server: refuse a client that asks for more iterations\n"
-		"                        (default: the module's perf_max_iterations; at most it)\n"
-		"%s"
-		"      --busy-poll       server: %s\n"
-		"      --cpu_util        after the table, the CPU time per operation: the\n"
-		"                        test's threads' (posting, polling) and the host's,\n"
-		"                        every CPU not idle (completion handlers, the device's\n"
-		"                        work, a peer on the same host); --json always has it\n"
-		"      --json            one JSON document instead of text\n"
-		"  -d, --debug           print everything the kernel reported (not perftest's\n"
-		"                        -d DEVICE: rdma_cm picks the device)\n"
-		"  -h, --help            this help\n"
-		"\n"
-		"perftest's options that change nothing here, accepted so that its command\n"
-		"lines run:\n"
-		"  -F, --CPU-freq        no effect: kverbs does not check the CPU frequency\n"
-		"  -R, --rdma_cm         no effect: kverbs always connects with rdma_cm\n"
-		"      --report-both     no effect: -b reports the sum of both directions\n"
-		"      --out_json        also write the --json report to perftest_out.json\n"
-		"      --out_json_file FILE\n"
-		"                        ... to FILE instead\n"
-		"perftest's -d DEVICE (--ib-dev), -i PORT (--ib-port) and -x GID_INDEX\n"
-		"(--gid-index) are refused: rdma_cm takes the device, port and GID from the\n"
-		"address.  --run_infinitely is refused too.\n",
-		KVERBS_PERF_DEFAULT_PORT, lat ? " (in --json)" : "", t->validate,
-		!(t->opts & KV_OPT_REVERSE) ? "" :
-		"      --no-reverse      server: refuse the reverse direction, the half of a\n"
-		"                        client's -b in which the server moves the data\n",
-		t->polls ?
-		"busy-poll for the client; implied: a write_lat\n"
-		"                        server sees each WRITE only by polling its memory" :
-		"busy-poll the CQ for the client, as perftest's\n"
-		"                        server does; without it the server sleeps until the\n"
-		"                        completion interrupt, whatever the client asks");
-}
-
 /* Where perftest's --out_json writes when no --out_json_file names a file. */
 #define KV_PERFTEST_JSON_FILE	"perftest_out.json"
 
@@ -1002,6 +755,222 @@ static int kv_perf_opt_debug(const struct kv_cmdline *cl)
 	return 0;
 }
 
+/* --help's descriptions that depend on the test: cl->data is the test. */
+
+static void kv_perf_help_size(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	char only[16];
+
+	if (!(t->opts & KV_OPT_SIZE)) {
+		snprintf(only, sizeof(only), "%u", t->size);
+		kv_cmdline_head(f, cl, opt, only);
+		fprintf(f, "atomic operations are on %u-byte words: %u is the\n"
+			"                        only size\n", t->size, t->size);
+		return;
+	}
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "bytes per message (default %u; k, M, G suffixes);\n"
+		"                        server: the largest accepted (default: the module's\n"
+		"                        max_msg_size)\n", t->size);
+}
+
+static void kv_perf_help_iters(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "%s (default %u)\n", t->counts, t->iters);
+}
+
+static void kv_perf_help_duration(FILE *f, const struct kv_cmdline *cl,
+				  const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	if (!(t->kind & KV_PERF_LAT)) {
+		fprintf(f, "run this long instead\n");
+		return;
+	}
+	fprintf(f, "run this long instead, or until the samples run out:\n"
+		"                        the client has room for one per microsecond of\n"
+		"                        it, at most %u Mi\n", KV_PERF_SAMPLES_MAX >> 20);
+}
+
+static void kv_perf_help_tx_depth(FILE *f, const struct kv_cmdline *cl,
+				  const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	if (!(t->opts & KV_OPT_DEPTH)) {
+		kv_cmdline_head(f, cl, opt, "1");
+		fprintf(f, "operations in flight: a latency test times them one\n"
+			"                        at a time, so 1 is the only depth\n");
+		return;
+	}
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "work requests kept in flight (default %u, at most %u)\n",
+		KVERBS_PERF_DEFAULT_DEPTH, KVERBS_PERF_MAX_DEPTH);
+}
+
+static void kv_perf_help_bidir(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "both ways at once: as many connections again, on\n"
+		"                        which the server %s the client; the numbers\n"
+		"                        are the sum of both directions.  Give it to the\n"
+		"                        server too.\n", t->bidir);
+}
+
+static void kv_perf_help_imm(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "%s with immediate data: message i carries i,\n"
+		"                        which the receiving side checks on every\n"
+		"                        completion; not on iWARP (siw), which has none.\n"
+		"                        The server runs what its client asks; given to\n"
+		"                        it, --imm only checks that the module supports it.\n",
+		kv_perf_writes(cl->data) ? "RDMA WRITE" : "SEND");
+}
+
+static void kv_perf_help_inline(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "client: post messages of up to SIZE bytes inline\n"
+		"                        (IB_SEND_INLINE): the CPU copies them into the work\n"
+		"                        request, and the device does not read the buffer;\n"
+		"                        at most %u, and what the device's QPs hold (rxe\n"
+		"                        512).  Default 0: none.  %s\n",
+		KVERBS_PERF_MAX_INLINE,
+		t->kind & KV_PERF_LAT ? "The server's answers too." :
+		"With -b, the server's half too.");
+}
+
+static void kv_perf_help_rw(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "%s through ib_core's rdma_rw API, as the NVMe,\n"
+		"                        SCSI and NFS RDMA targets do: one rdma_rw context\n"
+		"                        per message, which maps it and registers an MR\n"
+		"                        where rdma_rw must (iWARP READs, ib_core's\n"
+		"                        force_mr); the report says how many did.\n"
+		"%s"
+		"                        The server runs what its client asks; given to\n"
+		"                        it, --rw only checks that the module supports it.\n",
+		kv_perf_writes(t) ? "RDMA WRITE" : "RDMA READ",
+		t->opts & KV_OPT_IMM ?
+		"                        Not with --imm, -l, -Q or -I: rdma_rw builds,\n"
+		"                        chains and signals the work requests itself.\n" :
+		t->opts & KV_OPT_DEPTH ?
+		"                        Not with -l or -Q: rdma_rw builds, chains and\n"
+		"                        signals the work requests itself.\n" : "");
+}
+
+static void kv_perf_help_inv(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "with --validate: each round ends with the server's\n"
+		"                        key invalidated by the client's SEND with invalidate,\n"
+		"                        as an NVMe/RDMA target invalidates its host's key;\n"
+		"                        the server checks it, posts no LOCAL_INV and offers\n"
+		"                        a fresh key for the next round.%s\n"
+		"                        Not with --imm.  Given to a server, --inv only\n"
+		"                        checks that the module supports it.\n",
+		t->test == KVERBS_PERF_WRITE_BW ? "" :
+		"  On iWARP (siw)\n"
+		"                        each round's last READ is also a READ with\n"
+		"                        invalidate of the client's own sink, as rdma_rw\n"
+		"                        posts it there.");
+}
+
+/* --poll, and before it, for a test that takes no -e, why not. */
+static void kv_perf_help_poll(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	if (!(t->opts & KV_OPT_EVENTS))
+		fprintf(f, "  (no -e, and only --poll direct: %s)\n", t->polls);
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "how this side learns of its completions, on every\n"
+		"                        connection and whichever way the data moves:\n"
+		"                        direct (busy-poll the CQ in the test's thread),\n"
+		"                        softirq, workqueue or unbound (sleep; the handlers\n"
+		"                        run in softirq context, on ib_core's bound or\n"
+		"                        unbound workqueue).  Default: a client busy-polls, a\n"
+		"                        server sleeps unless --busy-poll\n");
+}
+
+static void kv_perf_help_phases(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	if (t->kind & KV_PERF_RECV)
+		fprintf(f, "client: after the latency table, where each round\n"
+			"                        trip's time goes: from the post to the run of the\n"
+			"                        handler of the server's answer's receive, then to\n"
+			"                        the test's thread running again and seeing it; min,\n"
+			"                        typical, 99%%, 99.9%% and max of each, in usec, of\n"
+			"                        the whole round trip (not halved, as the latency\n"
+			"                        is).  Costs a clock read in each handler and one in\n"
+			"                        the thread.  See --poll.\n");
+	else
+		fprintf(f, "client: after the latency table, where each round\n"
+			"                        trip's time goes: from the post to the run of its\n"
+			"                        completion's handler, then to the test's thread\n"
+			"                        running again and seeing it; min, typical, 99%%,\n"
+			"                        99.9%% and max of each, in usec.  Costs a clock read\n"
+			"                        in the thread.  See --poll.\n");
+}
+
+static void kv_perf_help_port(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "port (default %u)\n", KVERBS_PERF_DEFAULT_PORT);
+}
+
+static void kv_perf_help_gbits(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "bandwidth in Gb/s instead of MiB/s%s\n",
+		t->kind & KV_PERF_LAT ? " (in --json)" : "");
+}
+
+static void kv_perf_help_validate(FILE *f, const struct kv_cmdline *cl,
+				  const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "%s\n", t->validate);
+}
+
+static void kv_perf_help_busy_poll(FILE *f, const struct kv_cmdline *cl,
+				   const struct kv_opt *opt)
+{
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "server: %s\n", t->polls ?
+		"busy-poll for the client; implied: a write_lat\n"
+		"                        server sees each WRITE only by polling its memory" :
+		"busy-poll the CQ for the client, as perftest's\n"
+		"                        server does; without it the server sleeps until the\n"
+		"                        completion interrupt, whatever the client asks");
+}
+
 /* Why -l, -Q and -I are the client's. */
 #define KV_PERF_POSTS_WHY \
 	"its request brings it to the server where the server posts too (-b, and the answers of write_lat and send_lat)"
@@ -1011,42 +980,70 @@ static int kv_perf_opt_debug(const struct kv_cmdline *cl)
 /* Why only a server takes its ceilings. */
 #define KV_PERF_CEILING_WHY	"the client asks, the server sets ceilings"
 
+/*
+ * A perf command's options, in the order of its --help.  .takes names
+ * the tests that take an option by their KV_OPT_* bits; the synopsis
+ * leaves out what a test cannot change (-s 8, -t 1): -a and -q carry -s
+ * and -t in their words.
+ */
 static const struct kv_opt kv_perf_options[] = {
 	[KV_PO_ATOMIC] = {
 		.name = "atomic_type", .key = 'A', .arg = "TYPE", .parse = kv_perf_opt_atomic,
 		.takes = KV_OPT_ATOMIC,
 		.not_for = "-A is for the atomic tests, atomic_lat and atomic_bw",
+		.help = KV_FETCH_AND_ADD " (default) or " KV_CMP_AND_SWAP "; the server\n"
+			"                        runs the one its client asks for",
 	},
-	[KV_PO_SIZE] = { .name = "size", .key = 's', .arg = "SIZE", .parse = kv_perf_opt_size },
+	[KV_PO_SIZE] = {
+		.name = "size", .key = 's', .arg = "SIZE", .parse = kv_perf_opt_size,
+		.help_fn = kv_perf_help_size, .usage = "",
+	},
 	[KV_PO_ALL] = {
 		.name = "all", .key = 'a', .flag = KV_FLAG(struct kv_perf_opts, all),
 		.takes = KV_OPT_SIZE,
 		.not_for = "-a is not for the atomic tests: their only size is "
 			   KV_STR(KV_PERF_ATOMIC_SIZE),
 		.excludes = KV_BIT(KV_PO_SIZE),
+		.help = "every size from 2 bytes up to 8 MiB in powers of two,\n"
+			"                        or to the largest the module (max_msg_size) and the\n"
+			"                        RDMA devices here take, if lower; one connection\n"
+			"                        per size.  Give it to the server too.",
+		.usage = "[-s SIZE | -a]",
 	},
 	[KV_PO_ITERS] = {
 		.name = "iters", .key = 'n', .arg = "ITERS", .parse = kv_perf_opt_iters,
 		.excludes = KV_BIT(KV_PO_DURATION),
+		.help_fn = kv_perf_help_iters, .usage = "[-n ITERS | -D SEC]",
 	},
-	[KV_PO_DURATION] = { .name = "duration", .key = 'D', .arg = "SEC",
-			     .parse = kv_perf_opt_duration },
-	[KV_PO_TX_DEPTH] = { .name = "tx-depth", .key = 't', .arg = "N",
-			     .parse = kv_perf_opt_tx_depth },
+	[KV_PO_DURATION] = {
+		.name = "duration", .key = 'D', .arg = "SEC", .parse = kv_perf_opt_duration,
+		.help_fn = kv_perf_help_duration, .usage = "",
+	},
+	[KV_PO_TX_DEPTH] = {
+		.name = "tx-depth", .key = 't', .arg = "N", .parse = kv_perf_opt_tx_depth,
+		.help_fn = kv_perf_help_tx_depth, .usage = "",
+	},
 	[KV_PO_QP] = {
 		.name = "qp", .key = 'q', .arg = "N", .parse = kv_perf_opt_qp,
 		.takes = KV_OPT_DEPTH,
 		.not_for = "-q is for the bandwidth tests: a latency test has one QP",
+		.help = "N connections at once, each with its own QP and its\n"
+			"                        own thread (default 1, at most " KV_STR(KV_PERF_MAX_QPS)
+			"); the numbers are\n"
+			"                        their sum.  Give it to the server too.",
+		.usage = "[-t N] [-q N]",
 	},
 	[KV_PO_BIDIR] = {
 		.name = "bidirectional", .key = 'b', .flag = KV_FLAG(struct kv_perf_opts, bidir),
 		.takes = KV_OPT_REVERSE,
 		.not_for = "-b is for the bandwidth tests: a latency test times the client's own operations",
+		.help_fn = kv_perf_help_bidir,
 	},
 	[KV_PO_IMM] = {
 		.name = "imm", .flag = KV_FLAG(struct kv_perf_opts, imm),
 		.takes = KV_OPT_IMM,
 		.not_for = "--imm is for write_bw, write_lat, send_bw and send_lat: %t carries no immediate data",
+		.help_fn = kv_perf_help_imm,
 	},
 	[KV_PO_WRITE_WITH_IMM] = {
 		.name = "write_with_imm", .flag = KV_FLAG(struct kv_perf_opts, imm),
@@ -1055,18 +1052,26 @@ static const struct kv_opt kv_perf_options[] = {
 		.alt_when = KV_OPT_IMM,
 		.not_for_alt = "--write_with_imm is for write_bw and write_lat: use --imm for SEND with immediate data",
 		.shown = "--imm",
+		.help = "the same: perftest's name for it", .usage = "",
 	},
 	[KV_PO_POST_LIST] = {
 		.name = "post_list", .key = 'l', .arg = "N", .parse = kv_perf_opt_post,
 		.takes = KV_OPT_DEPTH,
 		.not_for = "-l is for the bandwidth tests: a latency test has one operation in flight",
 		.role = KVERBS_ROLE_CLIENT, .role_why = KV_PERF_POSTS_WHY,
+		.help = "client: chain N work requests into each post\n"
+			"                        (ib_post_send()), as perftest's -l; at most the TX\n"
+			"                        depth.  With -b, the server's half too.",
 	},
 	[KV_PO_CQ_MOD] = {
 		.name = "cq-mod", .key = 'Q', .arg = "N", .parse = kv_perf_opt_post,
 		.takes = KV_OPT_DEPTH,
 		.not_for = "-Q is for the bandwidth tests: a latency test has one operation in flight",
 		.role = KVERBS_ROLE_CLIENT, .role_why = KV_PERF_POSTS_WHY,
+		.help = "client: ask for a completion on one work request in\n"
+			"                        N (the last always), as perftest's -Q; at most the\n"
+			"                        TX depth.  Default: a quarter of the TX depth, or N\n"
+			"                        of -l.  With -b, the server's half too.",
 	},
 	[KV_PO_INLINE] = {
 		.name = "inline_size", .key = 'I', .arg = "SIZE", .parse = kv_perf_opt_inline,
@@ -1075,6 +1080,7 @@ static const struct kv_opt kv_perf_options[] = {
 		.alt_when = KV_OPT_ATOMIC,
 		.not_for_alt = "-I is for write_bw, write_lat, send_bw and send_lat: an atomic operation carries no message",
 		.role = KVERBS_ROLE_CLIENT, .role_why = KV_PERF_POSTS_WHY,
+		.help_fn = kv_perf_help_inline,
 	},
 	/*
 	 * --rw on a test that does not READ or WRITE in bulk, or with --imm,
@@ -1082,23 +1088,43 @@ static const struct kv_opt kv_perf_options[] = {
 	 * that the refusal is the module's and a report says so
 	 * (kv_perf_describe_rw()): rdma_rw builds, chains and signals each
 	 * message's work requests itself, with no immediate or inline data.
+	 * --help names it for the tests that take it.
 	 */
-	[KV_PO_RW] = { .name = "rw", .flag = KV_FLAG(struct kv_perf_opts, rw) },
+	[KV_PO_RW] = {
+		.name = "rw", .flag = KV_FLAG(struct kv_perf_opts, rw),
+		.help_takes = KV_OPT_RW, .help_fn = kv_perf_help_rw,
+	},
 	[KV_PO_INV] = {
 		.name = "inv", .flag = KV_FLAG(struct kv_perf_opts, inv),
 		.takes = KV_OPT_INV,
 		.not_for = "--inv is for write_bw, read_bw and read_lat: %t has no rounds that end with a key handed back",
 		.excludes = KV_BIT(KV_PO_IMM) | KV_BIT(KV_PO_WRITE_WITH_IMM),
 		.excl_why = "the receives of WRITEs with immediate data lie in the buffer whose key --inv invalidates",
+		.help_fn = kv_perf_help_inv,
 	},
 	[KV_PO_EVENTS] = {
 		.name = "events", .key = 'e', .flag = KV_FLAG(struct kv_perf_opts, events),
 		.takes = KV_OPT_EVENTS,
 		.not_for = "-e is not for %t: %n",
+		.help = "client: sleep until the completion interrupt instead\n"
+			"                        of busy polling the CQ: less CPU, more latency.  A\n"
+			"                        server sleeps unless --busy-poll.  --poll softirq.",
 	},
-	[KV_PO_POLL] = { .name = "poll", .arg = "POLICY", .parse = kv_perf_opt_poll },
-	[KV_PO_CQ_POOL] = { .name = "cq-pool", .flag = KV_FLAG(struct kv_perf_opts, cq_pool) },
-	[KV_PO_DIM] = { .name = "dim", .flag = KV_FLAG(struct kv_perf_opts, dim) },
+	[KV_PO_POLL] = {
+		.name = "poll", .arg = "POLICY", .parse = kv_perf_opt_poll,
+		.help_fn = kv_perf_help_poll,
+	},
+	[KV_PO_CQ_POOL] = {
+		.name = "cq-pool", .flag = KV_FLAG(struct kv_perf_opts, cq_pool),
+		.help = "take the CQ from ib_core's shared CQ pool, as\n"
+			"                        nvme-rdma does; softirq unless --poll says which\n"
+			"                        workqueue (not direct)",
+	},
+	[KV_PO_DIM] = {
+		.name = "dim", .flag = KV_FLAG(struct kv_perf_opts, dim),
+		.help = "require adaptive interrupt moderation on the CQ (not\n"
+			"                        with direct; rxe and siw have none)",
+	},
 	[KV_PO_PHASES] = {
 		.name = "phases", .flag = KV_FLAG(struct kv_perf_opts, phases),
 		.takes = KV_OPT_PHASES,
@@ -1106,8 +1132,13 @@ static const struct kv_opt kv_perf_options[] = {
 		.alt_when = KV_OPT_DEPTH,
 		.not_for_alt = "--phases is for read_lat, atomic_lat and send_lat: a bandwidth test times no single operation",
 		.role = KVERBS_ROLE_CLIENT, .role_why = "the server times nothing",
+		.help_fn = kv_perf_help_phases,
 	},
-	/* -c UD; a server takes either, as its client's hello says (kv_perf_parse()) */
+	/*
+	 * -c RC is every test's; -c UD is send_bw's and send_lat's, whose
+	 * --help names it.  A server takes either, as its client's hello
+	 * says (kv_perf_parse()).
+	 */
 	[KV_PO_CONNECTION] = {
 		.name = "connection", .key = 'c', .arg = "TYPE", .parse = kv_perf_opt_connection,
 		.shown = "-c UD",
@@ -1116,38 +1147,73 @@ static const struct kv_opt kv_perf_options[] = {
 			    KV_BIT(KV_PO_CQ_MOD) | KV_BIT(KV_PO_INLINE) | KV_BIT(KV_PO_PHASES) |
 			    KV_BIT(KV_PO_CQ_POOL) | KV_BIT(KV_PO_DIM),
 		.excl_why = "datagrams go one SEND per post on a QP and a plain CQ of their own",
+		.help_takes = KV_OPT_UD,
+		.help = "RC (the default) or UD: client, UD moves the data in\n"
+			"                        datagrams, SENDs with immediate data over a UD QP\n"
+			"                        of each side's, as perftest's -c UD; the hello and\n"
+			"                        the control messages stay on RC.  A message is at\n"
+			"                        most the path MTU (default size with UD: "
+			KV_STR(KV_PERF_UD_SIZE) ").\n"
+			"                        send_bw counts the datagrams lost (\"lost\"); in\n"
+			"                        send_lat a lost one ends the test (ETIMEDOUT).  Not\n"
+			"                        on iWARP, which has no UD.  A server takes either\n"
+			"                        (its client says)",
+		.usage = "[-c RC|UD]",
 	},
 	[KV_PO_SRQ] = {
 		.name = "srq", .alias = "use-srq", .flag = KV_FLAG(struct kv_perf_opts, srq),
-		.takes = KV_OPT_SRQ,
-		.not_for = KV_PERF_SRQ_NOT_FOR,
+		.takes = KV_OPT_SRQ, .not_for = KV_PERF_SRQ_NOT_FOR,
 		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY,
+		.help = "server: take the client's SENDs in a shared receive\n"
+			"                        queue, as nvmet-rdma does: the connections of one\n"
+			"                        server (-q) share one SRQ on one PD, each receive\n"
+			"                        posted again once its message is taken.  Messages\n"
+			"                        up to -s SIZE, else 64 KiB.  iWARP: each client\n"
+			"                        gets a window of its receives as credits",
 	},
 	[KV_PO_SRQ_WR] = {
 		.name = "srq-wr", .arg = "N", .parse = kv_perf_opt_srq_wr,
-		.takes = KV_OPT_SRQ,
-		.not_for = KV_PERF_SRQ_NOT_FOR,
-		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY,
-		.shown = "--srq",
+		.takes = KV_OPT_SRQ, .not_for = KV_PERF_SRQ_NOT_FOR,
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY, .shown = "--srq",
+		.help = "server, --srq: receives the SRQ holds (default "
+			KV_STR(KVERBS_PERF_SRQ_DEFAULT_WR) ")",
 	},
 	[KV_PO_SRQ_LIMIT] = {
 		.name = "srq-limit", .arg = "N", .parse = kv_perf_opt_srq_limit,
-		.takes = KV_OPT_SRQ,
-		.not_for = KV_PERF_SRQ_NOT_FOR,
-		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY,
-		.shown = "--srq",
+		.takes = KV_OPT_SRQ, .not_for = KV_PERF_SRQ_NOT_FOR,
+		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_SRQ_WHY, .shown = "--srq",
+		.help = "server, --srq: the SRQ limit armed (IB_SRQ_LIMIT);\n"
+			"                        each IB_EVENT_SRQ_LIMIT_REACHED is counted and the\n"
+			"                        limit armed again (default: a quarter of --srq-wr)",
 	},
-	[KV_PO_PORT] = { .name = "port", .key = 'p', .arg = "PORT", .parse = kv_perf_opt_port },
-	[KV_PO_GBITS] = { .name = "report_gbits", .flag = KV_FLAG(struct kv_perf_opts, gbits) },
-	[KV_PO_VALIDATE] = { .name = "validate", .flag = KV_FLAG(struct kv_perf_opts, validate) },
-	[KV_PO_TIMEOUT] = { .name = "timeout", .arg = "SEC", .parse = kv_perf_opt_timeout },
+	[KV_PO_PORT] = {
+		.name = "port", .key = 'p', .arg = "PORT", .parse = kv_perf_opt_port,
+		.help_fn = kv_perf_help_port,
+	},
+	[KV_PO_GBITS] = {
+		.name = "report_gbits", .flag = KV_FLAG(struct kv_perf_opts, gbits),
+		.help_fn = kv_perf_help_gbits,
+	},
+	[KV_PO_VALIDATE] = {
+		.name = "validate", .flag = KV_FLAG(struct kv_perf_opts, validate),
+		.help_fn = kv_perf_help_validate,
+	},
+	[KV_PO_TIMEOUT] = {
+		.name = "timeout", .arg = "SEC", .parse = kv_perf_opt_timeout,
+		.help = "limit on each step (default: the module's timeout_ms)",
+	},
 	[KV_PO_MAX_DURATION] = {
 		.name = "max-duration", .arg = "SEC", .parse = kv_perf_opt_max_duration,
 		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_CEILING_WHY,
+		.help = "server: refuse a client that asks for longer, and end\n"
+			"                        any session still running SEC and one step timeout on\n"
+			"                        (default: the module's perf_max_duration_s; at most it)",
 	},
 	[KV_PO_MAX_ITERS] = {
 		.name = "max-iters", .arg = "N", .parse = kv_perf_opt_max_iters,
 		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_CEILING_WHY,
+		.help = "server: refuse a client that asks for more iterations\n"
+			"                        (default: the module's perf_max_iterations; at most it)",
 	},
 	[KV_PO_NO_REVERSE] = {
 		.name = "no-reverse", .flag = KV_FLAG(struct kv_perf_opts, no_reverse),
@@ -1156,29 +1222,66 @@ static const struct kv_opt kv_perf_options[] = {
 		.role = KVERBS_ROLE_SERVER, .role_why = KV_PERF_CEILING_WHY,
 		/* A server of -b's reverse half that refuses it would serve nobody there. */
 		.excludes = KV_BIT(KV_PO_BIDIR),
+		.help = "server: refuse the reverse direction, the half of a\n"
+			"                        client's -b in which the server moves the data",
 	},
 	[KV_PO_BUSY_POLL] = {
 		.name = "busy-poll", .flag = KV_FLAG(struct kv_perf_opts, busy_poll),
 		.role = KVERBS_ROLE_SERVER, .role_why = "a client busy-polls unless -e",
 		.excludes = KV_BIT(KV_PO_EVENTS),
+		.help_fn = kv_perf_help_busy_poll,
 	},
-	[KV_PO_CPU_UTIL] = { .name = "cpu_util", .flag = KV_FLAG(struct kv_perf_opts, cpu_util) },
-	[KV_PO_JSON] = { .name = "json", .flag = KV_FLAG(struct kv_perf_opts, json) },
-	[KV_PO_DEBUG] = { .name = "debug", .key = 'd', .parse = kv_perf_opt_debug },
-	[KV_PO_HELP] = { .name = "help", .key = 'h' },
+	[KV_PO_CPU_UTIL] = {
+		.name = "cpu_util", .flag = KV_FLAG(struct kv_perf_opts, cpu_util),
+		.help = "after the table, the CPU time per operation: the\n"
+			"                        test's threads' (posting, polling) and the host's,\n"
+			"                        every CPU not idle (completion handlers, the device's\n"
+			"                        work, a peer on the same host); --json always has it",
+	},
+	[KV_PO_JSON] = {
+		.name = "json", .flag = KV_FLAG(struct kv_perf_opts, json),
+		.help = "one JSON document instead of text",
+	},
+	[KV_PO_DEBUG] = {
+		.name = "debug", .key = 'd', .parse = kv_perf_opt_debug,
+		.help = "print everything the kernel reported (not perftest's\n"
+			"                        -d DEVICE: rdma_cm picks the device)",
+	},
+	[KV_PO_HELP] = { .name = "help", .key = 'h', .help = "this help", .usage = "" },
 	/* perftest's, for its command lines: no-ops, or refused saying why */
-	[KV_PO_CPU_FREQ] = { .name = "CPU-freq", .key = 'F' },
-	[KV_PO_RDMA_CM] = { .name = "rdma_cm", .key = 'R' },
-	[KV_PO_REPORT_BOTH] = { .name = "report-both" },
-	[KV_PO_OUT_JSON] = { .name = "out_json", .parse = kv_perf_opt_out_json },
-	[KV_PO_OUT_JSON_FILE] = { .name = "out_json_file", .arg = "FILE",
-				  .parse = kv_perf_opt_out_json_file },
-	[KV_PO_IB_DEV] = { .name = "ib-dev", .arg = "DEVICE", .shown = "-d",
-			   .parse = kv_perf_opt_perftest },
-	[KV_PO_IB_PORT] = { .name = "ib-port", .key = 'i', .arg = "PORT",
-			    .parse = kv_perf_opt_perftest },
-	[KV_PO_GID_INDEX] = { .name = "gid-index", .key = 'x', .arg = "GID_INDEX",
-			      .parse = kv_perf_opt_perftest },
+	[KV_PO_CPU_FREQ] = {
+		.name = "CPU-freq", .key = 'F',
+		.heading = "\n"
+			   "perftest's options that change nothing here, accepted so that its command\n"
+			   "lines run:\n",
+		.help = "no effect: kverbs does not check the CPU frequency", .usage = "",
+	},
+	[KV_PO_RDMA_CM] = {
+		.name = "rdma_cm", .key = 'R',
+		.help = "no effect: kverbs always connects with rdma_cm", .usage = "",
+	},
+	[KV_PO_REPORT_BOTH] = {
+		.name = "report-both",
+		.help = "no effect: -b reports the sum of both directions", .usage = "",
+	},
+	[KV_PO_OUT_JSON] = {
+		.name = "out_json", .parse = kv_perf_opt_out_json,
+		.help = "also write the --json report to " KV_PERFTEST_JSON_FILE, .usage = "",
+	},
+	[KV_PO_OUT_JSON_FILE] = {
+		.name = "out_json_file", .arg = "FILE", .parse = kv_perf_opt_out_json_file,
+		.help = "... to FILE instead", .usage = "",
+	},
+	/* Refused; the end of --help says so. */
+	[KV_PO_IB_DEV] = {
+		.name = "ib-dev", .arg = "DEVICE", .shown = "-d", .parse = kv_perf_opt_perftest,
+	},
+	[KV_PO_IB_PORT] = {
+		.name = "ib-port", .key = 'i', .arg = "PORT", .parse = kv_perf_opt_perftest,
+	},
+	[KV_PO_GID_INDEX] = {
+		.name = "gid-index", .key = 'x', .arg = "GID_INDEX", .parse = kv_perf_opt_perftest,
+	},
 	[KV_PO_RUN_INFINITELY] = { .name = "run_infinitely", .parse = kv_perf_opt_perftest },
 };
 
@@ -1186,7 +1289,23 @@ _Static_assert(KV_ARRAY_SIZE(kv_perf_options) <= KV_OPTS_MAX, "too many perf opt
 
 static void kv_perf_usage(FILE *f, const struct kv_cmdline *cl)
 {
-	perf_usage(f, cl->data);
+	const struct kv_perf_test *t = cl->data;
+
+	kv_cmdline_synopsis(f, cl, NULL, "[ADDR]");
+	fprintf(f,
+		"\n"
+		"perftest's ib_%s, with the kernel's verbs.  Without ADDR, wait for a client\n"
+		"as the server; with ADDR, connect to the server there and run the test.\n"
+		"The client says what to run; the server's options only set limits.\n"
+		"Not wire-compatible with perftest: a kverbs client needs a kverbs server\n"
+		"(this command without ADDR, or kverbs serve), though both use port %u.\n"
+		"\n",
+		t->cmd, KVERBS_PERF_DEFAULT_PORT);
+	kv_cmdline_help(f, cl);
+	fprintf(f,
+		"perftest's -d DEVICE (--ib-dev), -i PORT (--ib-port) and -x GID_INDEX\n"
+		"(--gid-index) are refused: rdma_cm takes the device, port and GID from the\n"
+		"address.  --run_infinitely is refused too.\n");
 }
 
 /**
@@ -1206,7 +1325,7 @@ int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o)
 	struct kv_cmdline cl = {
 		.cmd = t->cmd, .opts = kv_perf_options, .nopts = KV_ARRAY_SIZE(kv_perf_options),
 		.variant = t->cmd, .has = t->opts, .note = t->polls,
-		.ctx = &a, .flags = o, .data = t, .usage = kv_perf_usage,
+		.ctx = &a, .flags = o, .data = t, .usage = kv_perf_usage, .help_col = 24,
 	};
 	const char *cmd = t->cmd;
 	int ret;
