@@ -46,7 +46,6 @@ int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
 const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 const char *kv_bad_option(char **argv, const char *optstring, char *buf,
 			  size_t len);
-int kv_perftest_only(const char *cmd, const char *opt);
 void kv_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -245,7 +244,10 @@ struct kv_cpu {
 void kv_cpu_begin(struct kv_cpu *c, bool process);
 void kv_cpu_end(struct kv_cpu *c, bool process);
 
-/* perf.c: the perftest-style tests; the parser is here for tests/unit.c */
+/*
+ * The perftest-style tests (perf.c, perf.h): their command line, which
+ * serve and tests/unit.c use too.
+ */
 struct kv_perf_opts {
 	const char *cmd;
 	uint32_t test;
@@ -293,7 +295,12 @@ struct kv_perf_opts {
 	FILE *json_out;			/* ... open while the test runs */
 	bool ud_foreign;		/* the module counts kverbs_perf.foreign */
 };
+/* perf_opts.c: the command line */
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
+const char *kv_perf_poll_str(uint32_t poll);
+uint32_t kv_perf_poll_parse(const char *cmd, const char *name);
+int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls);
+/* perf_run.c: KVERBS_IOC_PERF's argument made of it, and the ioctl */
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
 		  char *addr, size_t addr_len, char *where, size_t where_len);
 int kv_perf_listen(int fd, const struct kv_perf_opts *o,
@@ -304,6 +311,9 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 			    uint64_t *features);
 int kv_perf_server_srq(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd);
+void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		      uint64_t *features, char *what, size_t len);
+/* perf_report.c: what the test did */
 void kv_perf_print_srq(const struct kverbs_perf *cmd);
 void kv_perf_json_srq(struct kv_json *j, const struct kverbs_perf *cmd);
 void kv_perf_hint(const struct kv_perf_opts *o, const struct kverbs_perf *cmd, int err,
@@ -312,11 +322,6 @@ int kv_perf_describe_reject(char *buf, size_t len,
 			    const struct kverbs_perf_result *r, bool server,
 			    bool atomic);
 const char *kv_perf_reject_str(uint32_t reason);
-const char *kv_perf_poll_str(uint32_t poll);
-uint32_t kv_perf_poll_parse(const char *cmd, const char *name);
-int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls);
-void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
-		      uint64_t *features, char *what, size_t len);
 
 /* stats.c: a latency test's samples as perftest reports them, in usec */
 struct kv_lat_stats {
