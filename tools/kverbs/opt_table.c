@@ -3,8 +3,8 @@
  * A command's options as data: one row per option (struct kv_opt), from
  * which getopt_long()'s long options and option string, the command's
  * --help and the refusals of an option given where it does not belong
- * all come, as iproute2's rdma tool dispatches through command tables.
- * A command keeps one table and no list of its options anywhere else.
+ * all come, as iproute2's rdma tool dispatches through command tables:
+ * a command's options are written once, not in four lists kept in step.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -103,19 +103,14 @@ static void kv_cmdline_refuse(const struct kv_cmdline *cl, const char *text)
 	const char *sub;
 
 	for (; *text && n < sizeof(msg) - 1; text++) {
-		sub = NULL;
-		if (text[0] == '%' && text[1] == 't')
-			sub = cl->variant;
-		else if (text[0] == '%' && text[1] == 'n')
-			sub = cl->note;
-		if (!sub) {
+		if (text[0] != '%' || (text[1] != 't' && text[1] != 'n')) {
 			msg[n++] = *text;
 			continue;
 		}
-		n += snprintf(msg + n, sizeof(msg) - n, "%s", sub);
+		sub = *++text == 't' ? cl->variant : cl->note;
+		n += snprintf(msg + n, sizeof(msg) - n, "%s", sub ? sub : "");
 		if (n > sizeof(msg) - 1)
 			n = sizeof(msg) - 1;
-		text++;
 	}
 	msg[n] = '\0';
 	kv_usage_error(cl->cmd, "%s", msg);
