@@ -12,20 +12,6 @@
 #include "kverbs.h"
 
 
-static void devices_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: %s devices [--json]\n"
-		"\n"
-		"List the RDMA devices the kverbs module sees, with their ports, the\n"
-		"limits that matter to kernel verbs, and the verbs each supports: SRQ,\n"
-		"UD, immediate data, invalidation, atomics.\n"
-		"\n"
-		"      --json   one JSON document instead of text\n"
-		"  -h, --help   this help\n",
-		kv_prog);
-}
-
 /* Ask with a guess, and again with what the kernel says it needs. */
 static int kv_devices_query(int fd, struct kv_devices *d)
 {
@@ -321,39 +307,54 @@ void kv_devices_print_json(FILE *f, const struct kv_devices *d, bool caps)
 	kv_json_end(&j);
 }
 
-int kv_cmd_devices(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct kv_devices d = {};
-	bool json = false, caps;
-	char buf[8];
-	int opt, fd, ret;
+/* What devices' options set. */
+struct kv_devices_opts {
+	bool json;
+};
 
+static const struct kv_opt kv_devices_options[] = {
 	/*
 	 * -j is --jobs in ping and serve; JSON is --json, long only, in every
-	 * command.  Here -j still works, undocumented but for the man page,
-	 * for scripts written when it meant --json: devices has no jobs.
+	 * other command.  Here -j still works, for scripts written when it
+	 * meant --json: devices has no jobs.
 	 */
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			devices_usage(stdout);
-			return KV_EXIT_OK;
-		default:
-			kv_usage_error("devices", "unknown option '%s'",
-				       kv_bad_option(argv, "jh", buf, sizeof(buf)));
-			return KV_EXIT_USAGE;
-		}
-	}
+	{
+		.name = "json", .key = 'j', .flag = KV_FLAG(struct kv_devices_opts, json),
+		.help = "one JSON document instead of text; -j is its older\n"
+			"               spelling, kept in this command only (elsewhere -j is\n"
+			"               --jobs)",
+		.usage = "[--json]",
+	},
+	{ .name = "help", .key = 'h', .help = "this help", .usage = "" },
+};
+
+static void kv_devices_usage(FILE *f, const struct kv_cmdline *cl)
+{
+	kv_cmdline_synopsis(f, cl, NULL, NULL);
+	fprintf(f,
+		"\n"
+		"List the RDMA devices the kverbs module sees, with their ports, the\n"
+		"limits that matter to kernel verbs, and the verbs each supports: SRQ,\n"
+		"UD, immediate data, invalidation, atomics.\n"
+		"\n");
+	kv_cmdline_help(f, cl);
+}
+
+int kv_cmd_devices(int argc, char **argv)
+{
+	struct kv_devices_opts o = { .json = false };
+	struct kv_cmdline cl = {
+		.cmd = "devices", .opts = kv_devices_options,
+		.nopts = KV_ARRAY_SIZE(kv_devices_options), .flags = &o,
+		.usage = kv_devices_usage, .help_col = 15,
+	};
+	struct kv_devices d = {};
+	bool caps;
+	int fd, ret;
+
+	ret = kv_cmdline_parse(&cl, argc, argv);
+	if (ret)
+		return ret > 0 ? KV_EXIT_OK : KV_EXIT_USAGE;
 	if (optind < argc) {
 		kv_usage_error("devices", "unexpected argument '%s'", argv[optind]);
 		return KV_EXIT_USAGE;
@@ -372,7 +373,7 @@ int kv_cmd_devices(int argc, char **argv)
 		free(d.ports);
 		return KV_EXIT_FAILED;
 	}
-	if (json)
+	if (o.json)
 		kv_devices_print_json(stdout, &d, caps);
 	else
 		kv_devices_print_text(stdout, &d, caps);

@@ -6,6 +6,7 @@
 #define KVERBS_TOOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -45,9 +46,102 @@ int kv_parse_addr(const char *s, uint16_t port, struct sockaddr_storage *ss);
 const char *kv_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 const char *kv_bad_option(char **argv, const char *optstring, char *buf,
 			  size_t len);
-int kv_perftest_only(const char *cmd, const char *opt);
 void kv_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * opt_table.c: a command's options as a table.  Each row is one option:
+ * its names and value, who takes it, what reads it, what it excludes and
+ * its --help; kv_cmdline_parse() makes getopt_long()'s strings of them.
+ */
+#define KV_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define KV_STR(x)		KV_STR_(x)	/* a macro's value as a string */
+#define KV_STR_(x)		#x
+/* Rows of one table at most: a row's bit (KV_BIT(row)) fits a uint64_t. */
+#define KV_OPTS_MAX		64
+#define KV_BIT(row)		(1ULL << (row))
+/*
+ * struct kv_opt.flag: the bool @member of @type (the command's options,
+ * kv_cmdline.flags) that the option sets; not a bool does not compile.
+ */
+#define KV_FLAG(type, member) \
+	_Generic(((type *)0)->member, bool: offsetof(type, member) + 1)
+
+struct kv_cmdline;
+
+struct kv_opt {
+	const char *name;	/* --name */
+	const char *alias;	/* a second long name (perftest's), or NULL */
+	int key;		/* -k, or 0: a long option only; 'h' is --help */
+	const char *arg;	/* its value as --help names it; NULL: it takes none */
+	/*
+	 * Reads @cl->arg, the value of row @cl->opt, into @cl->ctx.  Returns
+	 * 0, 1 when the value is the default, which counts as not given, or
+	 * -1 after a usage error.  NULL: .flag, or nothing (an option
+	 * accepted for compatibility that changes nothing).
+	 */
+	int (*parse)(const struct kv_cmdline *cl);
+	size_t flag;		/* KV_FLAG(): the bool it sets, without .parse */
+	/*
+	 * Which variants of the command take it (perf: which tests): those
+	 * with a bit of @takes in kv_cmdline.has; 0: every one.  The others
+	 * refuse it with @not_for, or @not_for_alt where they have a bit of
+	 * @alt_when; "%t" is the variant's name, "%n" its note.
+	 */
+	unsigned int takes;
+	const char *not_for;
+	unsigned int alt_when;
+	const char *not_for_alt;
+	/*
+	 * The role that takes it (KVERBS_ROLE_*; 0: both), and why, for the
+	 * other's refusal: "-l is for the client: @role_why".
+	 */
+	int role;
+	const char *role_why;
+	/* KV_BIT() of the rows it cannot go with, and why: "-a and -s exclude each other" */
+	uint64_t excludes;
+	const char *excl_why;
+	const char *shown;	/* how messages name it, if not -k or --name */
+	/*
+	 * --help, for the variants that take it (and have a bit of
+	 * @help_takes, if not 0): @heading first (a new section), then the
+	 * option and @help, or what @help_fn prints (kv_cmdline_head() and a
+	 * description that depends on the variant); neither: not in --help.
+	 * @usage: its words in the synopsis; NULL: "[-k ARG]", "": none.
+	 */
+	unsigned int help_takes;
+	const char *heading;
+	const char *help;
+	void (*help_fn)(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt);
+	const char *usage;
+};
+
+struct kv_cmdline {
+	const char *cmd;		/* the command, for messages */
+	const struct kv_opt *opts;	/* its table */
+	unsigned int nopts;
+	const char *variant;		/* perf: the test, its name */
+	unsigned int has;		/* ... what it takes, against kv_opt.takes */
+	const char *note;		/* ... and a note for the refusals */
+	void *ctx;			/* for .parse */
+	void *flags;			/* for .flag */
+	const void *data;		/* for @usage and .help_fn */
+	void (*usage)(FILE *f, const struct kv_cmdline *cl);	/* --help */
+	int help_col;			/* where --help's descriptions begin */
+	uint64_t given;			/* KV_BIT() of the rows given */
+	/* While a row's .parse runs: the row, and its value or NULL. */
+	const struct kv_opt *opt;
+	const char *arg;
+};
+
+int kv_cmdline_parse(struct kv_cmdline *cl, int argc, char **argv);
+int kv_cmdline_check(const struct kv_cmdline *cl, int role);
+const char *kv_opt_shown(const struct kv_opt *opt, char *buf, size_t len);
+void kv_cmdline_synopsis(FILE *f, const struct kv_cmdline *cl, const char *before,
+			 const char *after);
+void kv_cmdline_help(FILE *f, const struct kv_cmdline *cl);
+void kv_cmdline_head(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt,
+		     const char *arg);
 
 /* describe.c: what the kernel's numbers mean */
 const char *kv_wc_status_str(uint32_t status);
@@ -150,7 +244,10 @@ struct kv_cpu {
 void kv_cpu_begin(struct kv_cpu *c, bool process);
 void kv_cpu_end(struct kv_cpu *c, bool process);
 
-/* perf.c: the perftest-style tests; the parser is here for tests/unit.c */
+/*
+ * The perftest-style tests (perf.c, perf.h): their command line, which
+ * serve and tests/unit.c use too.
+ */
 struct kv_perf_opts {
 	const char *cmd;
 	uint32_t test;
@@ -198,7 +295,12 @@ struct kv_perf_opts {
 	FILE *json_out;			/* ... open while the test runs */
 	bool ud_foreign;		/* the module counts kverbs_perf.foreign */
 };
+/* perf_opts.c: the command line */
 int kv_perf_parse(uint32_t test, int argc, char **argv, struct kv_perf_opts *o);
+const char *kv_perf_poll_str(uint32_t poll);
+uint32_t kv_perf_poll_parse(const char *cmd, const char *name);
+int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls);
+/* perf_run.c: KVERBS_IOC_PERF's argument made of it, and the ioctl */
 int kv_perf_where(const struct kv_perf_opts *o, struct sockaddr_storage *ss,
 		  char *addr, size_t addr_len, char *where, size_t where_len);
 int kv_perf_listen(int fd, const struct kv_perf_opts *o,
@@ -209,6 +311,9 @@ int kv_perf_run(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 int kv_perf_server_ceilings(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
 			    uint64_t *features);
 int kv_perf_server_srq(int fd, const struct kv_perf_opts *o, struct kverbs_perf *cmd);
+void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
+		      uint64_t *features, char *what, size_t len);
+/* perf_report.c: what the test did */
 void kv_perf_print_srq(const struct kverbs_perf *cmd);
 void kv_perf_json_srq(struct kv_json *j, const struct kverbs_perf *cmd);
 void kv_perf_hint(const struct kv_perf_opts *o, const struct kverbs_perf *cmd, int err,
@@ -217,11 +322,6 @@ int kv_perf_describe_reject(char *buf, size_t len,
 			    const struct kverbs_perf_result *r, bool server,
 			    bool atomic);
 const char *kv_perf_reject_str(uint32_t reason);
-const char *kv_perf_poll_str(uint32_t poll);
-uint32_t kv_perf_poll_parse(const char *cmd, const char *name);
-int kv_perf_parse_poll(struct kv_perf_opts *o, const char *polls);
-void kv_perf_set_poll(const struct kv_perf_opts *o, struct kverbs_perf *cmd,
-		      uint64_t *features, char *what, size_t len);
 
 /* stats.c: a latency test's samples as perftest reports them, in usec */
 struct kv_lat_stats {
@@ -265,5 +365,6 @@ bool kv_perf_is_cmd(const char *name);
 void kv_perf_commands(FILE *f);
 int kv_cmd_serve(int argc, char **argv);
 int kv_cmd_lesson(int argc, char **argv);
+void kv_lesson_commands(FILE *f);
 
 #endif /* KVERBS_TOOL_H */

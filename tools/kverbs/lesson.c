@@ -136,6 +136,37 @@ static void usage(FILE *f)
 		"See " KV_LESSON_DOC " for each lesson and its trace.\n");
 }
 
+/**
+ * kv_lesson_commands - the lesson command's lines of the tool's usage
+ * @f: where to print them
+ *
+ * Every lesson of the table by name, wrapped under the description.
+ */
+void kv_lesson_commands(FILE *f)
+{
+	static const char indent[] = "             ";
+	static const char tail[] = "('lesson' lists them)";
+	size_t i, col = sizeof(indent) - 1;
+
+	fprintf(f, "  lesson     the classic verbs mistakes, wrong and right, in the kernel:\n%s",
+		indent);
+	for (i = 0; i <= KV_NLESSONS; i++) {
+		const char *word = i < KV_NLESSONS ? kv_lessons[i].name : tail;
+		size_t len = strlen(word) + (i + 1 < KV_NLESSONS);
+
+		if (i && col + 1 + len > 79) {
+			fprintf(f, "\n%s", indent);
+			col = sizeof(indent) - 1;
+		} else if (i) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%s%s", word, i + 1 < KV_NLESSONS ? "," : "");
+		col += len;
+	}
+	fputc('\n', f);
+}
+
 static const struct kv_lesson *kv_lesson_find(const char *name)
 {
 	size_t i;

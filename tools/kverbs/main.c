@@ -22,9 +22,9 @@ static void usage(FILE *f)
 		kv_prog);
 	kv_perf_commands(f);
 	fprintf(f,
-		"  serve      a server for every perf test, several clients at once\n"
-		"  lesson     the classic verbs mistakes, wrong and right, in the kernel:\n"
-		"             unsignaled, rnr, fence, access ('lesson' lists them)\n"
+		"  serve      a server for every perf test, several clients at once\n");
+	kv_lesson_commands(f);
+	fprintf(f,
 		"\n"
 		"'%s COMMAND --help' describes each command's options; '%s --version'\n"
 		"prints the uAPI's ABI version the tool was built for.\n"

@@ -234,30 +234,6 @@ const char *kv_bad_option(char **argv, const char *optstring, char *buf,
 	return argv[optind - 1];
 }
 
-/**
- * kv_perftest_only - refuse a perftest option that has no place here
- * @cmd: the command, for the message
- * @opt: the option as perftest spells it: "-d", "-i", "-x" or
- *	"--run_infinitely"
- *
- * perftest opens an RDMA device, port and GID of the user's choosing and
- * connects its QPs itself; kverbs connects with rdma_cm, which takes all
- * three from the address.  Say so rather than "unknown option".
- *
- * Return: -1, after the usage error was printed.
- */
-int kv_perftest_only(const char *cmd, const char *opt)
-{
-	if (!strcmp(opt, "--run_infinitely")) {
-		kv_usage_error(cmd, "--run_infinitely is perftest's; kverbs reports once, at the end: use -D SECONDS");
-		return -1;
-	}
-	kv_usage_error(cmd, "%s %s is perftest's; kverbs does not need it: rdma_cm picks the RDMA device, port and GID that reach the address%s",
-		       opt, !strcmp(opt, "-d") ? "DEVICE" : !strcmp(opt, "-i") ? "PORT" : "GID_INDEX",
-		       !strcmp(opt, "-d") ? " (here -d is --debug, and takes no value)" : "");
-	return -1;
-}
-
 void kv_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -79,7 +79,189 @@ struct kv_log {
 	pthread_t thread;
 };
 
-static void ping_usage(FILE *f)
+/* Each option's reader: cl->ctx is the struct kv_ping_opts. */
+
+/* -s or -c; the other one's already given excludes it. */
+static int kv_ping_opt_role(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+	int role = cl->opt->key == 's' ? KVERBS_ROLE_SERVER : KVERBS_ROLE_CLIENT;
+
+	if (o->role && o->role != role) {
+		kv_usage_error("ping", "-s and -c exclude each other");
+		return -1;
+	}
+	o->role = role;
+	return 0;
+}
+
+static int kv_ping_opt_addr(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+
+	o->addr = cl->arg;
+	return 0;
+}
+
+static int kv_ping_opt_src(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+
+	o->src = cl->arg;
+	return 0;
+}
+
+static int kv_ping_opt_port(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+
+	return kv_opt_port("ping", cl->arg, &o->port);
+}
+
+static int kv_ping_opt_count(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+
+	if (kv_parse_u32(cl->arg, &o->count)) {
+		kv_usage_error("ping", "invalid count '%s'", cl->arg);
+		return -1;
+	}
+	o->count_set = true;
+	return 0;
+}
+
+static int kv_ping_opt_size(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+
+	if (kv_parse_size(cl->arg, &o->size)) {
+		kv_usage_error("ping", "invalid size '%s'", cl->arg);
+		return -1;
+	}
+	o->size_set = true;
+	return 0;
+}
+
+static int kv_ping_opt_jobs(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+
+	if (kv_parse_u32(cl->arg, &o->jobs) || !o->jobs || o->jobs > KV_THREADS_MAX) {
+		kv_usage_error("ping", "invalid jobs '%s' (1 to %u)", cl->arg, KV_THREADS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+static int kv_ping_opt_timeout(const struct kv_cmdline *cl)
+{
+	struct kv_ping_opts *o = cl->ctx;
+
+	return kv_opt_timeout("ping", cl->arg, &o->timeout_ns);
+}
+
+static void kv_ping_help_port(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "port (default %u)\n", KVERBS_PING_DEFAULT_PORT);
+}
+
+static void kv_ping_help_size(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "client: bytes per ping (default 64, at least %u;\n"
+		"                        k, M, G suffixes); server: the largest accepted\n"
+		"                        (default: the module's max_msg_size)\n",
+		KVERBS_PING_MIN_SIZE);
+}
+
+static void kv_ping_help_ud(FILE *f, const struct kv_cmdline *cl, const struct kv_opt *opt)
+{
+	kv_cmdline_head(f, cl, opt, NULL);
+	fprintf(f, "ping over Unreliable Datagrams, as rdma-core's udaddy:\n"
+		"                        the client sends COUNT messages of SIZE bytes, the\n"
+		"                        server answers each; either end interoperates with\n"
+		"                        udaddy.  COUNT 1 to %u on both ends (default %u);\n"
+		"                        SIZE at most the path MTU (server default: the\n"
+		"                        MTU); -V only between two kverbs ends (udaddy's data\n"
+		"                        is no pattern); no -P, no --no-inv; not over iWARP\n",
+		KVERBS_PING_UD_MAX_COUNT, KV_PING_UD_COUNT);
+}
+
+#define KV_PING_FLAG(member)	KV_FLAG(struct kv_ping_opts, member)
+
+/* ping's options, rping's where they overlap, in the order --help gives them. */
+static const struct kv_opt kv_ping_options[] = {
+	{
+		.name = "server", .key = 's', .parse = kv_ping_opt_role,
+		.help = "serve; one client, or one after another with -P",
+	},
+	{ .name = "client", .key = 'c', .parse = kv_ping_opt_role, .help = "ping a server" },
+	{
+		.name = "addr", .key = 'a', .arg = "ADDR", .parse = kv_ping_opt_addr,
+		.help = "server: address to listen on (default: any IPv4;\n"
+			"                        -a :: for any IPv6); client: the server's address",
+	},
+	{
+		.name = "src-addr", .key = 'I', .arg = "ADDR", .parse = kv_ping_opt_src,
+		.role = KVERBS_ROLE_CLIENT,
+		.help = "client: local address to use",
+	},
+	{
+		.name = "port", .key = 'p', .arg = "PORT", .parse = kv_ping_opt_port,
+		.help_fn = kv_ping_help_port,
+	},
+	{
+		.name = "count", .key = 'C', .arg = "COUNT", .parse = kv_ping_opt_count,
+		.help = "iterations; 0 or none: until interrupted (client),\n"
+			"                        as many as the client sends (server)",
+	},
+	{
+		.name = "size", .key = 'S', .arg = "SIZE", .parse = kv_ping_opt_size,
+		.help_fn = kv_ping_help_size,
+	},
+	{
+		.name = "persistent", .key = 'P', .flag = KV_PING_FLAG(persistent),
+		.role = KVERBS_ROLE_SERVER,
+		.help = "server: keep serving clients until interrupted,\n"
+			"                        several at once, as rping -P does",
+	},
+	{
+		.name = "jobs", .key = 'j', .arg = "N", .parse = kv_ping_opt_jobs,
+		.help = "with -P: clients served at once (default " KV_STR(KV_PING_JOBS) ", at\n"
+			"                        most " KV_STR(KV_THREADS_MAX) ")",
+	},
+	{
+		.name = "verbose", .key = 'v', .flag = KV_PING_FLAG(verbose),
+		.help = "print the ping data, as rping does",
+	},
+	{
+		.name = "validate", .key = 'V', .flag = KV_PING_FLAG(validate),
+		.help = "check every byte received against the pattern",
+	},
+	{
+		.name = "debug", .key = 'd', .flag = KV_PING_FLAG(debug),
+		.help = "print everything the kernel reported",
+	},
+	{
+		.name = "no-inv", .flag = KV_PING_FLAG(no_inv),
+		.help = "client: do not offer remote invalidation; server: do\n"
+			"                        not agree to it (the client revokes its keys itself,\n"
+			"                        as with rping)",
+	},
+	{ .name = "ud", .flag = KV_PING_FLAG(ud), .help_fn = kv_ping_help_ud },
+	{
+		.name = "timeout", .arg = "SEC", .parse = kv_ping_opt_timeout,
+		.help = "limit on each step (default: the module's timeout_ms)",
+	},
+	{ .name = "json", .flag = KV_PING_FLAG(json), .help = "one JSON document instead of text" },
+	{ .name = "help", .key = 'h', .help = "this help" },
+};
+
+_Static_assert(KV_ARRAY_SIZE(kv_ping_options) <= KV_OPTS_MAX, "too many ping options");
+
+/* The synopsis is one line per role, written out; the options come from the table. */
+static void kv_ping_usage(FILE *f, const struct kv_cmdline *cl)
 {
 	fprintf(f,
 		"usage: %s ping -s [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-P] [-v] [-V] [-d] [--no-inv] [--timeout SEC] [--json]\n"
@@ -91,154 +273,25 @@ static void ping_usage(FILE *f)
 		"server RDMA WRITEs back.  Either end interoperates with rping.  Between two\n"
 		"kverbs ends the server's answers invalidate the client's keys (SEND with\n"
 		"invalidate), so the client revokes none itself.\n"
-		"\n"
-		"  -s, --server          serve; one client, or one after another with -P\n"
-		"  -c, --client          ping a server\n"
-		"  -a, --addr ADDR       server: address to listen on (default: any IPv4;\n"
-		"                        -a :: for any IPv6); client: the server's address\n"
-		"  -I, --src-addr ADDR   client: local address to use\n"
-		"  -p, --port PORT       port (default %u)\n"
-		"  -C, --count COUNT     iterations; 0 or none: until interrupted (client),\n"
-		"                        as many as the client sends (server)\n"
-		"  -S, --size SIZE       client: bytes per ping (default 64, at least %u;\n"
-		"                        k, M, G suffixes); server: the largest accepted\n"
-		"                        (default: the module's max_msg_size)\n"
-		"  -P, --persistent      server: keep serving clients until interrupted,\n"
-		"                        several at once, as rping -P does\n"
-		"  -j, --jobs N          with -P: clients served at once (default %u, at\n"
-		"                        most %u)\n"
-		"  -v, --verbose         print the ping data, as rping does\n"
-		"  -V, --validate        check every byte received against the pattern\n"
-		"  -d, --debug           print everything the kernel reported\n"
-		"      --no-inv          client: do not offer remote invalidation; server: do\n"
-		"                        not agree to it (the client revokes its keys itself,\n"
-		"                        as with rping)\n"
-		"      --ud              ping over Unreliable Datagrams, as rdma-core's udaddy:\n"
-		"                        the client sends COUNT messages of SIZE bytes, the\n"
-		"                        server answers each; either end interoperates with\n"
-		"                        udaddy.  COUNT 1 to %u on both ends (default %u);\n"
-		"                        SIZE at most the path MTU (server default: the\n"
-		"                        MTU); -V only between two kverbs ends (udaddy's data\n"
-		"                        is no pattern); no -P, no --no-inv; not over iWARP\n"
-		"      --timeout SEC     limit on each step (default: the module's timeout_ms)\n"
-		"      --json            one JSON document instead of text\n"
-		"  -h, --help            this help\n",
-		kv_prog, kv_prog, kv_prog, KVERBS_PING_DEFAULT_PORT, KVERBS_PING_MIN_SIZE,
-		KV_PING_JOBS, KV_THREADS_MAX, KVERBS_PING_UD_MAX_COUNT, KV_PING_UD_COUNT);
+		"\n",
+		kv_prog, kv_prog, kv_prog);
+	kv_cmdline_help(f, cl);
 }
 
 static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_JSON, OPT_NO_INV, OPT_UD };
-	static const struct option longopts[] = {
-		{ "server", no_argument, NULL, 's' },
-		{ "client", no_argument, NULL, 'c' },
-		{ "addr", required_argument, NULL, 'a' },
-		{ "src-addr", required_argument, NULL, 'I' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "count", required_argument, NULL, 'C' },
-		{ "size", required_argument, NULL, 'S' },
-		{ "persistent", no_argument, NULL, 'P' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "validate", no_argument, NULL, 'V' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "no-inv", no_argument, NULL, OPT_NO_INV },
-		{ "ud", no_argument, NULL, OPT_UD },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct kv_cmdline cl = {
+		.cmd = "ping", .opts = kv_ping_options, .nopts = KV_ARRAY_SIZE(kv_ping_options),
+		.ctx = o, .flags = o, .usage = kv_ping_usage, .help_col = 24,
 	};
-	static const char optstring[] = ":sca:I:p:C:S:Pj:vVdh";
-	char buf[8];
-	int opt;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->port = KVERBS_PING_DEFAULT_PORT;
 	o->size = 64;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-		case 'c':
-			if (o->role && o->role != (opt == 's' ? KVERBS_ROLE_SERVER :
-								KVERBS_ROLE_CLIENT)) {
-				kv_usage_error("ping", "-s and -c exclude each other");
-				return -1;
-			}
-			o->role = opt == 's' ? KVERBS_ROLE_SERVER : KVERBS_ROLE_CLIENT;
-			break;
-		case 'a':
-			o->addr = optarg;
-			break;
-		case 'I':
-			o->src = optarg;
-			break;
-		case 'p':
-			if (kv_opt_port("ping", optarg, &o->port))
-				return -1;
-			break;
-		case 'C':
-			if (kv_parse_u32(optarg, &o->count)) {
-				kv_usage_error("ping", "invalid count '%s'", optarg);
-				return -1;
-			}
-			o->count_set = true;
-			break;
-		case 'S':
-			if (kv_parse_size(optarg, &o->size)) {
-				kv_usage_error("ping", "invalid size '%s'", optarg);
-				return -1;
-			}
-			o->size_set = true;
-			break;
-		case 'P':
-			o->persistent = true;
-			break;
-		case 'j':
-			if (kv_parse_u32(optarg, &o->jobs) || !o->jobs ||
-			    o->jobs > KV_THREADS_MAX) {
-				kv_usage_error("ping", "invalid jobs '%s' (1 to %u)", optarg,
-					       KV_THREADS_MAX);
-				return -1;
-			}
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'V':
-			o->validate = true;
-			break;
-		case 'd':
-			o->debug = true;
-			break;
-		case OPT_TIMEOUT:
-			if (kv_opt_timeout("ping", optarg, &o->timeout_ns))
-				return -1;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_NO_INV:
-			o->no_inv = true;
-			break;
-		case OPT_UD:
-			o->ud = true;
-			break;
-		case 'h':
-			ping_usage(stdout);
-			return 1;
-		case ':':
-			kv_usage_error("ping", "option '%s' needs a value", argv[optind - 1]);
-			return -1;
-		default:
-			kv_usage_error("ping", "unknown option '%s'",
-				       kv_bad_option(argv, optstring, buf, sizeof(buf)));
-			return -1;
-		}
-	}
+	ret = kv_cmdline_parse(&cl, argc, argv);
+	if (ret)
+		return ret;
 	if (optind < argc) {
 		kv_usage_error("ping", "unexpected argument '%s'", argv[optind]);
 		return -1;
@@ -267,25 +320,20 @@ static int kv_ping_parse(int argc, char **argv, struct kv_ping_opts *o)
 			return -1;
 		}
 	}
+	if (o->role == KVERBS_ROLE_CLIENT && !o->addr) {
+		kv_usage_error("ping", "the client needs the server's address: -a ADDR");
+		return -1;
+	}
+	/* -P is the server's, -I the client's. */
+	if (kv_cmdline_check(&cl, o->role))
+		return -1;
 	if (o->role == KVERBS_ROLE_CLIENT) {
-		if (!o->addr) {
-			kv_usage_error("ping", "the client needs the server's address: -a ADDR");
-			return -1;
-		}
-		if (o->persistent) {
-			kv_usage_error("ping", "-P is for the server");
-			return -1;
-		}
 		if (o->size < KVERBS_PING_MIN_SIZE) {
 			kv_usage_error("ping", "invalid size %u (at least %u, as rping)",
 				       o->size, KVERBS_PING_MIN_SIZE);
 			return -1;
 		}
 	} else {
-		if (o->src) {
-			kv_usage_error("ping", "-I is for the client");
-			return -1;
-		}
 		if (o->size_set && o->size < KVERBS_PING_MIN_SIZE) {
 			kv_usage_error("ping", "invalid size %u (at least %u, as rping)",
 				       o->size, KVERBS_PING_MIN_SIZE);

@@ -132,6 +132,11 @@ for h in long_option:--help command:help short_option:-h; do
 		"out=exit status" "out=  0 " "out=  1 " "out=  2 " "out=  3 " \
 		"out=  130 " err-empty -- "${h#*:}"
 done
+# Every lesson that 'kverbs lesson' lists is named in the usage too.
+kv_case lesson_lists_lessons 0 out=unsignaled out=mr_size err-empty -- lesson
+while read -r lesson _; do
+	kv_case "help_names_lesson_$lesson" 0 "out= $lesson" -- --help
+done < <("$KVERBS" lesson)
 kv_case version 0 "out=(ABI " err-empty -- --version
 kv_case unknown_command 2 "err=kverbs: unknown command 'bogus'" \
 	"err=usage: kverbs COMMAND" out-empty -- bogus
@@ -436,8 +441,76 @@ kv_usage_error perftest_run_infinitely write_bw "--run_infinitely is perftest's;
 	-- write_bw --run_infinitely -D 1 1.2.3.4
 kv_usage_error perftest_out_json_file_empty write_bw "--out_json_file needs a file name" \
 	-- write_bw --out_json_file= 1.2.3.4
-# -j is --jobs wherever it is a short option; devices documents only --json.
-kv_case devices_help_json_long_only 0 "out=      --json" -- devices --help
+# ---- the refusals of the option tables that the sections above leave out ----
+
+# A value each row's parser refuses.
+kv_usage_error perf_iters_zero write_bw "invalid iterations '0' (at least 1)" \
+	-- write_bw -n 0 1.2.3.4
+kv_usage_error perf_duration_zero read_bw \
+	"invalid duration '0' (seconds, more than 0, at most a day)" -- read_bw -D 0 1.2.3.4
+kv_usage_error perf_port_zero send_bw "invalid port '0' (1 to 65535)" -- send_bw -p 0 1.2.3.4
+kv_usage_error perf_timeout_zero write_lat "invalid timeout '0'" \
+	-- write_lat --timeout 0 1.2.3.4
+kv_usage_error srq_wr_zero send_bw "invalid --srq-wr '0' (1 to " -- send_bw --srq-wr 0
+kv_usage_error srq_limit_zero send_lat "invalid --srq-limit '0' (1 to " -- send_lat --srq-limit 0
+kv_usage_error serve_jobs_zero serve "invalid jobs '0' (1 to 64)" -- serve -j 0
+kv_usage_error serve_count_zero serve "invalid count '0' (at least 1)" -- serve -C 0
+# A row the test does not take (.takes).
+kv_usage_error bidir_on_latency read_lat \
+	"-b is for the bandwidth tests: a latency test times the client's own operations" \
+	-- read_lat -b 1.2.3.4
+kv_usage_error events_on_write_lat write_lat \
+	"-e is not for write_lat: each side sees the other's WRITE only by polling its memory" \
+	-- write_lat -e 1.2.3.4
+for o in --srq --use-srq --srq-wr=16 --srq-limit=8; do
+	kv_usage_error "write_bw_${o%%=*}" write_bw \
+		"--srq is for send_bw's and send_lat's server: write_bw's server takes no SENDs" \
+		-- write_bw "$o"
+done
+# A row the role does not take (.role).
+kv_usage_error srq_on_client send_lat \
+	"--srq is for the server: how it takes its receives is its own choice" \
+	-- send_lat --srq-wr 16 1.2.3.4
+kv_usage_error cq_mod_server write_bw \
+	"-Q is for the client: its request brings it to the server where the server posts too" \
+	-- write_bw -Q 4
+kv_usage_error max_iters_on_client read_lat \
+	"--max-iters is for the server: the client asks, the server sets ceilings" \
+	-- read_lat --max-iters 5 1.2.3.4
+# Rows that exclude each other (.excludes), -c UD's every one.
+for o in -b -q=2 -a --imm -l=2 -Q=2 --cq-pool --dim; do
+	kv_usage_error "ud_and_${o%%=*}" send_bw \
+		"-c UD and ${o%%=*} exclude each other: datagrams go one SEND per post on a QP and a plain CQ of their own" \
+		-- send_bw -c UD ${o/=/ } 1.2.3.4
+done
+kv_usage_error ud_and_phases send_lat "-c UD and --phases exclude each other" \
+	-- send_lat --phases --connection=UD 1.2.3.4
+# What the rows cannot say: values against each other.
+kv_usage_error srq_limit_above_default_wr send_bw "--srq-limit 300 is above the SRQ's receives, 256" \
+	-- send_bw --srq-limit 300
+kv_usage_error serve_srq_limit_above_wr serve "--srq-limit 20 is above the SRQ's receives, 16" \
+	-- serve --srq-wr 16 --srq-limit 20
+kv_usage_error busy_poll_with_dim send_bw \
+	"--busy-poll and --dim exclude each other: the server polls directly" \
+	-- send_bw --busy-poll --dim
+kv_usage_error write_lat_dim write_lat \
+	"--dim is not for write_lat: each side sees the other's WRITE only by polling its memory" \
+	-- write_lat --dim 1.2.3.4
+# The table's parser: what getopt_long() rejects, and what is left.
+kv_usage_error perf_unknown_option read_bw "unknown option '--bogus'" -- read_bw --bogus 1.2.3.4
+kv_usage_error perf_unknown_option_in_group atomic_lat "unknown option '-z'" \
+	-- atomic_lat -ez 1.2.3.4
+kv_usage_error perf_extra_argument atomic_bw "unexpected argument '5.6.7.8'" \
+	-- atomic_bw 1.2.3.4 5.6.7.8
+kv_usage_error perftest_gid_index_long write_bw "-x GID_INDEX is perftest's" \
+	-- write_bw --gid-index=1 1.2.3.4
+kv_usage_error serve_unknown_option serve "unknown option '--bogus'" -- serve --bogus
+kv_usage_error serve_extra_argument serve "unexpected argument '5.6.7.8'" -- serve 1.2.3.4 5.6.7.8
+
+# devices' -j is --json, as its help says; elsewhere -j is --jobs.
+kv_case devices_help_json_short_option 0 "out=  -j, --json" "out=elsewhere -j is" \
+	err-empty -- devices --help
+kv_case ping_help_j_is_jobs 0 "out=  -j, --jobs N" -- ping --help
 
 # ---- without the module: exit 3 and what to do about it ----
 
@@ -464,6 +537,12 @@ without_module=(
 	send_bw_debug_then_address_without_module "send_bw -d 127.0.0.1"
 	write_bw_long_value_then_debug_address_without_module "write_bw --timeout 5 -d 127.0.0.1"
 	devices_old_json_spelling_without_module "devices -j"
+	# Defaults count as not given: -c RC anywhere, -q 1 and -I 0 with -c UD.
+	write_bw_rc_without_module "write_bw -c RC 127.0.0.1"
+	send_bw_ud_one_qp_without_module "send_bw -c UD -q 1 127.0.0.1"
+	send_lat_ud_no_inline_without_module "send_lat -c UD -I 0 127.0.0.1"
+	# A server takes either connection type: its client says.
+	send_bw_server_ud_bidir_without_module "send_bw -c UD -b"
 )
 for ((i = 0; i < ${#without_module[@]}; i += 2)); do
 	name=${without_module[i]}

@@ -1109,6 +1109,222 @@ KV_TEST(perf_parse_rejects)
 	}
 }
 
+/* ---- option tables (opt_table.c) ---- */
+
+/* What kv_tab[]'s options set. */
+struct kv_tab_opts {
+	bool x;
+	bool y;
+	bool z;
+	const char *v;
+};
+
+/* --vv V: "default" is the default, and counts as not given. */
+static int kv_tab_opt_v(const struct kv_cmdline *cl)
+{
+	struct kv_tab_opts *o = cl->ctx;
+
+	o->v = cl->arg;
+	return strcmp(cl->arg, "default") ? 0 : 1;
+}
+
+enum { KV_TAB_X, KV_TAB_Y, KV_TAB_Z, KV_TAB_V, KV_TAB_HELP };
+
+/* A table with one row of each kind: taken by some variants, a role's, excluding, a value. */
+static const struct kv_opt kv_tab[] = {
+	[KV_TAB_X] = {
+		.name = "xx", .key = 'x', .flag = KV_FLAG(struct kv_tab_opts, x),
+		.takes = 1, .not_for = "-x is not for %t: %n",
+		.alt_when = 2, .not_for_alt = "-x is for the ones, not %t",
+		.help = "an x",
+	},
+	[KV_TAB_Y] = {
+		.name = "yy", .flag = KV_FLAG(struct kv_tab_opts, y),
+		.role = KVERBS_ROLE_SERVER, .role_why = "a client has none",
+		.excludes = KV_BIT(KV_TAB_Z), .excl_why = "one or the other",
+		.help = "a y, the server's",
+	},
+	[KV_TAB_Z] = {
+		.name = "zz", .key = 'z', .flag = KV_FLAG(struct kv_tab_opts, z), .shown = "-z Z",
+		.help = "a z\n               on two lines", .usage = "[-z Z]",
+	},
+	[KV_TAB_V] = { .name = "vv", .alias = "ww", .arg = "V", .parse = kv_tab_opt_v, .help = "a value" },
+	[KV_TAB_HELP] = { .name = "help", .key = 'h', .help = "this help", .usage = "" },
+};
+
+static void kv_tab_usage(FILE *f, const struct kv_cmdline *cl)
+{
+	kv_cmdline_synopsis(f, cl, NULL, "[ADDR]");
+	kv_cmdline_help(f, cl);
+}
+
+static void kv_tab_init(struct kv_cmdline *cl, struct kv_tab_opts *o, unsigned int has)
+{
+	memset(o, 0, sizeof(*o));
+	*cl = (struct kv_cmdline){
+		.cmd = "tab", .opts = kv_tab, .nopts = ARRAY_SIZE(kv_tab),
+		.variant = "VAR", .has = has, .note = "NOTE", .ctx = o, .flags = o,
+		.usage = kv_tab_usage, .help_col = 15,
+	};
+}
+
+/*
+ * kv_cmdline_parse() of "tab @args...", then, if it accepts them,
+ * kv_cmdline_check() for @role; what they say on stderr in @err.
+ */
+static int kv_tab_parse(struct kv_cmdline *cl, int role, const char *const *args,
+			char *err, size_t len)
+{
+	char *argv[8] = { "tab" };	/* and up to 6 arguments */
+	FILE *tmp = tmpfile();
+	int argc = 1, saved, ret;
+	size_t n;
+
+	if (!tmp)
+		KV_FAIL_AT(1, "tmpfile: %s", strerror(errno));
+	for (; argc < 7 && args[argc - 1]; argc++)
+		argv[argc] = (char *)args[argc - 1];
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(tmp), STDERR_FILENO);
+	ret = kv_cmdline_parse(cl, argc, argv);
+	if (!ret)
+		ret = kv_cmdline_check(cl, role);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	n = fread(err, 1, len - 1, tmp);
+	err[n] = '\0';
+	fclose(tmp);
+	return ret;
+}
+
+KV_TEST(opt_table_parses_and_refuses_as_its_rows_say)
+{
+	static const struct {
+		unsigned int has;
+		int role;
+		const char *args[6];
+		uint64_t given;
+		const char *err;	/* NULL: accepted, with @given */
+	} cases[] = {
+		{ 1, KV_SERVER, { "-x", "--ww", "v1", "--yy" },
+		  KV_BIT(KV_TAB_X) | KV_BIT(KV_TAB_V) | KV_BIT(KV_TAB_Y), NULL },
+		/* A parser's default counts as not given, even after another value. */
+		{ 1, KV_CLIENT, { "--vv", "v1", "--ww", "default" }, 0, NULL },
+		/* .takes, with the variant's name and note, or the other words. */
+		{ 0, KV_CLIENT, { "-zx" }, 0,
+		  "kverbs tab: -x is not for VAR: NOTE\nTry 'kverbs tab --help'.\n" },
+		{ 2, KV_CLIENT, { "-x" }, 0, "kverbs tab: -x is for the ones, not VAR\n" },
+		/* .role, before .excludes; then .excludes, as .shown names them. */
+		{ 1, KV_CLIENT, { "-z", "--yy" }, 0,
+		  "kverbs tab: --yy is for the server: a client has none\n" },
+		{ 1, KV_SERVER, { "-z", "--yy" }, 0,
+		  "kverbs tab: --yy and -z Z exclude each other: one or the other\n" },
+		/* What getopt_long() rejects. */
+		{ 1, KV_CLIENT, { "-q" }, 0, "kverbs tab: unknown option '-q'\n" },
+		{ 1, KV_CLIENT, { "--yy=1" }, 0, "kverbs tab: unknown option '--yy=1'\n" },
+		{ 1, KV_CLIENT, { "--vv" }, 0, "kverbs tab: option '--vv' needs a value\n" },
+	};
+	struct kv_cmdline cl;
+	struct kv_tab_opts o;
+	char err[512];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		kv_tab_init(&cl, &o, cases[i].has);
+		ret = kv_tab_parse(&cl, cases[i].role, cases[i].args, err, sizeof(err));
+		if (!cases[i].err && (ret || cl.given != cases[i].given))
+			KV_FAIL_AT(0, "case %zu: returned %d, given 0x%llx: %s", i, ret,
+				   (unsigned long long)cl.given, err);
+		if (cases[i].err && ret != -1)
+			KV_FAIL_AT(0, "case %zu: returned %d, expected -1", i, ret);
+		if (cases[i].err)
+			KV_EXPECT_CONTAINS(err, cases[i].err);
+	}
+	/* The flags and the value went where the rows say. */
+	kv_tab_init(&cl, &o, 1);
+	KV_ASSERT_OK(kv_tab_parse(&cl, KV_SERVER,
+				  (const char *const[]){ "-x", "--yy", "--ww=v2", NULL },
+				  err, sizeof(err)));
+	KV_EXPECT_TRUE(o.x && o.y && !o.z);
+	KV_EXPECT_STREQ(o.v, "v2");
+}
+
+KV_TEST(opt_table_help_and_synopsis)
+{
+	struct kv_cmdline cl;
+	struct kv_tab_opts o;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	/* A variant that does not take -x is not told of it. */
+	kv_tab_init(&cl, &o, 0);
+	f = open_memstream(&text, &len);
+	if (!f)
+		KV_FAIL_AT(1, "open_memstream: %s", strerror(errno));
+	kv_tab_usage(f, &cl);
+	fclose(f);
+	KV_EXPECT_STREQ(text,
+			"usage: kverbs tab [--yy] [-z Z] [--vv V] [ADDR]\n"
+			"      --yy     a y, the server's\n"
+			"  -z, --zz     a z\n"
+			"               on two lines\n"
+			"      --vv, --ww V\n"
+			"               a value\n"
+			"  -h, --help   this help\n");
+	free(text);
+
+	kv_tab_init(&cl, &o, 1);
+	f = open_memstream(&text, &len);
+	if (!f)
+		KV_FAIL_AT(1, "open_memstream: %s", strerror(errno));
+	kv_cmdline_synopsis(f, &cl, "-s|-c", "[A LONG LIST OF WORDS THAT GOES ON]");
+	fclose(f);
+	/* Wrapped within 79 columns, under the first word. */
+	KV_EXPECT_STREQ(text,
+			"usage: kverbs tab -s|-c [-x] [--yy] [-z Z] [--vv V]\n"
+			"                  [A LONG LIST OF WORDS THAT GOES ON]\n");
+	free(text);
+}
+
+/* A perf option's default counts as not given: no refusal of what it excludes. */
+KV_TEST(perf_parse_defaults_are_not_given)
+{
+	struct kv_perf_opts o;
+	char err[512];
+
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "UD", "-q", "1", "10.0.0.1",
+							       NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_TRUE(o.ud);
+	KV_EXPECT_EQ(o.qps, 1);
+	KV_EXPECT_EQ(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "UD", "-q", "2", "10.0.0.1",
+							       NULL },
+					&o, err, sizeof(err)), -1);
+	KV_EXPECT_CONTAINS(err, "-c UD and -q exclude each other");
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_LAT, "send_lat",
+					(const char *const[]){ "-I", "0", "--connection=UD",
+							       "10.0.0.1", NULL },
+					&o, err, sizeof(err)));
+	/* -c UD then -c RC: RC, with what UD excludes. */
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "UD", "-b", "-c", "RC",
+							       "10.0.0.1", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_TRUE(!o.ud && o.bidir);
+	/* A server forgets -c UD: its client's hello says. */
+	KV_ASSERT_OK(kv_perf_parse_args(KVERBS_PERF_SEND_BW, "send_bw",
+					(const char *const[]){ "-c", "UD", "-b", NULL },
+					&o, err, sizeof(err)));
+	KV_EXPECT_TRUE(!o.ud && o.bidir);
+}
+
 /* ---- a perf server's refusals, as both ends print them ---- */
 
 KV_TEST(perf_reject_names)
