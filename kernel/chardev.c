@@ -9,6 +9,10 @@
  * callers as long as the bytes this module does not know are zero.
  */
 #include "kverbs.h"
+#include "chardev.h"
+#include "lesson.h"
+#include "perf.h"
+#include "ping.h"
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -31,6 +35,11 @@ struct kverbs_file {
 	struct mutex lock;		/* serializes KVERBS_IOC_LISTEN */
 	struct kverbs_listener *lsn;
 };
+
+static unsigned int kverbs_max_sessions_per_file = 64;
+module_param_named(max_sessions_per_file, kverbs_max_sessions_per_file, uint, 0644);
+MODULE_PARM_DESC(max_sessions_per_file,
+		 "tests running at once on one open /dev/kverbs (default 64)");
 
 struct kverbs_ucmd {
 	struct kverbs_file *file;
@@ -286,7 +295,7 @@ static int kverbs_listen_exec(struct kverbs_ucmd *ucmd)
 		goto out_unlock;
 	}
 	lsn = kverbs_listener_create((struct sockaddr *)&cmd->addr, true,
-				     (u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC);
+				     kverbs_test_timeout_ns());
 	if (IS_ERR(lsn)) {
 		ret = PTR_ERR(lsn);
 		goto out_unlock;

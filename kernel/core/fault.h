@@ -17,19 +17,8 @@ enum kverbs_fault {
 
 #ifdef KVERBS_FAULTS
 void kverbs_fault_stall(enum kverbs_fault where);
-int kverbs_faults_init(void);
-void kverbs_faults_exit(void);
 #else
 static inline void kverbs_fault_stall(enum kverbs_fault where)
-{
-}
-
-static inline int kverbs_faults_init(void)
-{
-	return 0;
-}
-
-static inline void kverbs_faults_exit(void)
 {
 }
 #endif

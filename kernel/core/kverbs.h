@@ -34,6 +34,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/hashtable.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
@@ -51,15 +53,6 @@
 
 /* Longest time limit a caller may ask for, one hour. */
 #define KVERBS_MAX_TIMEOUT_NS	(3600ULL * NSEC_PER_SEC)
-
-/* Module parameters, main.c. */
-extern unsigned int kverbs_max_msg_size;
-extern unsigned int kverbs_timeout_ms;
-extern unsigned int kverbs_max_sessions;
-extern unsigned int kverbs_max_sessions_per_file;
-extern unsigned int kverbs_max_pinned_mb;
-extern unsigned int kverbs_max_sessions_per_user;
-extern unsigned int kverbs_max_pinned_mb_per_user;
 
 /*
  * struct kverbs_fail - the first thing that went wrong in a test, as it
@@ -592,6 +585,125 @@ struct kverbs_ep *kverbs_listener_accept(struct kverbs_listener *lsn);
 struct kverbs_ep *kverbs_listener_accept_timeout(struct kverbs_listener *lsn,
 						 long timeout);
 
+/* srq.c: shared receive queues, which servers' sessions share. */
+
+/**
+ * struct kverbs_srq_recv - one receive of a shared receive queue
+ * @cqe: its completion; @cqe.ep is set when it completes, to the
+ *	endpoint of the QP that took it
+ * @srq: the SRQ it belongs to
+ * @node: on &kverbs_ep.srq_done once completed
+ * @buf: the bytes, DMA-mapped at @dma for the device to write
+ * @dma: ... their DMA address
+ * @status: the completion's status, @vendor_err its vendor error
+ * @vendor_err: ...
+ * @byte_len: what arrived, with @opcode, @wc_flags, @imm (host order)
+ *	and @inv_rkey as &kverbs_perf_recv has them
+ * @opcode: ...
+ * @wc_flags: ...
+ * @imm: ...
+ * @inv_rkey: ...
+ */
+struct kverbs_srq_recv {
+	struct kverbs_cqe cqe;
+	struct kverbs_srq *srq;
+	struct list_head node;
+	void *buf;
+	u64 dma;
+	u32 status;
+	u32 vendor_err;
+	u32 byte_len;
+	u32 opcode;
+	u32 wc_flags;
+	u32 imm;
+	u32 inv_rkey;
+};
+
+/*
+ * A session's window is at most this fraction of the SRQ's receives
+ * (kverbs_srq_reserve()).
+ */
+#define KVERBS_SRQ_SHARES	4
+
+/**
+ * struct kverbs_srq - a shared receive queue, its PD and its receives
+ *	(srq.c says who owns it)
+ * @ref: the list's, each session's, a pending @remove's
+ * @node: in &kverbs_listener.srqs while @listed
+ * @listed: on a file's listener's list; under kverbs_srq_lock
+ * @shared: made for a file's listener, not for one session
+ * @flags: KVERBS_SRQ_REMOVING
+ * @ibdev: its device
+ * @user: its attachment to the device
+ * @remove: takes it off the list after its device's removal began
+ * @pd: the PD it, and every QP on it, belongs to
+ * @srq: the queue
+ * @wr: receives it holds
+ * @limit: the limit armed, 0 for none
+ * @recv_len: bytes of each receive
+ * @recvs: the @wr receives
+ * @pin_user: the user their memory is charged to (kverbs_pin_account())
+ * @pin_pages: ... and how many pages
+ * @posted: receives in the SRQ now
+ * @armed: the limit is armed
+ * @arm_lock: serializes arming it
+ * @limit_events: IB_EVENT_SRQ_LIMIT_REACHED events
+ * @qps: QPs that have used it
+ * @next_cid: the number of the next receive posted, for the trace
+ * @reserved: iWARP: the receives the sessions' windows hold
+ *	(kverbs_srq_reserve()); under kverbs_srq_lock
+ * @lost: ... and those no window may count on any more; under
+ *	kverbs_srq_lock
+ * @lock: protects @sessions and @orphans; taken in the receive completions'
+ *	handler
+ * @sessions: the endpoints of the QPs on it, by QP (kverbs_srq_attach())
+ * @orphans: receives that completed on a QP no longer in @sessions, to be
+ *	posted again from process context (kverbs_srq_give_back())
+ */
+struct kverbs_srq {
+	struct kref ref;
+	struct list_head node;
+	bool listed;
+	bool shared;
+	unsigned long flags;
+	struct ib_device *ibdev;
+	struct kverbs_dev_user user;
+	struct work_struct remove;
+	struct ib_pd *pd;
+	struct ib_srq *srq;
+	u32 wr;
+	u32 limit;
+	u32 recv_len;
+	struct kverbs_srq_recv *recvs;
+	struct kverbs_user *pin_user;
+	u64 pin_pages;
+	atomic_t posted;
+	atomic_t armed;
+	struct mutex arm_lock;		/* serializes ib_modify_srq() */
+	atomic64_t limit_events;
+	atomic_t qps;
+	atomic_t next_cid;
+	u32 reserved;
+	u32 lost;
+	spinlock_t lock;		/* protects sessions, orphans */
+	DECLARE_HASHTABLE(sessions, 4);
+	struct list_head orphans;
+};
+
+struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device *ibdev,
+				  u32 wr, u32 limit, u32 recv_len);
+void kverbs_srq_put(struct kverbs_srq *srq);
+int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r);
+struct kverbs_srq_recv *kverbs_srq_take(struct kverbs_ep *ep);
+bool kverbs_srq_ready(struct kverbs_ep *ep);
+void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep);
+void kverbs_srq_attach(struct kverbs_srq *srq, struct kverbs_ep *ep);
+void kverbs_srq_detach(struct kverbs_srq *srq, struct kverbs_ep *ep);
+void kverbs_srq_close(struct kverbs_ep *ep);
+int kverbs_srq_reserve(struct kverbs_srq *srq, u32 want, u32 *window);
+void kverbs_srq_unreserve(struct kverbs_srq *srq, u32 window, bool lost);
+void kverbs_srq_credit(struct kverbs_ep *ep, u64 n);
+
 /* mr.c: memory. */
 
 /**
@@ -709,6 +821,8 @@ struct kverbs_test {
 	struct kverbs_fail fail;
 };
 
+u64 kverbs_test_timeout_ns(void);
+u32 kverbs_test_max_msg_size(void);
 int kverbs_test_parse(struct kverbs_test *t, bool server, u64 timeout_ns,
 		      const struct __kernel_sockaddr_storage *addr,
 		      const struct __kernel_sockaddr_storage *src);
@@ -751,19 +865,6 @@ do {									\
 	}								\
 } while (0)
 
-/*
- * ping.c, perf.c: the commands.  @refused is the error a test was refused
- * with before it began (a limit on sessions), else 0.
- */
-int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
-		    struct kverbs_listener *lsn);
-int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
-		    struct kverbs_listener *lsn);
-int kverbs_lesson_cmd(struct kverbs_lesson *cmd, int refused);
-
-/* chardev.c */
-int kverbs_chardev_register(void);
-void kverbs_chardev_unregister(void);
 
 /**
  * struct kverbs_ubuf - user memory a test writes while it runs (ubuf.c)
@@ -809,5 +910,20 @@ int kverbs_sessions_get(void);
 void kverbs_sessions_hold(void);
 void kverbs_sessions_put(void);
 void kverbs_users_exit(void);
+
+/* fault.c: the debug lane's fault points (fault.h), for main.c. */
+#ifdef KVERBS_FAULTS
+int kverbs_faults_init(void);
+void kverbs_faults_exit(void);
+#else
+static inline int kverbs_faults_init(void)
+{
+	return 0;
+}
+
+static inline void kverbs_faults_exit(void)
+{
+}
+#endif
 
 #endif /* _KVERBS_H */

@@ -18,6 +18,7 @@
 #include "trace.h"
 
 #include <linux/highmem.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -39,6 +40,16 @@ unsigned int kverbs_max_reg_size(struct ib_device *ibdev)
 	size = min(size, attrs->max_mr_size);
 	return min_t(u64, size, UINT_MAX);
 }
+
+/*
+ * What all tests together may hold for RDMA, their buffers and the user
+ * memory they pin: past it a test fails with ENOBUFS, not the machine
+ * with OOM.
+ */
+static unsigned int kverbs_max_pinned_mb = 1024;
+module_param_named(max_pinned_mb, kverbs_max_pinned_mb, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb,
+		 "memory all tests together may hold for RDMA, in MiB (default 1024)");
 
 static atomic_long_t kverbs_pinned_pages = ATOMIC_LONG_INIT(0);
 

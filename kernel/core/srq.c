@@ -23,7 +23,7 @@
  *    when the device goes (the abort must not sleep), takes the SRQ off
  *    its list, touching nothing of the listener.
  */
-#include "perf.h"
+#include "kverbs.h"
 #include "trace.h"
 
 #include <linux/slab.h>

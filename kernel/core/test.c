@@ -11,6 +11,53 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+
+/*
+ * Within what an ioctl's timeout_ns may ask for: 0 is not "no limit"
+ * here, the waits need a bound.
+ */
+static int kverbs_timeout_ms_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1,
+				     div_u64(KVERBS_MAX_TIMEOUT_NS, NSEC_PER_MSEC));
+}
+
+static const struct kernel_param_ops kverbs_timeout_ms_ops = {
+	.set = kverbs_timeout_ms_set,
+	.get = param_get_uint,
+};
+
+static unsigned int kverbs_timeout_ms = 10000;
+module_param_cb(timeout_ms, &kverbs_timeout_ms_ops, &kverbs_timeout_ms, 0644);
+MODULE_PARM_DESC(timeout_ms,
+		 "default limit on each step of a test, in ms, 1 to 3600000 (default 10000)");
+
+static unsigned int kverbs_max_msg_size = 4 << 20;
+module_param_named(max_msg_size, kverbs_max_msg_size, uint, 0644);
+MODULE_PARM_DESC(max_msg_size,
+		 "largest ping message in bytes (default 4 MiB); devices may allow less");
+
+/**
+ * kverbs_test_timeout_ns - the step limit of a test that asked for none
+ *
+ * Return: the timeout_ms module parameter, in ns.
+ */
+u64 kverbs_test_timeout_ns(void)
+{
+	return (u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
+}
+
+/**
+ * kverbs_test_max_msg_size - the largest message a test may move
+ *
+ * Return: the max_msg_size module parameter, in bytes.
+ */
+u32 kverbs_test_max_msg_size(void)
+{
+	return READ_ONCE(kverbs_max_msg_size);
+}
 
 /**
  * kverbs_sockaddr_check - check an address from userspace
@@ -84,8 +131,7 @@ int kverbs_test_parse(struct kverbs_test *t, bool server, u64 timeout_ns,
 		return -EINVAL;
 	}
 
-	t->timeout_ns = timeout_ns ?:
-			(u64)READ_ONCE(kverbs_timeout_ms) * NSEC_PER_MSEC;
+	t->timeout_ns = timeout_ns ?: kverbs_test_timeout_ns();
 	memcpy(&t->src, src, sizeof(t->src));
 	t->have_src = src->ss_family;
 	return 0;

@@ -20,6 +20,7 @@
 
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -39,6 +40,26 @@ struct kverbs_user {
 	unsigned int sessions;
 	unsigned long pinned;
 };
+
+/*
+ * The limits past which a test fails with a clear errno (ENFILE, EDQUOT;
+ * the memory's own, ENOBUFS, is mr.c's max_pinned_mb) instead of pushing
+ * the machine into OOM.  The per-user ones are half the module's, so
+ * that one user at its limits leaves room for another.
+ */
+static unsigned int kverbs_max_sessions = 256;
+module_param_named(max_sessions, kverbs_max_sessions, uint, 0644);
+MODULE_PARM_DESC(max_sessions, "tests running at once in all (default 256)");
+
+static unsigned int kverbs_max_sessions_per_user = 128;
+module_param_named(max_sessions_per_user, kverbs_max_sessions_per_user, uint, 0644);
+MODULE_PARM_DESC(max_sessions_per_user,
+		 "tests one user (effective uid) may run at once (default 128)");
+
+static unsigned int kverbs_max_pinned_mb_per_user = 512;
+module_param_named(max_pinned_mb_per_user, kverbs_max_pinned_mb_per_user, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb_per_user,
+		 "memory one user's tests may hold for RDMA, in MiB (default 512)");
 
 static DEFINE_HASHTABLE(kverbs_users, 6);
 /*

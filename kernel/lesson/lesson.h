@@ -119,4 +119,10 @@ int kverbs_lesson_align(struct kverbs_lesson_ctx *lc);
 int kverbs_lesson_mr_size(struct kverbs_lesson_ctx *lc);
 bool kverbs_lesson_mr_size_refuse(struct ib_device *ibdev);
 
+/*
+ * KVERBS_IOC_LESSON, for chardev.c: @refused is the error the lesson was
+ * refused with before it began (a limit on sessions), else 0.
+ */
+int kverbs_lesson_cmd(struct kverbs_lesson *cmd, int refused);
+
 #endif /* _KVERBS_LESSON_H */

@@ -95,8 +95,6 @@
 #include "kverbs.h"
 #include "perf_proto.h"
 
-#include <linux/hashtable.h>
-
 /*
  * Control receives are credits, granted the way RPC-over-RDMA grants
  * them: a side keeps a receive posted for every control message its peer
@@ -118,6 +116,9 @@
  * before the next grant can come: one receive is enough that way.
  */
 #define KVERBS_PERF_CTRL_CREDITS	2
+
+/* The completion policies a caller may ask for, in &kverbs_perf.cq_flags. */
+#define KVERBS_PERF_CQ_FLAGS	(KVERBS_PERF_CQ_POOL | KVERBS_PERF_CQ_DIM)
 
 /*
  * A perf test is one entry of kverbs_perf_tests[] (perf.c): what the
@@ -625,123 +626,6 @@ int kverbs_perf_pp_server_start(struct kverbs_perf_pp *pp);
 int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_recv,
 			  u32 ctrl_len, struct kverbs_perf_msg *m);
 
-/**
- * struct kverbs_srq_recv - one receive of a shared receive queue
- * @cqe: its completion; @cqe.ep is set when it completes, to the
- *	endpoint of the QP that took it
- * @srq: the SRQ it belongs to
- * @node: on &kverbs_ep.srq_done once completed
- * @buf: the bytes, DMA-mapped at @dma for the device to write
- * @dma: ... their DMA address
- * @status: the completion's status, @vendor_err its vendor error
- * @vendor_err: ...
- * @byte_len: what arrived, with @opcode, @wc_flags, @imm (host order)
- *	and @inv_rkey as &kverbs_perf_recv has them
- * @opcode: ...
- * @wc_flags: ...
- * @imm: ...
- * @inv_rkey: ...
- */
-struct kverbs_srq_recv {
-	struct kverbs_cqe cqe;
-	struct kverbs_srq *srq;
-	struct list_head node;
-	void *buf;
-	u64 dma;
-	u32 status;
-	u32 vendor_err;
-	u32 byte_len;
-	u32 opcode;
-	u32 wc_flags;
-	u32 imm;
-	u32 inv_rkey;
-};
-
-/*
- * A session's window is at most this fraction of the SRQ's receives
- * (kverbs_srq_reserve()).
- */
-#define KVERBS_SRQ_SHARES	4
-
-/**
- * struct kverbs_srq - a shared receive queue, its PD and its receives
- *	(srq.c says who owns it)
- * @ref: the list's, each session's, a pending @remove's
- * @node: in &kverbs_listener.srqs while @listed
- * @listed: on a file's listener's list; under kverbs_srq_lock
- * @shared: made for a file's listener, not for one session
- * @flags: KVERBS_SRQ_REMOVING
- * @ibdev: its device
- * @user: its attachment to the device
- * @remove: takes it off the list after its device's removal began
- * @pd: the PD it, and every QP on it, belongs to
- * @srq: the queue
- * @wr: receives it holds
- * @limit: the limit armed, 0 for none
- * @recv_len: bytes of each receive
- * @recvs: the @wr receives
- * @pin_user: the user their memory is charged to (kverbs_pin_account())
- * @pin_pages: ... and how many pages
- * @posted: receives in the SRQ now
- * @armed: the limit is armed
- * @arm_lock: serializes arming it
- * @limit_events: IB_EVENT_SRQ_LIMIT_REACHED events
- * @qps: QPs that have used it
- * @next_cid: the number of the next receive posted, for the trace
- * @reserved: iWARP: the receives the sessions' windows hold
- *	(kverbs_srq_reserve()); under kverbs_srq_lock
- * @lost: ... and those no window may count on any more; under
- *	kverbs_srq_lock
- * @lock: protects @sessions and @orphans; taken in the receive completions'
- *	handler
- * @sessions: the endpoints of the QPs on it, by QP (kverbs_srq_attach())
- * @orphans: receives that completed on a QP no longer in @sessions, to be
- *	posted again from process context (kverbs_srq_give_back())
- */
-struct kverbs_srq {
-	struct kref ref;
-	struct list_head node;
-	bool listed;
-	bool shared;
-	unsigned long flags;
-	struct ib_device *ibdev;
-	struct kverbs_dev_user user;
-	struct work_struct remove;
-	struct ib_pd *pd;
-	struct ib_srq *srq;
-	u32 wr;
-	u32 limit;
-	u32 recv_len;
-	struct kverbs_srq_recv *recvs;
-	struct kverbs_user *pin_user;
-	u64 pin_pages;
-	atomic_t posted;
-	atomic_t armed;
-	struct mutex arm_lock;		/* serializes ib_modify_srq() */
-	atomic64_t limit_events;
-	atomic_t qps;
-	atomic_t next_cid;
-	u32 reserved;
-	u32 lost;
-	spinlock_t lock;		/* protects sessions, orphans */
-	DECLARE_HASHTABLE(sessions, 4);
-	struct list_head orphans;
-};
-
-struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device *ibdev,
-				  u32 wr, u32 limit, u32 recv_len);
-void kverbs_srq_put(struct kverbs_srq *srq);
-int kverbs_srq_post(struct kverbs_srq *srq, struct kverbs_srq_recv *r);
-struct kverbs_srq_recv *kverbs_srq_take(struct kverbs_ep *ep);
-bool kverbs_srq_ready(struct kverbs_ep *ep);
-void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep);
-void kverbs_srq_attach(struct kverbs_srq *srq, struct kverbs_ep *ep);
-void kverbs_srq_detach(struct kverbs_srq *srq, struct kverbs_ep *ep);
-void kverbs_srq_close(struct kverbs_ep *ep);
-int kverbs_srq_reserve(struct kverbs_srq *srq, u32 want, u32 *window);
-void kverbs_srq_unreserve(struct kverbs_srq *srq, u32 window, bool lost);
-void kverbs_srq_credit(struct kverbs_ep *ep, u64 n);
-
 int kverbs_perf_client(struct kverbs_perf_run *run);
 int kverbs_perf_server(struct kverbs_perf_run *run);
 
@@ -792,5 +676,12 @@ void kverbs_perf_ctrl_wr(struct kverbs_msg *msg, struct ib_send_wr *wr,
 int kverbs_perf_wait(struct kverbs_ep *ep, bool (*cond)(void *arg), void *arg,
 		     u64 timeout_ns);
 int kverbs_perf_wait_done(struct kverbs_ep *ep, bool *done, u64 timeout_ns);
+
+/*
+ * KVERBS_IOC_PERF, for chardev.c: @refused is the error the test was
+ * refused with before it began (a limit on sessions), else 0.
+ */
+int kverbs_perf_cmd(struct kverbs_perf *cmd, int refused,
+		    struct kverbs_listener *lsn);
 
 #endif /* _KVERBS_PERF_H */

@@ -101,4 +101,11 @@ bool kverbs_ping_check(const void *buf, u32 len, u64 iter, u32 *offset);
 void kverbs_ping_log(struct kverbs_ping_run *run, const void *data, u32 len);
 void kverbs_ping_account(struct kverbs_ping_run *run, u64 start_ns, u32 len);
 
+/*
+ * KVERBS_IOC_PING, for chardev.c: @refused is the error the ping was
+ * refused with before it began (a limit on sessions), else 0.
+ */
+int kverbs_ping_cmd(struct kverbs_ping *cmd, int refused,
+		    struct kverbs_listener *lsn);
+
 #endif /* _KVERBS_PING_H */
