@@ -11,7 +11,8 @@
 # or made up, options made up or of another command on command lines,
 # in inline code and in the man page, and docutils' verdict on a page
 # with a malformed table or a short title underline (and the skip
-# without docutils); and
+# without docutils); and scripts/check-layers, on the tree and on crafted
+# trees and their objects, one use against the layers each; and
 # scripts/units.sh, which runs scripts/check's guests two at a time, on
 # units that log what they do; and tools/vm/console-report on crafted
 # consoles of guests that died.  No module, no root, nothing of the host's
@@ -357,12 +358,12 @@ docs() {
 }
 arch=$top/Documentation/architecture.rst
 docs file_table_control 0 "" < "$arch"
-docs file_table_missing_header_fails 1 "kernel/core/cm.h has no row in the table of files" \
-	< <(sed '/^``kernel\/cm\.h``/d' "$arch")
+docs file_table_missing_header_fails 1 "kernel/chardev.h has no row in the table of files" \
+	< <(sed '/^``kernel\/chardev\.h``/d' "$arch")
 docs file_table_missing_directory_fails 1 "kernel/probes/ has no row in the table of files" \
 	< <(sed '/^``kernel\/probes\/``/,+1d' "$arch")
-docs file_table_made_up_row_fails 1 "kernel/trace2.h is in the table of files, not in kernel/" \
-	< <(sed 's/^``kernel\/trace\.h``       /``kernel\/trace2.h``      /' "$arch")
+docs file_table_made_up_row_fails 1 "kernel/main2.c is in the table of files, not in kernel/" \
+	< <(sed 's/^``kernel\/main\.c``          /``kernel\/main2.c``         /' "$arch")
 docs kverbs_options_control 0 "" page.rst <<'EOF'
 Run ``kverbs ping -c -a ADDR -C 2 -V``, or::
 
@@ -617,6 +618,68 @@ report no_splat_last_lines "lacks splat" "has [  700.000000] the end" <<EOF
 $mark
 [  700.000000] the end
 EOF
+
+# layers NAME STATUS TEXT: scripts/check-layers on the tree $tmp/tree (and
+# its objects, with objects) exits STATUS, and with 1 says TEXT.
+layers() {
+	local name=$1 want=$2 text=$3 rc diag=()
+	shift 3
+	KV_LAYERS_TOP=${layers_top:-$tmp/tree} "$top/scripts/check-layers" "$@" > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc = "$want" ] || diag+=("exit status $rc, expected $want: $(cat "$tmp/out")")
+	[ -z "$text" ] || grep -qF -- "$text" "$tmp/out" ||
+		diag+=("no '$text' in: $(cat "$tmp/out")")
+	result "check_layers_$name" "${diag[@]}"
+}
+# A tree of a few files in kverbs' layers, and its objects (gcc -c).
+layer_tree() {
+	rm -rf "$tmp/tree"
+	mkdir -p "$tmp/tree/kernel/core" "$tmp/tree/kernel/perf" "$tmp/tree/kernel/ping"
+	printf '#include "kverbs.h"\nint kverbs_core_helper(void) { return 0; }\n' > "$tmp/tree/kernel/core/ep.c"
+	: > "$tmp/tree/kernel/core/kverbs.h"
+	: > "$tmp/tree/kernel/core/cm.h"
+	printf '#include "perf.h"\nint kverbs_core_helper(void);\nint kverbs_perf_helper(void) { return kverbs_core_helper(); }\n' \
+		> "$tmp/tree/kernel/perf/perf.c"
+	printf '#include "perf.h"\nint kverbs_perf_helper(void);\nint kverbs_perf_cmd(void) { return kverbs_perf_helper(); }\n' \
+		> "$tmp/tree/kernel/perf/perf_cmd.c"
+	: > "$tmp/tree/kernel/perf/perf.h"
+	: > "$tmp/tree/kernel/ping/ping.h"
+	printf '#include "ping.h"\nint kverbs_ping_helper(void) { return 0; }\n' > "$tmp/tree/kernel/ping/ping.c"
+	printf '#include "kverbs.h"\n#include "perf.h"\nint kverbs_perf_cmd(void);\nint main_entry(void) { return kverbs_perf_cmd(); }\n' \
+		> "$tmp/tree/kernel/main.c"
+}
+layer_objects() {
+	local c
+	for c in $(cd "$tmp/tree" && find kernel -name '*.c'); do
+		mkdir -p "$tmp/build/$(dirname "$c")"
+		gcc -c -I"$tmp/tree/kernel/$(dirname "${c#kernel/}")" -I"$tmp/tree/kernel/core" \
+			-I"$tmp/tree/kernel/perf" -I"$tmp/tree/kernel/ping" \
+			-o "$tmp/build/${c%.c}.o" "$tmp/tree/$c" || return 1
+	done
+}
+layers_top=$top layers real_tree_control 0 ""
+layer_tree
+rm -rf "$tmp/build"; layer_objects
+layers crafted_control 0 "" "$tmp/build"
+layer_tree
+printf '#include "perf.h"\n' >> "$tmp/tree/kernel/core/ep.c"
+layers core_includes_a_test_fails 1 "core includes perf's perf.h"
+layer_tree
+printf '#include "ping.h"\n' >> "$tmp/tree/kernel/perf/perf.c"
+layers test_includes_another_fails 1 "perf includes ping's ping.h"
+layer_tree
+printf '#include "cm.h"\n' >> "$tmp/tree/kernel/perf/perf.c"
+layers private_header_fails 1 "includes cm.h, which core keeps to itself"
+layer_tree
+printf 'int kverbs_perf_helper(void);\nint kverbs_core_up(void) { return kverbs_perf_helper(); }\n' \
+	>> "$tmp/tree/kernel/core/ep.c"
+rm -rf "$tmp/build"; layer_objects
+layers core_calls_a_test_fails 1 "core calls perf's kverbs_perf_helper()" "$tmp/build"
+layer_tree
+printf 'int kverbs_perf_cmd(void);\nint kverbs_perf_back(void) { return kverbs_perf_cmd(); }\n' \
+	>> "$tmp/tree/kernel/perf/perf.c"
+rm -rf "$tmp/build"; layer_objects
+layers helper_calls_its_command_fails 1 "only the top calls a command" "$tmp/build"
 
 echo "KTAP version 1"
 echo "1..$n"
