@@ -134,81 +134,49 @@ static int kverbs_perf_resp_srq_setup(struct kverbs_perf_resp *s,
 	caps->srq = srq->srq;
 	caps->srq_pd = srq->pd;
 	caps->srq_wr = srq->wr;
+	/*
+	 * No buffer, no MR, no key: the SRQ's PD is every session's, and a
+	 * peer's SEND with invalidate names any key on it (srq.c).  A
+	 * ping-pong's answers go with the PD's local DMA key, from a
+	 * message of their own.
+	 */
+	s->slots = 1;
+	ret = kverbs_perf_create_qp(run, s->ep, caps, pingpong);
+	if (ret)
+		return ret;
+	kverbs_srq_attach(srq, s->ep);
+	ret = kverbs_msg_alloc(&s->ctrl_send, s->ep->pd, sizeof(struct kverbs_perf_msg),
+			       DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	/* Nothing was sent yet: the message is free. */
+	s->ctrl_send.done = true;
+	if (!pingpong)
+		return 0;
+	ret = kverbs_msg_alloc(&s->answer, s->ep->pd, s->msg_size, DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	kverbs_perf_pp_init(&s->pp, run, s->ep, &s->buf, s->t, s->flags,
+			    s->msg_size, s->stride);
+	s->pp.srq = srq;
+	s->pp.srq_credits = true;
+	s->pp.answer = &s->answer;
 	return 0;
 }
 
-static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
+/*
+ * The responder's buffer without an SRQ: its slots, the ring's receives,
+ * and where they lie in it.  Returns the buffer's size, 0 if it is
+ * larger than the device registers at once.
+ */
+static u64 kverbs_perf_resp_layout(struct kverbs_perf_resp *s, u32 max_reg,
+				   bool ring, bool apart)
 {
-	struct kverbs_ep *ep = s->ep;
-	struct ib_device *ibdev = kverbs_ep_device(ep);
-	u32 max_reg = kverbs_max_reg_size(ibdev);
-	const struct kverbs_perf_ops *t = s->t;
-	bool ring = kverbs_perf_answer(t, s->flags) == KVERBS_PERF_ANSWER_RECV;
-	bool recv_data = kverbs_perf_recv_data(t, s->flags);
-	/* WRITE_BW with immediate data: receives apart from the slots written. */
-	bool apart = ring && t->op != KVERBS_PERF_OP_SEND;
-	bool pingpong = kverbs_perf_is_pingpong(t);
-	u32 data_recvs, depth, max_recvs;
+	struct ib_device *ibdev = kverbs_ep_device(s->ep);
+	bool pingpong = kverbs_perf_is_pingpong(s->t);
+	u32 depth, max_recvs;
 	u64 bytes;
-	struct kverbs_ep_caps caps = {
-		/* The registration of the buffer, one control message. */
-		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
-		.max_send_sge = 1,
-	};
-	u32 i;
-	int ret;
 
-	kverbs_perf_cq_caps(s->run, &caps, kverbs_perf_resp_polls(t, s->flags, s->run->events));
-	if (!max_reg) {
-		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
-		return -EOPNOTSUPP;
-	}
-	/*
-	 * SEND_BW, SEND_LAT, and with immediate data WRITE_LAT: control
-	 * messages arrive in the same receives as data, where a slot takes
-	 * either.  WRITE_BW's receives are apart, control messages only.
-	 */
-	s->ctrl_len = kverbs_perf_ctrl_len(t, s->flags, s->msg_size);
-	s->stride = recv_data && !apart ? max(s->msg_size, s->ctrl_len) : s->msg_size;
-	if (s->stride > max_reg)
-		return -EMSGSIZE;
-	ret = kverbs_perf_device_check(t, s->flags, ep);
-	if (ret)
-		return ret;
-	/* SEND_BW's ring and SEND_LAT's one receive: the SRQ's instead. */
-	if (s->run->srq && t->op == KVERBS_PERF_OP_SEND && (ring || pingpong)) {
-		ret = kverbs_perf_resp_srq_setup(s, &caps);
-		if (ret)
-			return ret;
-		/*
-		 * No buffer, no MR, no key: the SRQ's PD is every session's,
-		 * and a peer's SEND with invalidate names any key on it
-		 * (srq.c).  A ping-pong's answers go with the PD's local DMA
-		 * key, from a message of their own.
-		 */
-		s->slots = 1;
-		ret = kverbs_perf_create_qp(s->run, ep, &caps, pingpong);
-		if (ret)
-			return ret;
-		kverbs_srq_attach(s->srq, ep);
-		ret = kverbs_msg_alloc(&s->ctrl_send, ep->pd, sizeof(struct kverbs_perf_msg),
-				       DMA_TO_DEVICE);
-		if (ret)
-			return ret;
-		/* Nothing was sent yet: the message is free. */
-		s->ctrl_send.done = true;
-		if (!pingpong)
-			return 0;
-		ret = kverbs_msg_alloc(&s->answer, ep->pd, s->msg_size, DMA_TO_DEVICE);
-		if (ret)
-			return ret;
-		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
-				    s->msg_size, s->stride);
-		s->pp.srq = s->srq;
-		s->pp.srq_credits = true;
-		s->pp.answer = &s->answer;
-		return 0;
-	}
 	/*
 	 * A ping-pong has one message in flight, whatever the client said.
 	 * The ring's receives stay within what the device's receive queue
@@ -240,21 +208,94 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	if (apart)
 		bytes += (u64)s->nrecvs * s->ctrl_len;
 	if (bytes > max_reg)
-		return -EMSGSIZE;
+		return 0;
 	s->recv_off = (s->slots + pingpong) * s->stride;
 	/* No receiver-not-ready retry: see kverbs_perf_req_credit(). */
-	s->flow = ring && rdma_protocol_iwarp(ibdev, kverbs_ep_port(ep));
+	s->flow = ring && rdma_protocol_iwarp(ibdev, kverbs_ep_port(s->ep));
+	return bytes;
+}
+
+/*
+ * The receives of a responder without an SRQ: the ring's, each refilled
+ * as soon as its message is taken (SEND_BW, WRITE_BW with immediate
+ * data), posted with the ADV (kverbs_perf_resp_advertise()); and the
+ * control receives, posted now.
+ */
+static int kverbs_perf_resp_recvs(struct kverbs_perf_resp *s, bool ring)
+{
+	struct kverbs_ep *ep = s->ep;
+	u32 i;
+	int ret;
+
+	if (ring) {
+		s->recvs = kvcalloc(s->nrecvs, sizeof(*s->recvs), GFP_KERNEL_ACCOUNT);
+		if (!s->recvs)
+			return -ENOMEM;
+		for (i = 0; i < s->nrecvs; i++)
+			kverbs_perf_recv_init(&s->recvs[i], ep);
+	}
+	for (i = 0; i < s->ctrl_recvs; i++) {
+		ret = kverbs_msg_alloc(&s->ctrl_recv[i], ep->pd, s->ctrl_len,
+				       DMA_FROM_DEVICE);
+		if (!ret)
+			ret = kverbs_msg_post_recv(&s->ctrl_recv[i], ep);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct ib_device *ibdev = kverbs_ep_device(ep);
+	u32 max_reg = kverbs_max_reg_size(ibdev);
+	const struct kverbs_perf_ops *t = s->t;
+	bool ring = kverbs_perf_answer(t, s->flags) == KVERBS_PERF_ANSWER_RECV;
+	bool recv_data = kverbs_perf_recv_data(t, s->flags);
+	/* WRITE_BW with immediate data: receives apart from the slots written. */
+	bool apart = ring && t->op != KVERBS_PERF_OP_SEND;
+	bool pingpong = kverbs_perf_is_pingpong(t);
+	struct kverbs_ep_caps caps = {
+		/* The registration of the buffer, one control message. */
+		.max_send_wr = 2 + (pingpong ? KVERBS_PERF_PP_SQ : 0),
+		.max_send_sge = 1,
+	};
+	u32 data_recvs;
+	u64 bytes;
+	int ret;
+
+	kverbs_perf_cq_caps(s->run, &caps, kverbs_perf_resp_polls(t, s->flags, s->run->events));
+	if (!max_reg) {
+		ibdev_dbg(ibdev, "no fast registration, cannot register buffers\n");
+		return -EOPNOTSUPP;
+	}
 	/*
-	 * The ring (SEND_BW, WRITE_BW with immediate data): its receives,
-	 * each refilled as soon as its message is taken; a requester that
-	 * runs ahead meets a receiver-not-ready and retries.  SEND_LAT, and
-	 * WRITE_LAT with immediate data: the ping-pong's one.  Control
-	 * messages arrive in those.  The other tests take them in
-	 * ctrl_recv: the requester sends one only when the previous one is
-	 * answered, or now and then.  A server posts ctrl_recv first of
-	 * all in every test, for the client's START.  The CQ is sized from
-	 * these by kverbs_ep_create_qp(): every receive posted may complete,
-	 * flushed if not otherwise.
+	 * SEND_BW, SEND_LAT, and with immediate data WRITE_LAT: control
+	 * messages arrive in the same receives as data, where a slot takes
+	 * either.  WRITE_BW's receives are apart, control messages only.
+	 */
+	s->ctrl_len = kverbs_perf_ctrl_len(t, s->flags, s->msg_size);
+	s->stride = recv_data && !apart ? max(s->msg_size, s->ctrl_len) : s->msg_size;
+	if (s->stride > max_reg)
+		return -EMSGSIZE;
+	ret = kverbs_perf_device_check(t, s->flags, ep);
+	if (ret)
+		return ret;
+	/* SEND_BW's ring and SEND_LAT's one receive: the SRQ's instead. */
+	if (s->run->srq && t->op == KVERBS_PERF_OP_SEND && (ring || pingpong))
+		return kverbs_perf_resp_srq_setup(s, &caps);
+	bytes = kverbs_perf_resp_layout(s, max_reg, ring, apart);
+	if (!bytes)
+		return -EMSGSIZE;
+	/*
+	 * SEND_LAT, and WRITE_LAT with immediate data: the ping-pong's one
+	 * receive.  Control messages arrive in the data receives where
+	 * there are any, else in ctrl_recv: the requester sends one only
+	 * when the previous one is answered, or now and then.  A server
+	 * posts ctrl_recv first of all in every test, for the client's
+	 * START.  The CQ is sized from these by kverbs_ep_create_qp():
+	 * every receive posted may complete, flushed if not otherwise.
 	 */
 	data_recvs = ring ? s->nrecvs : recv_data;
 	s->ctrl_recvs = kverbs_perf_resp_credits(t);
@@ -272,22 +313,7 @@ static int kverbs_perf_resp_setup(struct kverbs_perf_resp *s)
 	if (pingpong)
 		kverbs_perf_pp_init(&s->pp, s->run, ep, &s->buf, t, s->flags,
 				    s->msg_size, s->stride);
-	if (ring) {
-		s->recvs = kvcalloc(s->nrecvs, sizeof(*s->recvs), GFP_KERNEL_ACCOUNT);
-		if (!s->recvs)
-			return -ENOMEM;
-		for (i = 0; i < s->nrecvs; i++)
-			kverbs_perf_recv_init(&s->recvs[i], ep);
-	}
-	for (i = 0; i < s->ctrl_recvs; i++) {
-		ret = kverbs_msg_alloc(&s->ctrl_recv[i], ep->pd, s->ctrl_len,
-				       DMA_FROM_DEVICE);
-		if (!ret)
-			ret = kverbs_msg_post_recv(&s->ctrl_recv[i], ep);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kverbs_perf_resp_recvs(s, ring);
 }
 
 /* The control receive the requester's next message lands in. */
@@ -402,7 +428,7 @@ static int kverbs_perf_resp_advertise(struct kverbs_perf_resp *s)
 	/* READ --validate: the first round, for the requester to check. */
 	if (s->t->op == KVERBS_PERF_OP_READ && (s->flags & KVERBS_PERF_F_VALIDATE))
 		kverbs_perf_resp_fill(s, 0);
-	/* On an SRQ's PD, no key at all: see kverbs_perf_resp_setup(). */
+	/* On an SRQ's PD, no key at all: see kverbs_perf_resp_srq_setup(). */
 	ret = s->srq ? 0 : kverbs_perf_register(s->ep, &s->buf, s->t->resp_access,
 						s->run->common.timeout_ns);
 	if (ret)
@@ -718,6 +744,130 @@ static int kverbs_perf_resp_srq_next(struct kverbs_perf_resp *s, u64 *ops,
 }
 
 /*
+ * What arrived in a responder's receive without an SRQ: in the ring's
+ * receive @slot, @r, at @off of the buffer, or in a control receive,
+ * @ctrl; @data and @len are its bytes.
+ */
+struct kverbs_perf_arrival {
+	struct kverbs_perf_recv *r;
+	struct kverbs_msg *ctrl;
+	u32 slot;
+	u32 off;
+	const void *data;
+	u32 len;
+	bool invalidated;
+	u32 inv_rkey;
+};
+
+/* Wait for the requester's next message, in the ring or a control receive. */
+static int kverbs_perf_resp_arrive(struct kverbs_perf_resp *s,
+				   struct kverbs_perf_arrival *in)
+{
+	struct kverbs_ep *ep = s->ep;
+	u32 room;
+	u64 n;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	if (s->recvs) {
+		/* Receives complete in the order they were posted. */
+		n = s->consumed;
+		in->slot = do_div(n, s->nrecvs);
+		in->r = &s->recvs[in->slot];
+		ret = kverbs_perf_wait_done(ep, &in->r->done, kverbs_perf_resp_silence(s));
+		if (ret)
+			return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+		s->consumed++;
+		in->off = kverbs_perf_resp_recv_at(s, in->slot, &room);
+		in->data = s->buf.vaddr + in->off;
+		in->len = in->r->byte_len;
+		in->invalidated = in->r->wc_flags & IB_WC_WITH_INVALIDATE;
+		in->inv_rkey = in->r->inv_rkey;
+		return 0;
+	}
+	in->ctrl = kverbs_perf_resp_ctrl_recv(s);
+	ret = kverbs_perf_wait_done(ep, &in->ctrl->done, kverbs_perf_resp_silence(s));
+	if (ret)
+		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
+	in->data = in->ctrl->buf;
+	in->len = in->ctrl->byte_len;
+	in->invalidated = in->ctrl->invalidated;
+	in->inv_rkey = in->ctrl->inv_rkey;
+	return 0;
+}
+
+/*
+ * Data in the ring: its immediate data is checked on every one; a
+ * SEND's bytes with --validate here, a WRITE's by the round
+ * (kverbs_perf_resp_round()).  Then the receive goes back.
+ */
+static int kverbs_perf_resp_data(struct kverbs_perf_resp *s,
+				 const struct kverbs_perf_arrival *in)
+{
+	struct kverbs_perf_run *run = s->run;
+	struct kverbs_ep *ep = s->ep;
+	u32 offset;
+	int ret;
+
+	ret = kverbs_perf_inv_check(run, ep, in->invalidated, in->inv_rkey, false, 0);
+	if (!ret)
+		ret = kverbs_perf_imm_check(run, in->r, s->received);
+	if (ret)
+		return ret;
+	/* Not read without --validate: the device keeps the slot. */
+	if ((s->flags & KVERBS_PERF_F_VALIDATE) && s->t->op == KVERBS_PERF_OP_SEND) {
+		kverbs_buf_sync_range_for_cpu(&s->buf, in->off, in->len);
+		if (!kverbs_perf_check(in->data, in->len, s->received, &offset)) {
+			run->result->mismatch_iter = s->received;
+			return kverbs_ep_mismatch(ep, offset);
+		}
+		kverbs_buf_sync_range_for_device(&s->buf, in->off, in->len);
+	}
+	s->received++;
+	ret = kverbs_perf_resp_post_recv(s, in->slot);
+	if (!ret && s->flow && in->slot == s->nrecvs - 1)
+		ret = kverbs_perf_resp_credit(s);
+	return ret;
+}
+
+/*
+ * A control message, in the ring or a control receive: checked, its
+ * receive given back, then acted on.
+ */
+static int kverbs_perf_resp_control(struct kverbs_perf_resp *s,
+				    const struct kverbs_perf_arrival *in,
+				    u64 *ops, u64 *elapsed, u64 *peak)
+{
+	struct kverbs_ep *ep = s->ep;
+	struct kverbs_perf_msg m;
+	bool want;
+	int ret;
+
+	if (in->len != s->ctrl_len || (in->r && in->r->opcode != IB_WC_RECV))
+		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+	if (in->r)
+		kverbs_buf_sync_range_for_cpu(&s->buf, in->off, in->len);
+	else
+		kverbs_msg_sync_for_cpu(in->ctrl);
+	memcpy(&m, in->data, sizeof(m));
+	/* KVERBS_PERF_F_INV: a ROUND, and only a ROUND, invalidates our key. */
+	want = (s->flags & KVERBS_PERF_F_INV) && le32_to_cpu(m.type) == KVERBS_PERF_MSG_ROUND;
+	ret = kverbs_perf_inv_check(s->run, ep, in->invalidated, in->inv_rkey, want,
+				    s->buf.mr->rkey);
+	if (ret)
+		return ret;
+	/* A control receive is given back by its repost (kverbs_msg_post_recv()). */
+	if (in->r)
+		kverbs_buf_sync_range_for_device(&s->buf, in->off, in->len);
+	/* The requester's next message may come before our answer to this one. */
+	ret = in->r ? kverbs_perf_resp_post_recv(s, in->slot) :
+		      kverbs_perf_resp_ctrl_repost(s);
+	if (ret)
+		return ret;
+	return kverbs_perf_resp_msg(s, &m, in->r, ops, elapsed, peak);
+}
+
+/*
  * Take the requester's next message: a control message, or for SEND_BW also
  * data; in a ping-pong, answer its messages until a control message comes.
  * Returns 1 when the requester said DONE, 0 to go on, or the failure.
@@ -725,15 +875,8 @@ static int kverbs_perf_resp_srq_next(struct kverbs_perf_resp *s, u64 *ops,
 static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 				 u64 *elapsed, u64 *peak)
 {
-	struct kverbs_perf_run *run = s->run;
-	struct kverbs_ep *ep = s->ep;
-	struct kverbs_perf_recv *r = NULL;
-	struct kverbs_msg *ctrl = NULL;
+	struct kverbs_perf_arrival in;
 	struct kverbs_perf_msg m;
-	u32 slot = 0, off = 0, len, room, offset, inv_rkey;
-	const void *data;
-	bool invalidated, want;
-	u64 n;
 	int ret;
 
 	if (s->srq && !kverbs_perf_is_pingpong(s->t))
@@ -746,81 +889,16 @@ static int kverbs_perf_resp_next(struct kverbs_perf_resp *s, u64 *ops,
 			return ret;
 		return kverbs_perf_resp_msg(s, &m, true, ops, elapsed, peak);
 	}
-	if (s->recvs) {
-		/* Receives complete in the order they were posted. */
-		n = s->consumed;
-		slot = do_div(n, s->nrecvs);
-		r = &s->recvs[slot];
-		ret = kverbs_perf_wait_done(ep, &r->done, kverbs_perf_resp_silence(s));
-		len = r->byte_len;
-		off = kverbs_perf_resp_recv_at(s, slot, &room);
-		data = s->buf.vaddr + off;
-	} else {
-		ctrl = kverbs_perf_resp_ctrl_recv(s);
-		ret = kverbs_perf_wait_done(ep, &ctrl->done, kverbs_perf_resp_silence(s));
-		len = ctrl->byte_len;
-		data = ctrl->buf;
-	}
+	ret = kverbs_perf_resp_arrive(s, &in);
 	if (ret)
-		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
-	if (r) {
-		s->consumed++;
-		invalidated = r->wc_flags & IB_WC_WITH_INVALIDATE;
-		inv_rkey = r->inv_rkey;
-	} else {
-		invalidated = ctrl->invalidated;
-		inv_rkey = ctrl->inv_rkey;
-	}
-
+		return ret;
 	/*
 	 * Data: a WRITE with immediate data by its opcode, a SEND by its
-	 * length (kverbs_perf_ctrl_len() makes it unlike control's).  Its
-	 * immediate data is checked on every one; a WRITE's bytes, with
-	 * --validate, by the round (kverbs_perf_resp_round()).
+	 * length (kverbs_perf_ctrl_len() makes it unlike control's).
 	 */
-	if (r && kverbs_perf_recv_is_data(s->t, r, s->msg_size)) {
-		ret = kverbs_perf_inv_check(run, ep, invalidated, inv_rkey, false, 0);
-		if (!ret)
-			ret = kverbs_perf_imm_check(run, r, s->received);
-		if (ret)
-			return ret;
-		/* Not read without --validate: the device keeps the slot. */
-		if ((s->flags & KVERBS_PERF_F_VALIDATE) && s->t->op == KVERBS_PERF_OP_SEND) {
-			kverbs_buf_sync_range_for_cpu(&s->buf, off, len);
-			if (!kverbs_perf_check(data, len, s->received, &offset)) {
-				run->result->mismatch_iter = s->received;
-				return kverbs_ep_mismatch(ep, offset);
-			}
-			kverbs_buf_sync_range_for_device(&s->buf, off, len);
-		}
-		s->received++;
-		ret = kverbs_perf_resp_post_recv(s, slot);
-		if (!ret && s->flow && slot == s->nrecvs - 1)
-			ret = kverbs_perf_resp_credit(s);
-		return ret;
-	}
-
-	if (len != s->ctrl_len || (r && r->opcode != IB_WC_RECV))
-		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
-	if (r)
-		kverbs_buf_sync_range_for_cpu(&s->buf, off, len);
-	else
-		kverbs_msg_sync_for_cpu(ctrl);
-	memcpy(&m, data, sizeof(m));
-	/* KVERBS_PERF_F_INV: a ROUND, and only a ROUND, invalidates our key. */
-	want = (s->flags & KVERBS_PERF_F_INV) && le32_to_cpu(m.type) == KVERBS_PERF_MSG_ROUND;
-	ret = kverbs_perf_inv_check(run, ep, invalidated, inv_rkey, want, s->buf.mr->rkey);
-	if (ret)
-		return ret;
-	/* A control receive is given back by its repost (kverbs_msg_post_recv()). */
-	if (r)
-		kverbs_buf_sync_range_for_device(&s->buf, off, len);
-	/* The requester's next message may come before our answer to this one. */
-	ret = r ? kverbs_perf_resp_post_recv(s, slot) :
-		  kverbs_perf_resp_ctrl_repost(s);
-	if (ret)
-		return ret;
-	return kverbs_perf_resp_msg(s, &m, r, ops, elapsed, peak);
+	if (in.r && kverbs_perf_recv_is_data(s->t, in.r, s->msg_size))
+		return kverbs_perf_resp_data(s, &in);
+	return kverbs_perf_resp_control(s, &in, ops, elapsed, peak);
 }
 
 /*
