@@ -262,6 +262,184 @@ out:
 	return ret;
 }
 
+/* A client's hello in host order, as the server checks it. */
+struct kverbs_perf_asked {
+	const struct kverbs_perf_ops *t;
+	bool reserved;
+	u16 version;
+	u32 test;
+	u32 flags;
+	u32 msg_size;
+	u32 tx_depth;
+	u32 post_list;
+	u32 cq_mod;
+	u32 inline_size;
+	u64 iterations;
+	u64 duration_ns;
+};
+
+/*
+ * One copy of the hello in the connection's private data, checked and
+ * used (see kverbs_ep_private_data()).  False if it is no perf hello.
+ */
+static bool kverbs_perf_hello_decode(struct kverbs_ep *ep, struct kverbs_perf_asked *a)
+{
+	struct kverbs_perf_hello h = {};
+
+	if (kverbs_ep_private_data(ep, &h, sizeof(h)) < sizeof(h) ||
+	    le16_to_cpu(h.magic) != KVERBS_PERF_MAGIC)
+		return false;
+	a->version = le16_to_cpu(h.version);
+	a->reserved = memchr_inv(h.reserved, 0, sizeof(h.reserved));
+	a->test = le16_to_cpu(h.test);
+	a->t = kverbs_perf_ops_get(a->test);
+	a->flags = le16_to_cpu(h.flags);
+	a->msg_size = le32_to_cpu(h.msg_size);
+	a->tx_depth = le32_to_cpu(h.tx_depth);
+	a->iterations = le64_to_cpu(h.iterations);
+	a->duration_ns = le64_to_cpu(h.duration_ns);
+	a->post_list = le16_to_cpu(h.post_list);
+	a->cq_mod = le16_to_cpu(h.cq_mod);
+	a->inline_size = le16_to_cpu(h.inline_size);
+	return true;
+}
+
+/*
+ * Is the hello well-formed, and a test this server runs, within its
+ * message size?  Returns 0 or the reason to reject it, with *value and
+ * *error.
+ */
+static enum kverbs_perf_reject
+kverbs_perf_hello_check(const struct kverbs_perf_run *run, const struct kverbs_perf_asked *a,
+			u32 *value, int *error)
+{
+	const struct kverbs_perf_ops *t = a->t;
+	u32 flags = a->flags;
+
+	if (a->version != KVERBS_PERF_VERSION) {
+		*value = a->version;
+		*error = -EPROTONOSUPPORT;
+		return KVERBS_PERF_REJECT_VERSION;
+	}
+	/*
+	 * Only the flags the test takes.  A test this server does not know
+	 * is refused below, for itself; its flags are checked first, as
+	 * those of a test that is not atomic.
+	 */
+	if (a->reserved ||
+	    flags & ~(t ? t->flags : KVERBS_PERF_FLAGS & ~KVERBS_PERF_F_CMP_SWAP) ||
+	    !kverbs_perf_flags_agree(flags))
+		return KVERBS_PERF_REJECT_RESERVED;
+	if (!t || (run->test && a->test != run->test)) {
+		*value = a->test;
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_TEST;
+	}
+	if (!a->msg_size || a->msg_size > run->msg_size) {
+		*value = run->msg_size;
+		*error = -EMSGSIZE;
+		return KVERBS_PERF_REJECT_SIZE;
+	}
+	if (t->msg_size && a->msg_size != t->msg_size) {
+		*value = t->msg_size;
+		*error = -EINVAL;
+		return KVERBS_PERF_REJECT_SIZE;
+	}
+	*error = -EINVAL;
+	if (!a->tx_depth || a->tx_depth > KVERBS_PERF_MAX_DEPTH) {
+		*value = KVERBS_PERF_MAX_DEPTH;
+		return KVERBS_PERF_REJECT_DEPTH;
+	}
+	if (!a->iterations == !a->duration_ns ||
+	    a->duration_ns > KVERBS_PERF_MAX_DURATION_NS)
+		return KVERBS_PERF_REJECT_ITERS;
+	/*
+	 * How the server's end posts, where it posts data: in the reverse
+	 * direction, and in a ping-pong (inline data only).  Anything else
+	 * is a hello this server does not understand.
+	 */
+	*error = -EPROTO;
+	if (((a->post_list || a->cq_mod) && kverbs_perf_client_requests(flags)) ||
+	    (a->inline_size && kverbs_perf_client_requests(flags) &&
+	     !kverbs_perf_is_pingpong(t)) ||
+	    kverbs_perf_post_check(t, flags, a->tx_depth, a->post_list, a->cq_mod,
+				   a->inline_size))
+		return KVERBS_PERF_REJECT_RESERVED;
+	return KVERBS_PERF_REJECT_NONE;
+}
+
+/*
+ * The server's ceilings on a well-formed hello.  These are the server's
+ * choice, not the client's mistake: not -EINVAL, so that a server's
+ * report tells a policy refusal from a broken peer.
+ */
+static enum kverbs_perf_reject
+kverbs_perf_hello_allowed(struct kverbs_perf_run *run, struct kverbs_ep *ep,
+			  const struct kverbs_perf_asked *a, u32 *value, int *error)
+{
+	u64 ceiling;
+
+	if ((a->flags & KVERBS_PERF_F_REVERSE) && run->no_reverse) {
+		/* As for a test the server does not run. */
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_REVERSE;
+	}
+	/*
+	 * Immediate data is InfiniBand's and RoCE's: the client's device
+	 * refuses it over iWARP before it connects, and so does a server.
+	 */
+	if ((a->flags & KVERBS_PERF_F_IMM) &&
+	    !rdma_ib_or_roce(kverbs_ep_device(ep), kverbs_ep_port(ep))) {
+		*value = a->test;
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_IMM;
+	}
+	/*
+	 * A WRITE_LAT responder sees each WRITE only in its memory, with no
+	 * completion to sleep on: it would spin a CPU for the peer.
+	 */
+	if (a->t->seen_in_memory && run->events) {
+		*value = a->test;
+		*error = -EOPNOTSUPP;
+		return KVERBS_PERF_REJECT_BUSY_POLL;
+	}
+	ceiling = kverbs_perf_server_max_duration(run);
+	if (a->duration_ns > ceiling) {
+		*value = div_u64(ceiling, NSEC_PER_SEC);
+		*error = -ERANGE;
+		return KVERBS_PERF_REJECT_DURATION;
+	}
+	ceiling = kverbs_perf_server_max_iterations(run);
+	if (a->iterations > ceiling) {
+		*value = min_t(u64, ceiling, U32_MAX);
+		*error = -ERANGE;
+		return KVERBS_PERF_REJECT_ITERATIONS;
+	}
+	return KVERBS_PERF_REJECT_NONE;
+}
+
+/* The hello accepted: it becomes the test @run describes. */
+static void kverbs_perf_hello_apply(struct kverbs_perf_run *run,
+				    const struct kverbs_perf_asked *a)
+{
+	run->test = a->test;
+	run->t = a->t;
+	run->flags = a->flags;
+	run->msg_size = a->msg_size;
+	run->tx_depth = a->tx_depth;
+	run->iterations = a->iterations;
+	run->duration_ns = a->duration_ns;
+	run->post_list = max_t(u32, a->post_list, 1);
+	run->cq_mod = a->cq_mod;
+	run->inline_size = a->inline_size;
+	run->result->test = a->test;
+	run->result->flags = a->flags;
+	run->result->msg_size = a->msg_size;
+	run->result->tx_depth = a->tx_depth;
+	run->result->count = run->iterations;
+	run->result->duration_ns = run->duration_ns;
+}
+
 /*
  * What the client asks for, checked like any input from the network.
  * On success it becomes the test @run describes; the server's own
@@ -272,139 +450,19 @@ static enum kverbs_perf_reject
 kverbs_perf_server_hello(struct kverbs_perf_run *run, struct kverbs_ep *ep,
 			 u32 *value, int *error)
 {
-	struct kverbs_perf_hello hello = {}, *h = &hello;
-	const struct kverbs_perf_ops *t;
-	u32 test, flags, msg_size, tx_depth, post_list, cq_mod, inline_size;
-	u64 iterations, duration_ns, ceiling;
-	u8 len;
-	u16 version;
-
-	/* One copy, checked and used (see kverbs_ep_private_data()). */
-	len = kverbs_ep_private_data(ep, h, sizeof(*h));
+	struct kverbs_perf_asked a = {};
+	enum kverbs_perf_reject why;
 
 	*value = 0;
 	*error = -EPROTO;
-	if (len < sizeof(*h) || le16_to_cpu(h->magic) != KVERBS_PERF_MAGIC)
+	if (!kverbs_perf_hello_decode(ep, &a))
 		return KVERBS_PERF_REJECT_MAGIC;
-	version = le16_to_cpu(h->version);
-	if (version != KVERBS_PERF_VERSION) {
-		*value = version;
-		*error = -EPROTONOSUPPORT;
-		return KVERBS_PERF_REJECT_VERSION;
-	}
-	test = le16_to_cpu(h->test);
-	flags = le16_to_cpu(h->flags);
-	msg_size = le32_to_cpu(h->msg_size);
-	tx_depth = le32_to_cpu(h->tx_depth);
-	t = kverbs_perf_ops_get(test);
-	/*
-	 * Only the flags the test takes.  A test this server does not know
-	 * is refused below, for itself; its flags are checked first, as
-	 * those of a test that is not atomic.
-	 */
-	if (memchr_inv(h->reserved, 0, sizeof(h->reserved)) ||
-	    flags & ~(t ? t->flags : KVERBS_PERF_FLAGS & ~KVERBS_PERF_F_CMP_SWAP) ||
-	    !kverbs_perf_flags_agree(flags))
-		return KVERBS_PERF_REJECT_RESERVED;
-	if (!t || (run->test && test != run->test)) {
-		*value = test;
-		*error = -EOPNOTSUPP;
-		return KVERBS_PERF_REJECT_TEST;
-	}
-	if (!msg_size || msg_size > run->msg_size) {
-		*value = run->msg_size;
-		*error = -EMSGSIZE;
-		return KVERBS_PERF_REJECT_SIZE;
-	}
-	if (t->msg_size && msg_size != t->msg_size) {
-		*value = t->msg_size;
-		*error = -EINVAL;
-		return KVERBS_PERF_REJECT_SIZE;
-	}
-	*error = -EINVAL;
-	if (!tx_depth || tx_depth > KVERBS_PERF_MAX_DEPTH) {
-		*value = KVERBS_PERF_MAX_DEPTH;
-		return KVERBS_PERF_REJECT_DEPTH;
-	}
-	iterations = le64_to_cpu(h->iterations);
-	duration_ns = le64_to_cpu(h->duration_ns);
-	if (!iterations == !duration_ns ||
-	    duration_ns > KVERBS_PERF_MAX_DURATION_NS)
-		return KVERBS_PERF_REJECT_ITERS;
-	/*
-	 * How the server's end posts, where it posts data: in the reverse
-	 * direction, and in a ping-pong (inline data only).  Anything else
-	 * is a hello this server does not understand.
-	 */
-	post_list = le16_to_cpu(h->post_list);
-	cq_mod = le16_to_cpu(h->cq_mod);
-	inline_size = le16_to_cpu(h->inline_size);
-	*error = -EPROTO;
-	if (((post_list || cq_mod) && kverbs_perf_client_requests(flags)) ||
-	    (inline_size && kverbs_perf_client_requests(flags) &&
-	     !kverbs_perf_is_pingpong(t)) ||
-	    kverbs_perf_post_check(t, flags, tx_depth, post_list, cq_mod, inline_size))
-		return KVERBS_PERF_REJECT_RESERVED;
-
-	/*
-	 * The server's ceilings.  The hello is well-formed; these are the
-	 * server's choice, not the client's mistake: not -EINVAL, so that a
-	 * server's report tells a policy refusal from a broken peer.
-	 */
-	if ((flags & KVERBS_PERF_F_REVERSE) && run->no_reverse) {
-		/* As for a test the server does not run. */
-		*error = -EOPNOTSUPP;
-		return KVERBS_PERF_REJECT_REVERSE;
-	}
-	/*
-	 * Immediate data is InfiniBand's and RoCE's: the client's device
-	 * refuses it over iWARP before it connects, and so does a server.
-	 */
-	if ((flags & KVERBS_PERF_F_IMM) &&
-	    !rdma_ib_or_roce(kverbs_ep_device(ep), kverbs_ep_port(ep))) {
-		*value = test;
-		*error = -EOPNOTSUPP;
-		return KVERBS_PERF_REJECT_IMM;
-	}
-	/*
-	 * A WRITE_LAT responder sees each WRITE only in its memory, with no
-	 * completion to sleep on: it would spin a CPU for the peer.
-	 */
-	if (t->seen_in_memory && run->events) {
-		*value = test;
-		*error = -EOPNOTSUPP;
-		return KVERBS_PERF_REJECT_BUSY_POLL;
-	}
-	ceiling = kverbs_perf_server_max_duration(run);
-	if (duration_ns > ceiling) {
-		*value = div_u64(ceiling, NSEC_PER_SEC);
-		*error = -ERANGE;
-		return KVERBS_PERF_REJECT_DURATION;
-	}
-	ceiling = kverbs_perf_server_max_iterations(run);
-	if (iterations > ceiling) {
-		*value = min_t(u64, ceiling, U32_MAX);
-		*error = -ERANGE;
-		return KVERBS_PERF_REJECT_ITERATIONS;
-	}
-
-	run->test = test;
-	run->t = t;
-	run->flags = flags;
-	run->msg_size = msg_size;
-	run->tx_depth = tx_depth;
-	run->iterations = iterations;
-	run->duration_ns = duration_ns;
-	run->post_list = max_t(u32, post_list, 1);
-	run->cq_mod = cq_mod;
-	run->inline_size = inline_size;
-	run->result->test = test;
-	run->result->flags = flags;
-	run->result->msg_size = msg_size;
-	run->result->tx_depth = tx_depth;
-	run->result->count = run->iterations;
-	run->result->duration_ns = run->duration_ns;
-	return KVERBS_PERF_REJECT_NONE;
+	why = kverbs_perf_hello_check(run, &a, value, error);
+	if (!why)
+		why = kverbs_perf_hello_allowed(run, ep, &a, value, error);
+	if (!why)
+		kverbs_perf_hello_apply(run, &a);
+	return why;
 }
 
 static void kverbs_perf_server_reject(struct kverbs_perf_run *run,
