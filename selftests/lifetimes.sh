@@ -106,7 +106,8 @@ srq_ended() {
 	signal)
 		client b send_bw -s 1024 -n 1000000 &
 		pb=$!
-		wait_for 20 kv_any_connected "$port" || fail "the client did not connect" || return
+		wait_for 20 kv_any_connected "$port" ||
+			fail "the client did not connect: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
 		kv_sleep 2
 		kill -INT "$pb"
 		wait "$pb" ;;
@@ -170,9 +171,12 @@ test_drain_late_pool_parks() {
 	local pc ping_rc
 	fault_need
 	serve_bg srv -C 1 --cq-pool || return
-	client c write_bw -s 4096 -n 100000000 &
+	# As many iterations as a server runs (perf_max_iterations): the
+	# signal ends it long before.
+	client c write_bw -s 4096 -n 10000000 &
 	pc=$!
-	wait_for 20 kv_any_connected "$port" || fail "the client did not connect" || return
+	wait_for 20 kv_any_connected "$port" ||
+		fail "the client did not connect: $(cat "$KV_TMP/c.err" "$KV_TMP/c.json")" || return
 	kv_sleep 1
 	fault_set send_delay_ms=7000 recv_delay_ms=7000 irq_delay_ms=500
 	kill -INT "$pc"
