@@ -197,7 +197,9 @@ test_request_queued_across_netdev_down() {
 	qpn=$(sed -n 's/.* kverbs_qp_create: .* qp=\([0-9]*\) .*/\1/p' /sys/kernel/tracing/trace |
 	      head -n 1)
 	[ -n "$qpn" ] || fail "no QP number in the trace: $(cat /sys/kernel/tracing/trace)" || return
-	wait_for 10 eval "! rdma res show qp lqpn $qpn 2>/dev/null | grep -q 'lqpn $qpn '"
+	wait_for 10 eval "! rdma res show qp lqpn $qpn 2>/dev/null | grep -q 'lqpn $qpn '" ||
+		fail "the server's QP $qpn for b's request is still there 10 s on:" \
+			"$(rdma res show qp lqpn "$qpn" 2>&1)" || return
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 5
 	rc=$?
