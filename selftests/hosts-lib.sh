@@ -176,7 +176,7 @@ perf_validated() {
 }
 
 # B's leaks, as run.sh's unload step checks A's: what kmemleak (the
-# debug lane's kernel) finds that kverbs allocated, since B was set up.
+# debug lane's kernel) finds since B was set up (kv_kmemleak_check).
 # Before B's module goes, whose frames name kverbs in a report.
 test_peer_kmemleak() {
 	local out rc

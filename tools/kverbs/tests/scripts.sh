@@ -4,7 +4,8 @@
 # tools/kverbs/tests/scripts.sh: host-side tests of what judges the
 # selftests, so that a broken judge cannot pass a run: scripts/ktap-summary,
 # scripts/ktap-failures and scripts/ktap-skips on crafted KTAP (and the
-# last on the table of expected skips), and selftests/lib.sh's
+# last on the table of expected skips), selftests/lib.sh's judge of
+# kmemleak's reports and its kv_splats on crafted ones, and its
 # ktap_main running a fake suite (its tests skip, fail, leave a process or
 # a broken device behind), and scripts/check-docs: its table of kernel
 # files on copies of Documentation/architecture.rst with a row taken out
@@ -354,6 +355,72 @@ expect unrepairable_device_fails "# after the test: cannot bring rxe0 back" \
 
 KV_ONLY="passes fake:typo other:fails" fake test_passes test_fails
 expect kv_only "1..3" "not ok 1 typo" "ok 2 passes" "ok 3 dmesg_clean"
+
+# lib.sh's judge of kmemleak's reports, on crafted reports: every one
+# fails but those KV_KMEMLEAK_ALLOWED names.
+kv_report() {
+	cat <<EOF
+unreferenced object 0xffff888012345678 (size 1024):
+  comm "$1", pid 321, jiffies 4294937296
+  hex dump (first 32 bytes):
+    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................
+  backtrace (crc 5a1e2f3c):
+    __kmalloc_cache_noprof+0x2d3/0x3a0
+    $2
+    $3
+    process_one_work+0x5e6/0xfd0
+EOF
+}
+kv_report kverbs "kverbs_ep_create+0x4f/0x2a0 [kverbs]" "kverbs_ping_run+0x1d/0x80 [kverbs]" \
+	> "$tmp/leak.kverbs"
+kv_report kworker/u4:2 "__rdma_create_id+0x51/0x5f0 [rdma_cm]" "cma_ib_new_conn_id+0x8e/0x4c0 [rdma_cm]" \
+	> "$tmp/leak.rdma_cm"
+# leaks NAME STATUS TEXT ALLOWED... < KMEMLEAK: kv_kmemleak_reports,
+# with KV_KMEMLEAK_ALLOWED=(ALLOWED...), exits STATUS and prints a line
+# that is TEXT, or (TEXT empty) nothing.
+leaks() {
+	local name=$1 want=$2 text=$3 rc diag=()
+	shift 3
+	bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"; shift
+		 KV_KMEMLEAK_ALLOWED=("$@"); kv_kmemleak_reports' _ "$top" "$@" > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc = "$want" ] || diag+=("exit status $rc, expected $want")
+	if [ -n "$text" ]; then
+		grep -qxF -- "$text" "$tmp/out" || diag+=("no line '$text'")
+	else
+		[ ! -s "$tmp/out" ] || diag+=("it should print nothing")
+	fi
+	[ ${#diag[@]} = 0 ] || diag+=("it printed:" "$(cat "$tmp/out")")
+	result "kmemleak_$name" "${diag[@]}"
+}
+leaks none 0 "" < /dev/null
+leaks kverbs_report_fails 1 "    kverbs_ep_create+0x4f/0x2a0 [kverbs]" < "$tmp/leak.kverbs"
+leaks rdma_cm_report_fails 1 "    cma_ib_new_conn_id+0x8e/0x4c0 [rdma_cm]" < "$tmp/leak.rdma_cm"
+leaks allowed_report_passes 0 \
+	"allowed (child_id: made up for this test): unreferenced object 0xffff888012345678 (size 1024):" \
+	child_id 'cma_ib_new_conn_id\+' 'made up for this test' < "$tmp/leak.rdma_cm"
+leaks allowed_one_of_two_fails 1 "    kverbs_ep_create+0x4f/0x2a0 [kverbs]" \
+	child_id 'cma_ib_new_conn_id\+' 'made up for this test' \
+	< <(cat "$tmp/leak.rdma_cm" "$tmp/leak.kverbs")
+
+# kv_splats leaves the scans' own "new suspected memory leaks" to
+# kv_kmemleak_check, and no other.
+bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"
+	 printf "%s\n" "$KV_KMEMLEAK_BEGIN" "kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" \
+		"$KV_KMEMLEAK_END" | kv_splats' _ "$top" > "$tmp/out" 2>&1
+if [ -s "$tmp/out" ]; then
+	result kmemleak_scans_not_a_splat "kv_splats printed: $(cat "$tmp/out")"
+else
+	result kmemleak_scans_not_a_splat
+fi
+bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"
+	 echo "kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" | kv_splats' \
+	_ "$top" > "$tmp/out" 2>&1
+if grep -q "new suspected memory leaks" "$tmp/out"; then
+	result kmemleak_other_scan_a_splat
+else
+	result kmemleak_other_scan_a_splat "kv_splats printed nothing"
+fi
 
 # docs NAME STATUS TEXT [FILE] < DOC: scripts/check-docs on DOC, saved
 # as FILE (default architecture.rst, which check-docs takes for
