@@ -4,9 +4,10 @@
 # tools/kverbs/tests/run.sh: build the kverbs tool and its unit tests, run
 # tests/unit, tests/cli.sh, tests/man.sh (the man page against every
 # command's --help), tests/deps.sh (scripts/deps against stand-ins for
-# apt-get and dpkg) and tests/scripts.sh (what judges the selftests:
+# apt-get and dpkg), tests/scripts.sh (what judges the selftests:
 # scripts/ktap-summary, scripts/ktap-failures, scripts/ktap-skips,
-# selftests/lib.sh's ktap_main) on the host (no module needed), and print
+# selftests/lib.sh's ktap_main) and tests/suites.py (every suite is run,
+# by run.sh and by every lane) on the host (no module needed), and print
 # them as one KTAP document with each as a subtest.  Exits non-zero if one
 # failed.
 set -u
@@ -21,14 +22,14 @@ if ! make -s -C "$tool" kverbs tests/unit tests/oldmod.so >"$tmp/build" 2>&1; th
 	echo "Bail out! cannot build kverbs, tests/unit and tests/oldmod.so"
 	exit 1
 fi
-echo "1..5"
+echo "1..6"
 
 # The built binary, unless the caller names another one.
 export KVERBS=${KVERBS:-$tool/kverbs}
 
 n=0
 failed=0
-for t in unit cli man deps scripts; do
+for t in unit cli man deps scripts suites; do
 	n=$((n + 1))
 	case $t in
 	unit) cmd=("$here/unit") ;;
@@ -36,6 +37,7 @@ for t in unit cli man deps scripts; do
 	man) cmd=(bash "$here/man.sh") ;;
 	deps) cmd=(bash "$here/deps.sh") ;;
 	scripts) cmd=(bash "$here/scripts.sh") ;;
+	suites) cmd=(python3 "$here/suites.py") ;;
 	esac
 	# A subtest is its own KTAP document, indented by four spaces.
 	"${cmd[@]}" 2>&1 | sed 's/^/    /'
