@@ -18,8 +18,9 @@
 #    suites of rxe_ci_suites and siw_ci_suites, and in each guest the
 #    tests of its KV_ONLY list (ci_only_rxe, ci_only_siw), of which a
 #    name for a suite the guest does not run is dropped (only_of).
-# A suite no lane runs, a name of a list that is no suite, and a KV_ONLY
-# name that every guest drops each fail.  Prints KTAP; exits 1 if a test
+# A suite no lane runs, a name of a list that is no suite, a KV_ONLY
+# name that every guest drops, and a guest's KV_ONLY that names a test
+# of a suite but not the suite's control (CONTROLS) each fail.  Prints KTAP; exits 1 if a test
 # failed.
 import os
 import re
@@ -28,6 +29,11 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 top = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(here)))
 PAIR_SUITES_DEFAULT = "hosts,hosts_faults"   # scripts/check-hosts: a pair's default suites
+# A suite's control: the test that shows its negative tests can pass,
+# which a KV_ONLY list that names any test of the suite names too.
+# security.sh's fair peer completes a ping with the hostile peer that
+# its attacks fail with: without it an attack passes on a broken harness.
+CONTROLS = {"security": "fair_peer"}
 
 
 def read(rel):
@@ -206,10 +212,24 @@ def t_check_debug():
     return diags
 
 
+def t_check_debug_controls():
+    diags = []
+    for t in ("rxe", "siw"):
+        ci = words(debug.get(f"{t}_ci_suites", ""))
+        only = [n for n in words(debug.get(f"ci_only_{t}", "")) if n.split(":")[0] in ci]
+        for suite, control in CONTROLS.items():
+            named = [n for n in only if n.startswith(suite + ":")]
+            if named and f"{suite}:{control}" not in named:
+                diags.append(f"scripts/check-debug's ci tier runs {' '.join(named)} in {t}'s guest "
+                             f"without their control {suite}:{control}")
+    return diags
+
+
 check("suites_listed_in_run_sh", t_suites_in_run_sh)
 check("check_runs_every_suite", t_check)
 check("check_hosts_runs_every_pair_suite", t_check_hosts)
 check("check_debug_runs_every_suite", t_check_debug)
+check("check_debug_runs_controls", t_check_debug_controls)
 
 print("KTAP version 1")
 print(f"1..{len(results)}")
