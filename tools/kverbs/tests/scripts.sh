@@ -138,6 +138,42 @@ KTAP version 1
 not ok 1 suite
 EOF
 
+# A document planned 1..0 without a reason ran nothing: a failure,
+# whatever its parent says, at any depth.
+summary nested_empty_plan_fails 1 "1 passed, 1 failed, 0 skipped" \
+	"line 4: plan 1..0 without # SKIP: 'ok 1 suite' ran nothing" <<'EOF'
+KTAP version 1
+1..2
+    KTAP version 1
+    1..0
+ok 1 suite
+    KTAP version 1
+    1..1
+    ok 1 a
+ok 2 other
+EOF
+
+summary deeper_empty_plan_fails 1 "0 passed, 1 failed, 0 skipped" \
+	"line 6: plan 1..0 without # SKIP: 'ok 1 inner' ran nothing" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..1
+        KTAP version 1
+        1..0
+    ok 1 inner
+ok 1 outer
+EOF
+
+summary empty_plan_under_failure_fails_once 1 "0 passed, 1 failed, 0 skipped" \
+	"line 4: plan 1..0 without # SKIP: 'not ok 1 suite' ran nothing" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..0
+not ok 1 suite
+EOF
+
 summary whole_input_skipped 0 "0 passed, 0 failed, 1 skipped" "" <<'EOF'
 KTAP version 1
 1..0 # SKIP not in a pair of guests
@@ -170,6 +206,19 @@ if cmp -s "$tmp/out" "$tmp/want"; then
 	result failures_prints_what_failed
 else
 	result failures_prints_what_failed "got:" "$(cat "$tmp/out")" "expected:" "$(cat "$tmp/want")"
+fi
+
+# ... and a document planned 1..0 without a reason, with its parent's
+# result, whatever it says.
+printf '%s\n' "KTAP version 1" "1..2" "    KTAP version 1" "    # ran nothing" "    1..0" \
+	"ok 1 suite" "    KTAP version 1" "    1..1" "    ok 1 a" "ok 2 other" > "$tmp/in"
+"$top/scripts/ktap-failures" < "$tmp/in" > "$tmp/out" 2>&1
+printf '%s\n' "    # ran nothing" "    1..0    [no test, no reason: a failure]" "ok 1 suite" "" \
+	> "$tmp/want"
+if cmp -s "$tmp/out" "$tmp/want"; then
+	result failures_prints_empty_document
+else
+	result failures_prints_empty_document "got:" "$(cat "$tmp/out")" "expected:" "$(cat "$tmp/want")"
 fi
 
 # skips LANE NAME STATUS STDERR_TEXT: scripts/ktap-skips LANE, given
