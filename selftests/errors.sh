@@ -69,6 +69,7 @@ test_server_sigint_while_waiting() {
 
 # A client interrupted before its count is done says so and exits 130.
 test_client_sigint_mid_count() {
+	local rc
 	next_port
 	kv_server srv "$port" -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1000000 -V --json > "$KV_TMP/c.json" 2>&1 &
@@ -78,7 +79,8 @@ test_client_sigint_mid_count() {
 	kill -INT $pid
 	wait_for 3 kv_ended $pid || fail "client alive 3 s after SIGINT" || return
 	wait $pid
-	[ $? = 130 ] || fail "client exit $?, expected 130" || return
+	rc=$?
+	[ $rc = 130 ] || fail "client exit $rc, expected 130" || return
 	json_check "$KV_TMP/c.json" 'd["status"] == "interrupted"' 'd["iterations"] > 0' || return
 	kv_wait srv 10 >/dev/null
 	[ $? -le 1 ] || fail "server did not end after the client left"
