@@ -763,7 +763,9 @@ kv_rxe_restore() {
 }
 
 # kv_leftovers: the pids of what a test may have left running: this run's
-# copy of the tool, rping and selftests/hostile, found by their argv[0].
+# copy of the tool, rdma-core's peers (rping, udaddy), and the selftests'
+# own peers and helpers (hostile, perf_hello, ping_peer, ud_forge,
+# stall), found by their argv[0].
 # Builtins only: on the debug lane's kernel every process started costs
 # seconds, and pgrep, which reads all of /proc, several.
 kv_leftovers() {
@@ -773,7 +775,8 @@ kv_leftovers() {
 		argv0=
 		read -r -d '' argv0 2>/dev/null < "$d/cmdline"
 		case "$argv0" in
-		"$KVERBS"|rping|*/rping|hostile|*/hostile) echo "${d#/proc/}" ;;
+		"$KVERBS"|rping|*/rping|udaddy|*/udaddy|hostile|*/hostile|*/perf_hello|\
+		*/ping_peer|*/ud_forge|*/stall) echo "${d#/proc/}" ;;
 		esac
 	done
 }

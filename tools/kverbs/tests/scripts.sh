@@ -312,6 +312,36 @@ else
 	result skips_every_reason_listed "$(cat "$tmp/out")"
 fi
 
+# lib.sh's kv_leftovers, the real one: each program a test may leave
+# running, found by its argv[0] (exec -a), and nothing else.
+mkdir -p "$tmp/bin"
+left_pids=()
+for argv0 in "$tmp/bin/kverbs" rping udaddy "$tmp/bin/hostile" "$tmp/bin/perf_hello" \
+	     "$tmp/bin/ping_peer" "$tmp/bin/ud_forge" "$tmp/bin/stall" "$tmp/bin/other"; do
+	# Not a job of this shell's, which would say when it is killed.
+	pid=$( (exec -a "$argv0" sleep 600) > /dev/null 2>&1 & echo $!)
+	left_pids+=("$pid")
+	# It has run its exec once its argv[0] is the one given.
+	for ((i = 0; i < 50; i++)); do
+		read -r -d '' a 2>/dev/null < "/proc/$pid/cmdline"
+		[ "$a" = "$argv0" ] && break
+		sleep 0.1
+	done
+done
+found=$(KVERBS=$tmp/bin/kverbs bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"; kv_leftovers' \
+	_ "$top")
+diag=()
+for pid in "${left_pids[@]}"; do
+	read -r -d '' a 2>/dev/null < "/proc/$pid/cmdline"
+	if [ "$a" = "$tmp/bin/other" ]; then
+		! grep -qx "$pid" <<< "$found" || diag+=("kv_leftovers lists $a (pid $pid)")
+	else
+		grep -qx "$pid" <<< "$found" || diag+=("kv_leftovers does not list $a (pid $pid)")
+	fi
+done
+kill -9 "${left_pids[@]}" 2>/dev/null
+result kv_leftovers_names_every_helper "${diag[@]}"
+
 # lib.sh's ktap_main, on a fake suite.  Its leftovers are what runs as
 # $KVERBS (a link to sleep, under $tmp); its device repair a fake that
 # repairs what the test marked broken (a file), and fails to if the test
