@@ -45,6 +45,7 @@ test_port_in_use() {
 	[ $rc = 1 ] || fail "exit $rc, expected 1" || return
 	grep -qx "kverbs ping: cannot listen on $KV_ADDR:$port: already in use" "$KV_TMP/e" ||
 		fail "message: $(cat "$KV_TMP/e")" || return
+	# shellcheck disable=SC2154 # kv_pid_a: set by the eval of what started it
 	kill -INT "$kv_pid_a"
 	kv_wait a 5 >/dev/null
 	[ $? = 130 ] || fail "interrupted idle server should exit 130"
@@ -61,6 +62,7 @@ test_size_above_module_limit() {
 test_server_sigint_while_waiting() {
 	next_port
 	kv_server idle "$port" || return 1
+	# shellcheck disable=SC2154 # kv_pid_idle: set by the eval of what started it
 	kill -INT "$kv_pid_idle"
 	kv_wait idle 3
 	[ $? = 130 ] || fail "exit code, expected 130: $(cat "$KV_TMP/idle.err")" || return
@@ -104,6 +106,7 @@ kill_client_under_persistent_server() {
 	kv_client next "$port" -C 10 -V ||
 		fail "next client failed: $(cat "$KV_TMP/next.err")" || return
 	json_check "$KV_TMP/next.json" 'd["status"] == "ok"' 'd["iterations"] == 10' || return
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 5 >/dev/null
 	json_check "$KV_TMP/srv.json" 'd["clients"] == 2' 'd["iterations"] >= 10'

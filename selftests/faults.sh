@@ -45,6 +45,7 @@ test_netdev_down_during_ping() {
 	kv_link_up || fail "port did not come back" || return
 	kv_listening "$KV_ADDR" 17701 || fail "the persistent server stopped listening" || return
 
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 10
 	[ $? = 1 ] || fail "server exit code, expected 1 (one client failed)" || return

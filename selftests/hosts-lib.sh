@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # selftests/hosts-lib.sh: what the two-host suites (hosts.sh,
 # hosts_faults.sh) share, sourced after lib.sh: ports per test, B's
@@ -130,6 +131,7 @@ perf_run() {
 	else
 		"$KVERBS" "$test" -p "$port" --timeout "$step_limit" --json "${srv_opts[@]}" \
 			> "$KV_TMP/srv.json" 2> "$KV_TMP/srv.err" &
+		# shellcheck disable=SC2034 # kv_pid_srv: read by the eval of kv_wait srv
 		kv_pid_srv=$!
 		srv=$KV_TMP/srv.json
 		wait_for 10 kv_listening 0.0.0.0 "$port" ||

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # selftests/lib.sh: shared by the kverbs selftest scripts, which run as
 # root inside a guest after run.sh has set up rxe0 and loaded the module.
@@ -106,7 +107,7 @@ kv_kmemleak_forget() {
 # KV_KMEMLEAK_ALLOWED does not allow, whole, and a line for each it
 # does; returns 1 if one is not allowed.
 kv_kmemleak_reports() {
-	local names= res= whys= i
+	local names='' res='' whys='' i
 
 	for ((i = 0; i + 2 < ${#KV_KMEMLEAK_ALLOWED[@]}; i += 3)); do
 		names+=${KV_KMEMLEAK_ALLOWED[i]}$'\n'
@@ -522,6 +523,7 @@ kv_ud_forge() {
 	gid=$(kv_gid_index) || fail "no RoCE v2 GID of $KV_ADDR on $KV_DEV" || return
 	wait_for 30 eval '[ "$(kv_ud_qpns | tr , "\n" | grep -c .)" = 2 ]' ||
 		fail "no two UD QPs of kverbs in RTS: $(rdma res show qp)" || return
+	# shellcheck disable=SC2034 # kv_forge_start: read by the suites after kv_ud_forge
 	kv_forge_start=$SECONDS
 	"$(dirname "$KVERBS")/ud_forge" -d "$KV_DEV" -g "$gid" -q "$(kv_ud_qpns)" "$@" \
 		> "$KV_TMP/forge.out" 2>&1 || fail "ud_forge: $(cat "$KV_TMP/forge.out")"
@@ -602,7 +604,7 @@ kv_helpers_stop() {
 	kill "$KV_PY_PID" 2>/dev/null
 	wait "$KV_PY_PID" 2>/dev/null
 	exec {KV_PY_REQ}>&- {KV_PY_REP}>&- {KV_SLEEP_FD}>&-
-	KV_PY_PID= KV_SLEEP_FD=
+	KV_PY_PID='' KV_SLEEP_FD=''
 }
 
 # check_lines FILE EXPR...: FILE holds one JSON document per line; the
@@ -724,7 +726,7 @@ kv_has_addr6() {
 # repaired something (the test left it so: ktap_main fails the test), 1
 # if it could not.
 kv_rxe_restore() {
-	local flags=0 carrier= nd repaired=0
+	local flags=0 carrier='' nd repaired=0
 
 	if [ -n "${KV_MODULE:-}" ] && [ ! -d /sys/module/kverbs ]; then
 		echo "kverbs was not loaded: loading it again"
@@ -993,8 +995,10 @@ kv_pair_env() {
 	b) me=2 peer=1 ;;
 	*) echo "kv_pair_env: kverbs.role is '$role', not a or b" >&2; return 1 ;;
 	esac
-	export KV_ROLE=$role KV_PAIR=$(kv_cmdline pair) KV_MTU=$(kv_cmdline mtu)
-	export KV_WIRE_MAC=$(kv_cmdline mac)
+	KV_PAIR=$(kv_cmdline pair)
+	KV_MTU=$(kv_cmdline mtu)
+	KV_WIRE_MAC=$(kv_cmdline mac)
+	export KV_ROLE=$role KV_PAIR KV_MTU KV_WIRE_MAC
 	export KV_ADDR=10.210.0.$me KV_PEER_ADDR=10.210.0.$peer
 	export KV_ADDR6=fd00:210::$me KV_PEER_ADDR6=fd00:210::$peer
 	export KV_ADDR6_HEX=fd00021000000000000000000000000$me

@@ -2154,13 +2154,13 @@ PY
 # data from control; with --imm (not on iWARP) every immediate is
 # checked too.
 test_send_lat_srq_validate() {
-	local imm=(--imm) want=True
+	local imm_opt=(--imm) imm_json=True
 	# iWARP has no immediate data; its credits are the point there.
-	[ "$KV_TYPE" = siw ] && imm=() want=False
+	[ "$KV_TYPE" = siw ] && imm_opt=() imm_json=False
 	srv_opts=(--srq)
-	perf_lat send_lat 500 -s 48 --validate "${imm[@]}" || return
+	perf_lat send_lat 500 -s 48 --validate "${imm_opt[@]}" || return
 	json_check "$KV_TMP/srv.json" 'd["srq"] is True' 'd["srq_wr"] == 256' \
-		'd["srq_shared"] == 1' "d['imm'] is $want"
+		'd["srq_shared"] == 1' "d['imm'] is $imm_json"
 }
 
 # send_bw at a control message's length, with immediate data, through
@@ -2411,6 +2411,7 @@ test_phases_refused() {
 
 # The combinations: a path another case takes already, with another
 # test, size, direction or option (KV_MATRIX=0 leaves them out: lib.sh).
+# shellcheck disable=SC2034 # kv_matrix: read by lib.sh's ktap_main (KV_MATRIX=0)
 kv_matrix=" read_bw_1M_validate send_bw_1M_validate atomic_lat_cmp_swap
 	atomic_bw_fetch_add read_lat_64K_validate write_lat_4096_validate
 	send_lat_4096_validate read_bw_bidir_validate send_bw_bidir_validate
@@ -2544,6 +2545,7 @@ ud_forge_during() {
 	kv_pid_cli=$!
 	kv_ud_forge -n "$count" -s "$size" -i "$imm" -w 20 || return
 	# Every stranger's datagram must have come while the test ran.
+	# shellcheck disable=SC2154 # kv_forge_start: set by lib.sh's kv_ud_forge
 	kill -0 "$kv_pid_cli" 2>/dev/null ||
 		fail "the client ended before the stranger was done ($((SECONDS - kv_forge_start)) s): a longer run is needed" ||
 		return

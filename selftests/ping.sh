@@ -50,6 +50,7 @@ done
 # The combinations (KV_MATRIX=0 leaves them out: lib.sh): the long runs
 # but one.  count_1000_size_64 keeps the long run's path (a key rotated
 # a thousand times), count_10_size_1M the largest registration's.
+# shellcheck disable=SC2034 # kv_matrix: read by lib.sh's ktap_main (KV_MATRIX=0)
 kv_matrix="count_${big}_size_26 count_${big}_size_4096 count_${big}_size_65536 count_${big}_size_1M"
 
 # Odd sizes: the last page is partly used, the sg list is not page-sized.
@@ -215,6 +216,7 @@ test_inv_server_no_inv() {
 test_inv_text_output() {
 	port=$((port + 1))
 	"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" > "$KV_TMP/ts.out" 2>&1 &
+	# shellcheck disable=SC2034 # kv_pid_ts: read by the eval of kv_wait ts
 	kv_pid_ts=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$port" || fail "server not listening" || return
 	timeout $((60 * KV_TIME_SCALE)) "$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 3 \
@@ -233,6 +235,7 @@ inv_peer() {
 	port=$((port + 1))
 	"$(dirname "$KVERBS")/ping_peer" -a "$KV_ADDR" -p "$port" -m "$1" \
 		> "$KV_TMP/peer.out" 2>&1 &
+	# shellcheck disable=SC2034 # kv_pid_peer: read by the eval of kv_wait peer
 	kv_pid_peer=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$port" ping_peer ||
 		fail "ping_peer is not listening: $(cat "$KV_TMP/peer.out")" || return
@@ -278,11 +281,14 @@ test_inv_peer_other_key_refused()	{ inv_peer_refused other 1; }
 # walkthrough_ping: one ping traced and compared; returns 2 for a ping
 # that ended the other way it may (see selftests/walkthrough.py).
 walkthrough_ping() {
-	local tr=/sys/kernel/tracing doc=$KV_TOP/Documentation/walkthrough.rst rc mode=check
+	local tr=/sys/kernel/tracing doc=$KV_TOP/Documentation/walkthrough.rst rc mode=check ev
+
+	ev=("$tr"/events/kverbs/kverbs_*)
+	ev=("${ev[@]##*/}")
 
 	# One clock for all CPUs: a completion is never stamped before its post.
 	echo global >$tr/trace_clock || fail "cannot set trace_clock" || return
-	if ! trace_start $(cd $tr/events/kverbs && echo kverbs_*); then
+	if ! trace_start "${ev[@]}"; then
 		echo local >$tr/trace_clock
 		fail "cannot set up tracing"
 		return
@@ -290,12 +296,13 @@ walkthrough_ping() {
 	port=$((port + 1))
 	kv_ping_pair "$port" -C 2
 	rc=$?
-	trace_stop $(cd $tr/events/kverbs && echo kverbs_*)
+	trace_stop "${ev[@]}"
 	# Read before the clock goes back: a change of clock empties the buffer.
 	cp $tr/trace "$KV_TMP/walkthrough.trace"
 	echo local >$tr/trace_clock
 	[ $rc = 0 ] || return 1
 	[ "${KV_UPDATE_DOC:-0}" = 1 ] && mode=update
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	python3 "$KV_TOP/selftests/walkthrough.py" $mode "$doc" \
 		"$KV_TMP/walkthrough.trace" "$kv_pid_srv"
 	rc=$?

@@ -147,6 +147,7 @@ test_no_reverse_refuses_bidir_client() {
 		'"run without -b" in d["error"]["message"]' || return
 	client c2 17806 write_bw -s 4096 -n 100
 	kv_wait c2 60 || fail "forward client: $(cat "$KV_TMP/c2.err" "$KV_TMP/c2.json")" || return
+	# shellcheck disable=SC2154 # kv_pid_sv: set by the eval of what started it
 	kill -INT "$kv_pid_sv"
 	kv_wait sv 10
 	rc=$?
