@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # scripts/units.sh, sourced: units of work taken by workers, as
 # scripts/check runs its guests, pairs and bench two at a time.

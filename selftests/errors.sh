@@ -45,6 +45,7 @@ test_port_in_use() {
 	[ $rc = 1 ] || fail "exit $rc, expected 1" || return
 	grep -qx "kverbs ping: cannot listen on $KV_ADDR:$port: already in use" "$KV_TMP/e" ||
 		fail "message: $(cat "$KV_TMP/e")" || return
+	# shellcheck disable=SC2154 # kv_pid_a: set by the eval of what started it
 	kill -INT "$kv_pid_a"
 	kv_wait a 5 >/dev/null
 	[ $? = 130 ] || fail "interrupted idle server should exit 130"
@@ -61,6 +62,7 @@ test_size_above_module_limit() {
 test_server_sigint_while_waiting() {
 	next_port
 	kv_server idle "$port" || return 1
+	# shellcheck disable=SC2154 # kv_pid_idle: set by the eval of what started it
 	kill -INT "$kv_pid_idle"
 	kv_wait idle 3
 	[ $? = 130 ] || fail "exit code, expected 130: $(cat "$KV_TMP/idle.err")" || return
@@ -69,6 +71,7 @@ test_server_sigint_while_waiting() {
 
 # A client interrupted before its count is done says so and exits 130.
 test_client_sigint_mid_count() {
+	local rc
 	next_port
 	kv_server srv "$port" -V || return 1
 	"$KVERBS" ping -c -a "$KV_ADDR" -p "$port" -C 1000000 -V --json > "$KV_TMP/c.json" 2>&1 &
@@ -78,7 +81,8 @@ test_client_sigint_mid_count() {
 	kill -INT $pid
 	wait_for 3 kv_ended $pid || fail "client alive 3 s after SIGINT" || return
 	wait $pid
-	[ $? = 130 ] || fail "client exit $?, expected 130" || return
+	rc=$?
+	[ $rc = 130 ] || fail "client exit $rc, expected 130" || return
 	json_check "$KV_TMP/c.json" 'd["status"] == "interrupted"' 'd["iterations"] > 0' || return
 	kv_wait srv 10 >/dev/null
 	[ $? -le 1 ] || fail "server did not end after the client left"
@@ -102,6 +106,7 @@ kill_client_under_persistent_server() {
 	kv_client next "$port" -C 10 -V ||
 		fail "next client failed: $(cat "$KV_TMP/next.err")" || return
 	json_check "$KV_TMP/next.json" 'd["status"] == "ok"' 'd["iterations"] == 10' || return
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 5 >/dev/null
 	json_check "$KV_TMP/srv.json" 'd["clients"] == 2' 'd["iterations"] >= 10'

@@ -45,6 +45,7 @@ test_netdev_down_during_ping() {
 	kv_link_up || fail "port did not come back" || return
 	kv_listening "$KV_ADDR" 17701 || fail "the persistent server stopped listening" || return
 
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 10
 	[ $? = 1 ] || fail "server exit code, expected 1 (one client failed)" || return
@@ -197,7 +198,9 @@ test_request_queued_across_netdev_down() {
 	qpn=$(sed -n 's/.* kverbs_qp_create: .* qp=\([0-9]*\) .*/\1/p' /sys/kernel/tracing/trace |
 	      head -n 1)
 	[ -n "$qpn" ] || fail "no QP number in the trace: $(cat /sys/kernel/tracing/trace)" || return
-	wait_for 10 eval "! rdma res show qp lqpn $qpn 2>/dev/null | grep -q 'lqpn $qpn '"
+	wait_for 10 eval "! rdma res show qp lqpn $qpn 2>/dev/null | grep -q 'lqpn $qpn '" ||
+		fail "the server's QP $qpn for b's request is still there 10 s on:" \
+			"$(rdma res show qp lqpn "$qpn" 2>&1)" || return
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 5
 	rc=$?

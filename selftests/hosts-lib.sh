@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # selftests/hosts-lib.sh: what the two-host suites (hosts.sh,
 # hosts_faults.sh) share, sourced after lib.sh: ports per test, B's
@@ -130,6 +131,7 @@ perf_run() {
 	else
 		"$KVERBS" "$test" -p "$port" --timeout "$step_limit" --json "${srv_opts[@]}" \
 			> "$KV_TMP/srv.json" 2> "$KV_TMP/srv.err" &
+		# shellcheck disable=SC2034 # kv_pid_srv: read by the eval of kv_wait srv
 		kv_pid_srv=$!
 		srv=$KV_TMP/srv.json
 		wait_for 10 kv_listening 0.0.0.0 "$port" ||
@@ -176,7 +178,7 @@ perf_validated() {
 }
 
 # B's leaks, as run.sh's unload step checks A's: what kmemleak (the
-# debug lane's kernel) finds that kverbs allocated, since B was set up.
+# debug lane's kernel) finds since B was set up (kv_kmemleak_check).
 # Before B's module goes, whose frames name kverbs in a report.
 test_peer_kmemleak() {
 	local out rc

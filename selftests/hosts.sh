@@ -69,6 +69,7 @@ done
 # moment (on A: the server's two ends and A's client's).
 test_ping_persistent_both_hosts() {
 	local apid rc d
+	# shellcheck disable=SC2154 # port, step_limit: hosts-lib.sh's
 	kv_server srv "$port" -P -V --timeout "$step_limit" || return
 	kv_peer_bg cli "\"\$KVERBS\" ping -c -a \"\$KV_PEER_ADDR\" -p $port --json -V -C 0 -S 4096" \
 		"> cli.json 2> cli.err"
@@ -86,6 +87,7 @@ test_ping_persistent_both_hosts() {
 	wait "$apid"
 	rc=$?
 	[ $rc = 0 ] || fail "A's client exited $rc after SIGINT: $(cat "$KV_TMP/cli.err")" || return
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 30
 	rc=$?
@@ -170,6 +172,7 @@ test_kclient_a_larger_than_rping_b() {
 # perf_lat WAY TEST SIZE ITERS [OPTS...]: a sample per operation.
 perf_lat() {
 	perf_validated "$@" || return
+	# shellcheck disable=SC2154 # cli, srv: the reports' paths, set by hosts-lib.sh's perf_run
 	json_check "$cli" "d['samples'] == $(perf_iters "$4")" 'd["latency_usec"]["min"] > 0' \
 		'(lambda l: l["min"] <= l["typical"] <= l["p99"] <= l["max"])(d["latency_usec"])'
 }
@@ -231,6 +234,7 @@ test_send_bw_ud_ab() {
 	need_ud
 	n=$(perf_iters 400)
 	perf_run ab send_bw -c UD -s 1024 -n "$n" --validate || return
+	# shellcheck disable=SC2154 # cli, srv: the reports' paths, set by hosts-lib.sh's perf_run
 	json_check "$cli" 'd["status"] == "ok"' 'd["connection"] == "UD"' 'd["validate"] is True' \
 		"d['iterations'] == $n" 'd["size"] == 1024' \
 		-- "$srv" 'd["status"] == "ok"' 'd["connection"] == "UD"' \
@@ -407,6 +411,7 @@ test_write_bw_all_sizes_ab() {
 	old=$(cat $perf_all_max)
 	kv_peer -t 30 "echo 65536 > $perf_all_max" || return
 	echo 65536 > $perf_all_max
+	# shellcheck disable=SC2034 # srv_opts: read by hosts-lib.sh's perf_run
 	srv_opts=(-a)
 	perf_run ab write_bw -a -D 0.1 --validate
 	rc=$?
@@ -431,6 +436,7 @@ test_serve_three_clients_from_b() {
 	local c rc=0 d secs=$((3 * KV_TIME_SCALE))
 	"$KVERBS" serve -p "$port" --timeout "$step_limit" --json -C 3 -j 3 -e \
 		> "$KV_TMP/sv.json" 2> "$KV_TMP/sv.err" &
+	# shellcheck disable=SC2034 # kv_pid_sv: read by the eval of kv_wait sv
 	kv_pid_sv=$!
 	wait_for 10 kv_listening 0.0.0.0 "$port" ||
 		fail "serve is not listening: $(cat "$KV_TMP/sv.err")" || return
@@ -460,6 +466,7 @@ test_serve_three_clients_from_b() {
 # direction of a test run both ways, compare-and-swap beside fetch-and-add,
 # and the sweep of every size.  make check's second pair runs without
 # them: the first runs them between the same kernels the other way round.
+# shellcheck disable=SC2034 # kv_matrix: read by lib.sh's ktap_main (KV_MATRIX=0)
 kv_matrix="ping_b_to_a_26 ping_a_to_b_4095 ping_b_to_a_4096 ping_b_to_a_65535
 	ping_a_to_b_1048576 ping_ipv6_b_to_a_4096 rping_b_kserver_a_65535
 	kclient_a_rping_b_65535 atomic_bw_cmp_swap_ab send_bw_bidir_ba read_bw_4_qps_ba

@@ -14,6 +14,7 @@
 
 # wait_for and kv_peer_wait scale their bounds by KV_TIME_SCALE
 # themselves: give them the step limit unscaled.
+# shellcheck disable=SC2154 # port, step_limit: hosts-lib.sh's
 step_s=$((step_limit / KV_TIME_SCALE))
 
 # error_is FILE NAME[|NAME...] STEP...: the --json report's error: one
@@ -73,6 +74,7 @@ flap_repair_peer() {
 # the wire no more.)
 wire_down_client_a() {
 	local side=$1 card=${2:-down} pid rc d start
+	# shellcheck disable=SC2154 # port, step_limit: hosts-lib.sh's
 	kv_peer_bg srv "\"\$KVERBS\" write_bw -p $port --timeout $step_limit --json > srv.json 2> srv.err"
 	d=$(kv_peer_dir srv)
 	kv_peer -t 30 "wait_for 10 kv_listening 0.0.0.0 $port" ||

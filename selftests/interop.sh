@@ -83,6 +83,7 @@ test_verbose_lines_match_rping() {
 
 	port=$((port + 1))
 	"$KVERBS" ping -s -a "$KV_ADDR" -p "$port" -v > "$KV_TMP/kv-s.out" 2>/dev/null &
+	# shellcheck disable=SC2034 # kv_pid_ks: read by the eval of kv_wait ks
 	kv_pid_ks=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$port" || fail "kverbs -s not listening" || return
 	timeout $((60 * KV_TIME_SCALE)) rping -c -a "$KV_ADDR" -p "$port" -C 5 -S 100 -v > "$KV_TMP/rk-c.out" 2>/dev/null ||
@@ -114,6 +115,7 @@ test_advertisements_fresh_keys_no_kernel_addresses() {
 	need_rping
 	port=$((port + 1))
 	rping -s -a "$KV_ADDR" -p "$port" -S 64 -d > "$KV_TMP/rd.out" 2>&1 &
+	# shellcheck disable=SC2034 # kv_pid_rs: read by the eval of kv_wait rs
 	kv_pid_rs=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$port" rping || fail "rping -s not listening" || return
 	kv_client cli "$port" -C 20 -S 64 || fail "client: $(cat "$KV_TMP/cli.err")" || return
@@ -161,6 +163,7 @@ test_persistent_server_serves_at_once() {
 	wait "$lpid"
 	rc=$?
 	[ $rc = 0 ] || fail "long client exited $rc: $(cat "$KV_TMP/long.err")" || return
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 30
 	rc=$?

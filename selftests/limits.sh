@@ -54,6 +54,7 @@ test_max_pinned_mb() {
 srq_session() {
 	"$KVERBS" send_bw -p "$1" --srq --srq-wr "$2" -s 65536 --json \
 		> "$KV_TMP/srq.json" 2> "$KV_TMP/srq.err" &
+	# shellcheck disable=SC2034 # kv_pid_srq: read by the eval of kv_wait srq
 	kv_pid_srq=$!
 	wait_for 10 kv_listening 0.0.0.0 "$1" || fail "no server: $(cat "$KV_TMP/srq.err")" ||
 		return
@@ -118,6 +119,7 @@ as_user() {
 # ends a persistent server.
 user_server() {
 	local uid=$2
+	# shellcheck disable=SC2034 # KV_RUN_AS: read by lib.sh's kv_server
 	local KV_RUN_AS=(setpriv --reuid="$uid" --regid="$uid" --groups="$rdma_gid"
 			 --inh-caps=-all --)
 	kv_server "$1" "$3" "${@:4}" || { echo "(as uid $uid)"; return 1; }

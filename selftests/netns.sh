@@ -33,6 +33,7 @@ test_client_in_netns_cannot_reach_host() {
 		'd["error"]["step"] in ("resolve_addr", "resolve_route")' \
 		'd["iterations"] == 0' || return
 	# The server saw no client, and still serves one from here.
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kv_alive "$kv_pid_srv" || fail "the server ended: $(cat "$KV_TMP/srv.err")" || return
 	kv_client cli 17901 -C 3 -V || fail "client in the initial netns: $(cat "$KV_TMP/cli.err")" ||
 		return

@@ -40,7 +40,7 @@ kv_kmemleak_forget
 # the B before it: they are not its own.
 declare -A running
 for f in "$KV_PAIR/req"/*.cmd; do
-	[ -e "$f" ] && running[${f%.cmd}]=done
+	[ -e "$f" ] && running[${f%.cmd}]="done"
 done
 uname -r > "$KV_PAIR/b.ready.tmp" && mv "$KV_PAIR/b.ready.tmp" "$KV_PAIR/b.ready"
 echo "peer-agent: $(uname -r) ready on $KV_ADDR, $KV_DEV (${KV_MTU:-default} MTU)"
@@ -54,11 +54,13 @@ kv_agent_run() {
 	local d=$1
 	mkdir "$d" && cd "$d" || exit
 	echo "$BASHPID" > pid
+	# shellcheck source=/dev/null # A's request, written at run time.
 	( . "$d.cmd" ) >out 2>err </dev/null
 	echo "$?" > rc
 }
 
 # kv_sleep without a process each time: a read from a FIFO nobody writes.
+# shellcheck disable=SC2034 # KV_SLEEP_FD: read by lib.sh's kv_sleep
 mkfifo "$KV_TMP/sleep" && exec {KV_SLEEP_FD}<>"$KV_TMP/sleep"
 while [ ! -e "$KV_PAIR/a.done" ]; do
 	for f in "$req"/*.cmd; do
@@ -74,9 +76,9 @@ while [ ! -e "$KV_PAIR/a.done" ]; do
 		kv_agent_run "$d" &
 	done
 	for d in "${!running[@]}"; do
-		[ "${running[$d]}" = done ] && continue
+		[ "${running[$d]}" = "done" ] && continue
 		if [ -s "$d/rc" ]; then
-			running[$d]=done
+			running[$d]="done"
 		elif [ -e "$d/kill" ] && [ -z "${running[$d]}" ] && read -r pid < "$d/pid"; then
 			kill -KILL -- "-$pid" 2>/dev/null
 			# Its writer of rc is gone with it.
@@ -87,7 +89,7 @@ while [ ! -e "$KV_PAIR/a.done" ]; do
 	kv_sleep 0.1
 done
 for d in "${!running[@]}"; do
-	[ "${running[$d]}" = done ] || { read -r pid < "$d/pid" && kill -KILL -- "-$pid"; } 2>/dev/null
+	[ "${running[$d]}" = "done" ] || { read -r pid < "$d/pid" && kill -KILL -- "-$pid"; } 2>/dev/null
 done
 echo "peer-agent: A is done"
 exit 0

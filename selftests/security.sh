@@ -77,7 +77,7 @@ test_read_write_only_sink() { attack read_sink 19007; }
 # what it sends: each session ends in an error, the server goes on, and a
 # fair client then gets a validated ping.
 test_server_refuses_bad_input() {
-	local a rc failed_before=0
+	local a rc
 	local attacks="short_message zero_size huge_size bad_rkey small_sink"
 	[ -x "$HOSTILE" ] || skip "hostile is not built (libibverbs-dev, librdmacm-dev)"
 	kv_server srvp 19200 -P -V -S 65536 || return 1
@@ -87,6 +87,7 @@ test_server_refuses_bad_input() {
 		rc=$?
 		echo "# $a: exit $rc: $(cat "$KV_TMP/h.out" "$KV_TMP/h.err" | tr '\n' ' ')"
 		[ $rc = 0 ] || fail "the server did not refuse $a" || return 1
+		# shellcheck disable=SC2154 # kv_pid_srvp: set by the eval of what started it
 		kv_alive "$kv_pid_srvp" || fail "the server died of $a" || return 1
 	done
 	kv_client c 19200 -C 5 -S 4096 -V || { cat "$KV_TMP/c.err"; fail "a fair client failed after the attacks"; return 1; }
@@ -128,6 +129,7 @@ test_tcp_peers_close_at_listener() {
 	kv_client c 19200 -C 10 -V -S 4096 ||
 		fail "the listener no longer serves: $(cat "$KV_TMP/c.err" "$KV_TMP/c.json")" || return
 	json_check "$KV_TMP/c.json" 'd["status"] == "ok"' 'd["iterations"] == 10' || return
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 10 >/dev/null
 	json_check "$KV_TMP/srv.json" 'd["clients"] == 1' 'd["iterations"] == 10'

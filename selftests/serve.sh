@@ -137,6 +137,7 @@ test_ceilings_refuse_real_clients() {
 # -b against --no-reverse: the client's reverse half is refused and the
 # client says why; the server goes on serving.
 test_no_reverse_refuses_bidir_client() {
+	local rc
 	serve sv 17806 -j 2 --no-reverse || return
 	client c1 17806 write_bw -s 4096 -n 100 -b
 	kv_wait c1 60
@@ -146,10 +147,12 @@ test_no_reverse_refuses_bidir_client() {
 		'"run without -b" in d["error"]["message"]' || return
 	client c2 17806 write_bw -s 4096 -n 100
 	kv_wait c2 60 || fail "forward client: $(cat "$KV_TMP/c2.err" "$KV_TMP/c2.json")" || return
+	# shellcheck disable=SC2154 # kv_pid_sv: set by the eval of what started it
 	kill -INT "$kv_pid_sv"
 	kv_wait sv 10
+	rc=$?
 	# As ping -s -P: after SIGINT, 1 when a session it served failed.
-	[ $? = 1 ] || fail "serve with a refused client: exit $?, expected 1 after SIGINT" || return
+	[ $rc = 1 ] || fail "serve with a refused client: exit $rc, expected 1 after SIGINT" || return
 	check_lines "$KV_TMP/sv.json" \
 		'any(d["error"] and d["error"].get("reject_reason") == "reverse direction not served" and d["error"]["name"] == "EOPNOTSUPP" for d in L)' \
 		'any(d["status"] == "ok" and d["iterations"] == 100 for d in L)'

@@ -168,6 +168,7 @@ foreign_refused() {
 	kv_client cli "$port" --ud -C 1 -S 64 --timeout 600 &
 	kv_pid_cli=$!
 	kv_ud_forge -s "$1" || return
+	# shellcheck disable=SC2154 # kv_forge_start: set by lib.sh's kv_ud_forge
 	t0=$kv_forge_start
 	kv_wait cli 30
 	rc=$?
@@ -209,6 +210,7 @@ test_sigint_ends_waiting_server() {
 	kv_server srv "$port" --ud -C 10 --timeout 600 || return
 	kv_client cli "$port" --ud -C 2 -S 64 --timeout 2
 	t0=$SECONDS
+	# shellcheck disable=SC2154 # kv_pid_srv: set by the eval of what started it
 	kill -INT "$kv_pid_srv"
 	kv_wait srv 10
 	rc=$?
@@ -233,6 +235,7 @@ link_del_under_ud() {
 	trace_record 'step == 9' kverbs_wc || return
 	"$KVERBS" ping -c --ud -a "$KV_ADDR" -p "$port" -C 2 -S 64 --timeout 600 --json \
 		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
+	# shellcheck disable=SC2034 # kv_pid_cli: read by the eval of kv_wait cli
 	kv_pid_cli=$!
 	wait_for 30 kv_trace_entries 1
 	rc=$?
@@ -313,6 +316,7 @@ test_validate_against_udaddy_fails() {
 	need_ud
 	need_udaddy
 	udaddy -b "$KV_ADDR" -C 3 -S 100 > "$KV_TMP/us.out" 2>&1 &
+	# shellcheck disable=SC2034 # kv_pid_us: read by the eval of kv_wait us
 	kv_pid_us=$!
 	wait_for 10 kv_listening "$KV_ADDR" "$udaddy_port" udaddy ||
 		fail "udaddy is not listening: $(cat "$KV_TMP/us.out")" || return
@@ -349,6 +353,7 @@ test_ud_refused_over_iwarp() {
 # the server's side of a refusal the client's shows, and the peers that
 # are rdma-core's (udaddy runs the same kernel path as a kverbs peer: a
 # SIDR exchange and datagrams).
+# shellcheck disable=SC2034 # kv_matrix: read by lib.sh's ktap_main (KV_MATRIX=0)
 kv_matrix="validated_26 server_size_above_mtu_emsgsize udaddy_client_kserver
 	kclient_udaddy_server validate_against_udaddy_fails"
 

@@ -6,8 +6,9 @@
 # command's --help), tests/deps.sh (scripts/deps against stand-ins for
 # apt-get and dpkg), tests/scripts.sh (what judges the selftests:
 # scripts/ktap-summary, scripts/ktap-failures, scripts/ktap-skips,
-# selftests/lib.sh's ktap_main) and tools/bench/test-benchstat (the
-# statistics of make bench's verdicts) on the host (no module needed),
+# selftests/lib.sh's ktap_main), tools/bench/test-benchstat (the
+# statistics of make bench's verdicts) and tests/suites.py (every suite
+# is run, by run.sh and by every lane) on the host (no module needed),
 # and print them as one KTAP document with each as a subtest.  Exits
 # non-zero if one failed.
 set -u
@@ -29,7 +30,7 @@ export KVERBS=${KVERBS:-$tool/kverbs}
 
 n=0
 failed=0
-for t in unit cli man deps scripts bench; do
+for t in unit cli man deps scripts bench suites; do
 	n=$((n + 1))
 	case $t in
 	unit) cmd=("$here/unit") ;;
@@ -38,6 +39,7 @@ for t in unit cli man deps scripts bench; do
 	deps) cmd=(bash "$here/deps.sh") ;;
 	scripts) cmd=(bash "$here/scripts.sh") ;;
 	bench) cmd=(python3 "$tool/../bench/test-benchstat") ;;
+	suites) cmd=(python3 "$here/suites.py") ;;
 	esac
 	# A subtest is its own KTAP document, indented by four spaces.
 	"${cmd[@]}" 2>&1 | sed 's/^/    /'

@@ -4,7 +4,8 @@
 # tools/kverbs/tests/scripts.sh: host-side tests of what judges the
 # selftests, so that a broken judge cannot pass a run: scripts/ktap-summary,
 # scripts/ktap-failures and scripts/ktap-skips on crafted KTAP (and the
-# last on the table of expected skips), and selftests/lib.sh's
+# last on the table of expected skips), selftests/lib.sh's judge of
+# kmemleak's reports and its kv_splats on crafted ones, and its
 # ktap_main running a fake suite (its tests skip, fail, leave a process or
 # a broken device behind), and scripts/check-docs: its table of kernel
 # files on copies of Documentation/architecture.rst with a row taken out
@@ -141,6 +142,42 @@ KTAP version 1
 not ok 1 suite
 EOF
 
+# A document planned 1..0 without a reason ran nothing: a failure,
+# whatever its parent says, at any depth.
+summary nested_empty_plan_fails 1 "1 passed, 1 failed, 0 skipped" \
+	"line 4: plan 1..0 without # SKIP: 'ok 1 suite' ran nothing" <<'EOF'
+KTAP version 1
+1..2
+    KTAP version 1
+    1..0
+ok 1 suite
+    KTAP version 1
+    1..1
+    ok 1 a
+ok 2 other
+EOF
+
+summary deeper_empty_plan_fails 1 "0 passed, 1 failed, 0 skipped" \
+	"line 6: plan 1..0 without # SKIP: 'ok 1 inner' ran nothing" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..1
+        KTAP version 1
+        1..0
+    ok 1 inner
+ok 1 outer
+EOF
+
+summary empty_plan_under_failure_fails_once 1 "0 passed, 1 failed, 0 skipped" \
+	"line 4: plan 1..0 without # SKIP: 'not ok 1 suite' ran nothing" <<'EOF'
+KTAP version 1
+1..1
+    KTAP version 1
+    1..0
+not ok 1 suite
+EOF
+
 summary whole_input_skipped 0 "0 passed, 0 failed, 1 skipped" "" <<'EOF'
 KTAP version 1
 1..0 # SKIP not in a pair of guests
@@ -173,6 +210,19 @@ if cmp -s "$tmp/out" "$tmp/want"; then
 	result failures_prints_what_failed
 else
 	result failures_prints_what_failed "got:" "$(cat "$tmp/out")" "expected:" "$(cat "$tmp/want")"
+fi
+
+# ... and a document planned 1..0 without a reason, with its parent's
+# result, whatever it says.
+printf '%s\n' "KTAP version 1" "1..2" "    KTAP version 1" "    # ran nothing" "    1..0" \
+	"ok 1 suite" "    KTAP version 1" "    1..1" "    ok 1 a" "ok 2 other" > "$tmp/in"
+"$top/scripts/ktap-failures" < "$tmp/in" > "$tmp/out" 2>&1
+printf '%s\n' "    # ran nothing" "    1..0    [no test, no reason: a failure]" "ok 1 suite" "" \
+	> "$tmp/want"
+if cmp -s "$tmp/out" "$tmp/want"; then
+	result failures_prints_empty_document
+else
+	result failures_prints_empty_document "got:" "$(cat "$tmp/out")" "expected:" "$(cat "$tmp/want")"
 fi
 
 # skips LANE NAME STATUS STDERR_TEXT: scripts/ktap-skips LANE, given
@@ -228,11 +278,73 @@ KTAP version 1
 ok 1 hosts
 EOF2
 
+# The newest kernel that cannot be had (scripts/newest-kernel's reason):
+# its build and its guest skip in make check, and nothing else may.
+newest="newest-kernel: no linux-binary-7.2.* at 7.2.13-1 in unstable (an upload in progress?)"
+skips check newest_kernel_unavailable 0 "" <<EOF2
+KTAP version 1
+1..2
+ok 1 module_newest # SKIP $newest
+ok 2 guest_newest # SKIP $newest
+EOF2
+
+skips check newest_kernel_reason_elsewhere_fails 1 "guest_6.12.118+deb12-amd64 # SKIP newest-kernel" <<EOF2
+KTAP version 1
+1..1
+ok 1 guest_6.12.118+deb12-amd64 # SKIP $newest
+EOF2
+
+# removal's unserved-page tests may skip on 6.1's kernel only: the same
+# EFAULT on another is kverbs' own.
+unserved="refuses to pin an unserved userfaultfd page (EFAULT before any device is held): no test waits on it"
+skips check unserved_page_on_6.1 0 "" <<EOF2
+KTAP version 1
+1..1
+ok 1 link_del_with_ping_log_unserved # SKIP Linux 6.1.0-57-amd64 $unserved
+EOF2
+
+skips check unserved_page_on_6.12_fails 1 "link_del_with_samples_unserved # SKIP Linux 6.12" <<EOF2
+KTAP version 1
+1..2
+ok 1 link_del_with_samples_unserved # SKIP Linux 6.12.118+deb12-amd64 $unserved
+ok 2 link_del_with_ping_log_unserved # SKIP Linux 6.16.3+deb14-amd64 $unserved
+EOF2
+
 if "$top/scripts/ktap-skips" --sources > "$tmp/out" 2>&1; then
 	result skips_every_reason_listed
 else
 	result skips_every_reason_listed "$(cat "$tmp/out")"
 fi
+
+# lib.sh's kv_leftovers, the real one: each program a test may leave
+# running, found by its argv[0] (exec -a), and nothing else.
+mkdir -p "$tmp/bin"
+left_pids=()
+for argv0 in "$tmp/bin/kverbs" rping udaddy "$tmp/bin/hostile" "$tmp/bin/perf_hello" \
+	     "$tmp/bin/ping_peer" "$tmp/bin/ud_forge" "$tmp/bin/stall" "$tmp/bin/other"; do
+	# Not a job of this shell's, which would say when it is killed.
+	pid=$( (exec -a "$argv0" sleep 600) > /dev/null 2>&1 & echo $!)
+	left_pids+=("$pid")
+	# It has run its exec once its argv[0] is the one given.
+	for ((i = 0; i < 50; i++)); do
+		read -r -d '' a 2>/dev/null < "/proc/$pid/cmdline"
+		[ "$a" = "$argv0" ] && break
+		sleep 0.1
+	done
+done
+found=$(KVERBS=$tmp/bin/kverbs bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"; kv_leftovers' \
+	_ "$top")
+diag=()
+for pid in "${left_pids[@]}"; do
+	read -r -d '' a 2>/dev/null < "/proc/$pid/cmdline"
+	if [ "$a" = "$tmp/bin/other" ]; then
+		! grep -qx "$pid" <<< "$found" || diag+=("kv_leftovers lists $a (pid $pid)")
+	else
+		grep -qx "$pid" <<< "$found" || diag+=("kv_leftovers does not list $a (pid $pid)")
+	fi
+done
+kill -9 "${left_pids[@]}" 2>/dev/null
+result kv_leftovers_names_every_helper "${diag[@]}"
 
 # lib.sh's ktap_main, on a fake suite.  Its leftovers are what runs as
 # $KVERBS (a link to sleep, under $tmp); its device repair a fake that
@@ -342,6 +454,72 @@ expect unrepairable_device_fails "# after the test: cannot bring rxe0 back" \
 
 KV_ONLY="passes fake:typo other:fails" fake test_passes test_fails
 expect kv_only "1..3" "not ok 1 typo" "ok 2 passes" "ok 3 dmesg_clean"
+
+# lib.sh's judge of kmemleak's reports, on crafted reports: every one
+# fails but those KV_KMEMLEAK_ALLOWED names.
+kv_report() {
+	cat <<EOF
+unreferenced object 0xffff888012345678 (size 1024):
+  comm "$1", pid 321, jiffies 4294937296
+  hex dump (first 32 bytes):
+    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................
+  backtrace (crc 5a1e2f3c):
+    __kmalloc_cache_noprof+0x2d3/0x3a0
+    $2
+    $3
+    process_one_work+0x5e6/0xfd0
+EOF
+}
+kv_report kverbs "kverbs_ep_create+0x4f/0x2a0 [kverbs]" "kverbs_ping_run+0x1d/0x80 [kverbs]" \
+	> "$tmp/leak.kverbs"
+kv_report kworker/u4:2 "__rdma_create_id+0x51/0x5f0 [rdma_cm]" "cma_ib_new_conn_id+0x8e/0x4c0 [rdma_cm]" \
+	> "$tmp/leak.rdma_cm"
+# leaks NAME STATUS TEXT ALLOWED... < KMEMLEAK: kv_kmemleak_reports,
+# with KV_KMEMLEAK_ALLOWED=(ALLOWED...), exits STATUS and prints a line
+# that is TEXT, or (TEXT empty) nothing.
+leaks() {
+	local name=$1 want=$2 text=$3 rc diag=()
+	shift 3
+	bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"; shift
+		 KV_KMEMLEAK_ALLOWED=("$@"); kv_kmemleak_reports' _ "$top" "$@" > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc = "$want" ] || diag+=("exit status $rc, expected $want")
+	if [ -n "$text" ]; then
+		grep -qxF -- "$text" "$tmp/out" || diag+=("no line '$text'")
+	else
+		[ ! -s "$tmp/out" ] || diag+=("it should print nothing")
+	fi
+	[ ${#diag[@]} = 0 ] || diag+=("it printed:" "$(cat "$tmp/out")")
+	result "kmemleak_$name" "${diag[@]}"
+}
+leaks none 0 "" < /dev/null
+leaks kverbs_report_fails 1 "    kverbs_ep_create+0x4f/0x2a0 [kverbs]" < "$tmp/leak.kverbs"
+leaks rdma_cm_report_fails 1 "    cma_ib_new_conn_id+0x8e/0x4c0 [rdma_cm]" < "$tmp/leak.rdma_cm"
+leaks allowed_report_passes 0 \
+	"allowed (child_id: made up for this test): unreferenced object 0xffff888012345678 (size 1024):" \
+	child_id 'cma_ib_new_conn_id\+' 'made up for this test' < "$tmp/leak.rdma_cm"
+leaks allowed_one_of_two_fails 1 "    kverbs_ep_create+0x4f/0x2a0 [kverbs]" \
+	child_id 'cma_ib_new_conn_id\+' 'made up for this test' \
+	< <(cat "$tmp/leak.rdma_cm" "$tmp/leak.kverbs")
+
+# kv_splats leaves the scans' own "new suspected memory leaks" to
+# kv_kmemleak_check, and no other.
+bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"
+	 printf "%s\n" "$KV_KMEMLEAK_BEGIN" "kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" \
+		"$KV_KMEMLEAK_END" | kv_splats' _ "$top" > "$tmp/out" 2>&1
+if [ -s "$tmp/out" ]; then
+	result kmemleak_scans_not_a_splat "kv_splats printed: $(cat "$tmp/out")"
+else
+	result kmemleak_scans_not_a_splat
+fi
+bash -c '. "$1/selftests/lib.sh"; rm -rf "$KV_TMP"
+	 echo "kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" | kv_splats' \
+	_ "$top" > "$tmp/out" 2>&1
+if grep -q "new suspected memory leaks" "$tmp/out"; then
+	result kmemleak_other_scan_a_splat
+else
+	result kmemleak_other_scan_a_splat "kv_splats printed nothing"
+fi
 
 # docs NAME STATUS TEXT [FILE] < DOC: scripts/check-docs on DOC, saved
 # as FILE (default architecture.rst, which check-docs takes for
