@@ -335,6 +335,7 @@ test_samples_past_memlock() {
 	command -v prlimit >/dev/null && command -v setpriv >/dev/null ||
 		skip "prlimit and setpriv (util-linux) are not installed"
 	"$KVERBS" serve -p "$port" -C 2 --json > "$KV_TMP/srv.json" 2>&1 &
+	# shellcheck disable=SC2034 # kv_pid_srv: read by the eval of kv_wait srv
 	kv_pid_srv=$!
 	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "no server on $port" || return
 	prlimit --memlock=1048576:1048576 setpriv --bounding-set -ipc_lock -- \

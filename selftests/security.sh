@@ -173,6 +173,7 @@ victim_start() {
 	else
 		"$KVERBS" "$test" -p "$port" --json >"$KV_TMP/vsrv.json" 2>&1 &
 	fi
+	# shellcheck disable=SC2034 # kv_pid_vsrv: read by the eval of kv_wait vsrv
 	kv_pid_vsrv=$!
 	wait_for 10 kv_listening 0.0.0.0 "$port" || fail "no server on $port" || return
 	"$KVERBS" "$test" -p "$port" --json "$@" "$KV_ADDR" >"$KV_TMP/vcli.json" 2>&1 &
@@ -199,6 +200,7 @@ test_send_inv_other_pd_refused() {
 	trace_stop kverbs_post_send
 	[ -n "$key" ] || fail "no REG_MR of the server's QP $qpn in the trace" || return
 	"$KVERBS" send_bw -p 19301 --json >"$KV_TMP/hsrv.json" 2>&1 &
+	# shellcheck disable=SC2034 # kv_pid_hsrv: read by the eval of kv_wait hsrv
 	kv_pid_hsrv=$!
 	wait_for 10 kv_listening 0.0.0.0 19301 || fail "no server on 19301" || return
 	timeout $((60 * KV_TIME_SCALE)) "$PERF_HELLO" -a "$KV_ADDR" -p 19301 -X "$key" \
