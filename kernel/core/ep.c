@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The endpoint: one reliable connection, the rdma_cm ID under it and the
- * PD, CQ and QP it carries, from creation to the last flushed work request.
- * A datagram end (kverbs_ep_create_ud(), ud.c) is one too, with a UD QP:
- * its "connection" is a service ID resolution, and it never disconnects.
+ * The endpoint: one connection, the rdma_cm ID under it and the PD, CQ
+ * and QP it carries, from creation to the last flushed work request.
+ * A datagram end (kverbs_ep_create_ud(), for ping_ud.c) is one too, with
+ * a UD QP: its "connection" is a service ID resolution, and it never
+ * disconnects.
  *
  * A client endpoint goes IDLE -> ADDR_RESOLVED -> ROUTE_RESOLVED ->
  * CONNECTED -> DISCONNECTED; a server endpoint starts in CONNECT_REQUEST,
@@ -11,27 +12,15 @@
  * test's thread drives every transition and sleeps on ep->wait in
  * between; the rdma_cm event handler (cm_event.c), the completion
  * handlers and device removal only record what happened and wake it.
- * The first failure is kept in ep->fail and reported to userspace; later
- * failures are usually its consequences (flushed work requests after a
- * disconnect, say) and are not recorded.
+ * The first failure is kept in ep->fail; later ones are its consequences.
  *
- * Owner and release: the test that created the endpoint, or took it from
- * a listener, owns it, in its ioctl's thread; nobody else frees it.  Its
- * teardown is one ladder, in this order:
- *
- *  kverbs_ep_quiesce()  drain the QP (bounded), destroy it and free the
- *                       CQ: from here on no completion handler runs and
- *                       the device touches none of the test's memory
- *  (the test)           free its buffers, MRs and messages
- *  kverbs_ep_destroy()  PD, rdma_cm ID, and last the device attachment
- *
- * Device removal and a port going down only record a failure through
- * ->user.abort and wake the owner, which then runs the same ladder.  A
- * port going down is also kept as a fact of its own (KVERBS_EP_PORT_DOWN),
- * whatever failed first.  One step may be deferred: the rdma_cm ID of an
- * endpoint whose port went down is destroyed from a work item once the
- * port is back (see kverbs_ep_destroy()); the work owns the endpoint from
- * then on.
+ * The test that created the endpoint, or took it from a listener, owns
+ * it in its ioctl's thread.  Its teardown is one ladder:
+ * kverbs_ep_quiesce() (drain, QP, CQ), then the test's buffers, then
+ * kverbs_ep_destroy() (PD, ID, device).  Two steps may go to kverbs_wq
+ * instead: an endpoint whose drain is late on a pool's CQ is parked, and
+ * the ID of one whose port went down is destroyed once the port is back.
+ * Documentation/architecture.rst, "Objects and owners" and "Draining".
  */
 #include "cm.h"
 #include "fault.h"
@@ -1234,14 +1223,10 @@ static bool kverbs_drain_marker_wait(struct kverbs_ep *ep,
 
 /*
  * A QP on an SRQ, in the error state: wait, until @deadline, for Last
- * WQE Reached.  The SRQ's receives the QP took complete (flushed, if
- * their message was cut short) before that event, and the QP takes no
- * other; a marker posted after it completes on the same CQ after them
- * (the IBA's advice for a QP on an SRQ, which ib_drain_qp() follows
- * since 6.10, as __ib_drain_srq()).  Without the wait a NIC may complete
- * one of them after the send queue's marker, when the endpoint is gone.
- * iWARP's verbs have no such event: siw flushes the receive in progress
- * in the modify itself (siw_rq_flush()), before it returns.
+ * WQE Reached, after which the SRQ's receives it took have completed and
+ * a marker completes after them (Documentation/architecture.rst,
+ * "Draining").  iWARP has no such event: siw flushes the receive in
+ * progress in the modify itself (siw_rq_flush()), before it returns.
  */
 static bool kverbs_ep_last_wqe(struct kverbs_ep *ep, unsigned long deadline)
 {
@@ -1297,32 +1282,15 @@ static void kverbs_ep_post_markers(struct kverbs_ep *ep)
 }
 
 /*
- * The method of ib_drain_qp(), with a bound: in the error state the QP
- * flushes what is queued and then a marker posted to each queue, in
- * order, so once both markers completed every work request has.  A QP
- * on an SRQ first waits for its Last WQE Reached (kverbs_ep_last_wqe()),
- * and has no receive queue of its own to mark.  The markers live in the
- * endpoint, not on this stack: if the device is late, its completion
- * still finds them, up to kverbs_ep_quiesce() freeing the CQ, or, on a
- * CQ of ib_core's pool that outlives the QP, up to the end of the
- * endpoint's parking, which takes the drain up where this one gave up
- * (kverbs_ep_drain_late()).  Each marker counts its posts, so that a
- * late marker of a drain that timed out does not end a later drain.
- *
- * On every device, those with drain methods of their own (mlx4, mlx5,
- * erdma) too: ib_drain_qp() would call those, and they wait without a
- * bound.  What they add is for a device whose queues no longer complete
- * anything by themselves, after a fatal error or in a reset: they post
- * their marker past the driver's state check and have the driver
- * complete it.  kverbs needs no completion from such a device.  A
- * marker it cannot post, or that does not complete within
- * KVERBS_DRAIN_TIMEOUT, ends the drain; kverbs_ep_quiesce() then
- * destroys the QP and frees the endpoint's own CQ, after which no
- * handler runs, before the test frees anything, or parks the endpoint
- * on a pool's CQ.  Running ib_drain_qp() from a work item with a
- * bounded wait would not do: when the wait ends first, the QP and the
- * CQ must outlive the test's memory, while the device's drain may still
- * run the test's completion handlers on it.
+ * ib_drain_qp()'s method, with a bound (Documentation/architecture.rst,
+ * "Draining"): in the error state the QP flushes what is queued, then a
+ * marker posted to each queue, so once both markers completed every work
+ * request has.  A QP on an SRQ first waits for its Last WQE Reached.  The
+ * markers live in the endpoint and count their posts: a late completion
+ * still finds them, up to the CQ's end or the end of the endpoint's
+ * parking (kverbs_ep_drain_late()), and does not end a later drain.  Not
+ * ib_drain_qp() itself, even on a device with drain methods: those wait
+ * without a bound.
  *
  * Returns true once every marker completed, false if the QP could not
  * be moved or a marker posted, or the device did not flush in time.
@@ -1401,28 +1369,10 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 }
 
 /*
- * ib_free_cq() of an IB_POLL_SOFTIRQ CQ, with a wait that ib_free_cq()
- * lacks, or the endpoint's share of a pool's CQ given back.  The CQ's
- * poll, ib_poll_handler(), marks itself done
- * (irq_poll_complete()) and only then re-arms the CQ with
- * ib_req_notify_cq(); ib_free_cq()'s irq_poll_disable() waits for the
- * first and not the second, so the device may free the CQ under the
- * re-arm: rxe_req_notify_cq() then touches a freed queue, a few
- * instructions after the poll that completed the drain's last marker
- * has woken the test (KASAN reports it).  A softirq handler is an
- * RCU read-side critical section: one grace period after the drain
- * and the QP's destruction every handler that ran on this CQ has
- * returned, and with both queues flushed, nothing schedules another.
- * (After a drain that timed out a late completion still could: the
- * device's fault, and the window is as narrow as upstream's.)  The
- * grace period is the whole wait: no device or peer can stretch it.
- * The workqueue contexts need none: their work, ib_cq_poll_work(),
- * re-arms the CQ before it returns, and ib_free_cq() cancels it with
- * cancel_work_sync(), which waits for it to return.
- *
- * A pool's CQ outlives the endpoint: ib_core frees it with the device.
- * It is given back only once the QP's drain completed, or its device
- * is going (kverbs_ep_park()): then nothing of ours is left on it.
+ * ib_free_cq() (kverbs_cq_free()), or the endpoint's share of a pool's
+ * CQ given back: a pool's CQ outlives the endpoint, and is given back
+ * only once the QP's drain completed or its device is going
+ * (kverbs_ep_park()), when nothing of ours is left on it.
  */
 static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
 {
@@ -1438,8 +1388,10 @@ static void kverbs_free_cq(struct kverbs_ep *ep, struct ib_cq *cq)
  * kverbs_cq_free - free a CQ of ib_alloc_cq()'s whose QPs are destroyed
  * @cq: the CQ
  *
- * ib_free_cq(), after an RCU grace period for an IB_POLL_SOFTIRQ CQ: its
- * poll may still be re-arming it (see kverbs_free_cq()).
+ * ib_free_cq(), after an RCU grace period for an IB_POLL_SOFTIRQ CQ:
+ * ib_core's poll re-arms the CQ after ib_free_cq() stops waiting for it,
+ * and a softirq handler is an RCU read-side critical section
+ * (Documentation/architecture.rst, "Draining").
  */
 void kverbs_cq_free(struct ib_cq *cq)
 {
@@ -1473,12 +1425,10 @@ static void kverbs_ep_destroy_qp_cq(struct kverbs_ep *ep)
  * free its buffers.  An rdma_rw context must be destroyed before, while
  * the QP exists.  Idempotent.
  *
- * A CQ of ib_core's pool is not freed: it carries other QPs, and what
- * the device completed of this one before its destruction stays in it
- * until the pool's poll comes to it.  After a drain that completed that
- * is nothing.  After one that did not, a late completion of the QP
- * would run the test's handlers on its memory, whenever the pool's CQ is
- * polled next: then the QP and the CQ are kept, and false returned.
+ * A CQ of ib_core's pool is not freed: it carries other QPs.  After a
+ * drain that did not complete, a late completion of the QP there would
+ * run the test's handlers on its memory: then the QP and the CQ are
+ * kept, and false returned (Documentation/architecture.rst, "Draining").
  *
  * Return: true when the test may free its memory; false when the
  * endpoint, and the memory its work requests name, must be handed to
@@ -1533,14 +1483,10 @@ static void kverbs_ep_reap_work(struct work_struct *work)
 }
 
 /*
- * A parked endpoint's drain, over at last: every marker completed, and
- * with them every completion of the QP.  Or its device is going, and
- * nothing can wait any more: the QP and the pool's CQ go now (the
- * pool's CQ with the device, once every client let go), and a
- * completion of the QP still in it names memory that is freed.  A NIC
- * that neither flushes a QP in the error state within seconds nor
- * after, until it is removed, is broken; kverbs can do no better there
- * than a ULP on the pool that waits in ib_drain_qp() for ever.
+ * A parked endpoint, once a second: when its late drain is over, or its
+ * device is going (then whatever is still in the pool's CQ names freed
+ * memory: a device that never flushes is broken), the QP and the CQ go,
+ * then everything kverbs_ep_destroy() releases.
  */
 static void kverbs_ep_park_work(struct work_struct *work)
 {
@@ -1561,14 +1507,10 @@ static void kverbs_ep_park_work(struct work_struct *work)
 
 /*
  * Keep an endpoint whose drain is late on a CQ of ib_core's pool, and
- * the test's memory with it (kverbs_ep_quiesce() returned false).  The
- * endpoint is the work's from now on: it checks every second whether
- * the late markers completed, then releases everything as
- * kverbs_ep_destroy() does.  The device's removal ends the wait, within
- * a second.  Meanwhile the endpoint counts against max_sessions, and the
- * test's memory against the limits it was charged to: a peer or a
- * device that makes drains late cannot make kverbs hold more than the
- * tests it was asked for.
+ * the test's memory with it (kverbs_ep_quiesce() returned false), until
+ * the drain ends or the device goes: the work owns it from now on, and
+ * it still counts against max_sessions (Documentation/architecture.rst,
+ * "Draining").
  */
 static void kverbs_ep_park(struct kverbs_ep *ep)
 {
@@ -1654,22 +1596,15 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	ep->pd = NULL;
 	/*
 	 * Destroying the ID of an established connection sends a DREQ, and
-	 * ib_cm's cm_destroy_id() waits, uninterruptibly, until the MAD
-	 * layer is done with it.  While the port is down nothing can be
-	 * sent, and 6.1's rxe makes it worse: a DREQ it fails to transmit
-	 * moves its QP1 to the error state, and the MADs queued behind it
-	 * are never completed, so that destroy waits for good, and with it
-	 * the device's removal: a process that SIGKILL cannot end, then an
-	 * "rdma link del" that hangs.  So an endpoint
-	 * whose port went down, whenever that was and whatever failed
-	 * first (KVERBS_EP_PORT_DOWN), did not disconnect
-	 * (kverbs_ep_drain()), and its ID is destroyed by a work item once
-	 * the port is up again, or the device is being removed.  The test's
-	 * memory is already released and its process goes at once.  The
-	 * endpoint lives until then, since its handler may still run, and
-	 * counts against max_sessions; module unload removes the devices
-	 * from kverbs and then waits for the work.
+	 * ib_cm waits uninterruptibly until the MAD layer is done with it,
+	 * which a port that is down never lets happen (6.1's rxe wedges its
+	 * QP1 trying, and the device's removal with it).  So the ID of an
+	 * endpoint whose port went down (KVERBS_EP_PORT_DOWN), which did not
+	 * disconnect, is destroyed by a work item once the port is up again or
+	 * the device is going; the endpoint counts against max_sessions until
+	 * then (Documentation/architecture.rst, "Objects and owners").
 	 */
+
 	if (ep->id && kverbs_ep_port_down(ep)) {
 		kverbs_sessions_hold();
 		INIT_WORK(&ep->reap, kverbs_ep_reap_work);

@@ -4,7 +4,7 @@
  * (scripts/check-debug builds so): places where a test may hold a
  * handler up, as an interrupt or a preempted vCPU would, to show that
  * nothing is touched after the point where its waiter may free it.
- * Documentation/testing.rst, "Fault points".
+ * Documentation/testing.rst, "Completions as a NIC may deliver them".
  */
 #ifndef _KVERBS_FAULT_H
 #define _KVERBS_FAULT_H

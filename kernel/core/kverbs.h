@@ -10,7 +10,7 @@
  *                   users (endpoints, listeners) that hold verbs objects
  *                   on the device, so that removal can abort them and
  *                   wait until they have let go.
- *  kverbs_ep        one RC connection, or one UD end (ud.c): rdma_cm ID,
+ *  kverbs_ep        one RC connection, or one UD end: rdma_cm ID,
  *                   PD, CQ and QP (ep.c).
  *                   Owned by the test that created it, in the ioctl's
  *                   thread; released by kverbs_ep_quiesce() and then
@@ -23,6 +23,10 @@
  *                   and optionally a DMA mapping plus a fast-registration
  *                   MR.  Owned by the test.
  *  kverbs_msg       a small DMA-mapped control message (send or receive).
+ *  kverbs_ubuf      user memory a test writes while it runs, pinned
+ *                   before the test holds a device (ubuf.c).
+ *  kverbs_srq       a shared receive queue of perf servers and its PD,
+ *                   refcounted by its sessions and its file (srq.c).
  *  kverbs_user      what one user's tests hold, against the per-user
  *                   limits (user.c).  Referenced by each running session
  *                   and each buffer or pinned range charged to it; freed

@@ -2,7 +2,7 @@
 /*
  * Shared receive queues: the receives of a perf server's SENDs, taken
  * from one queue by the QPs of several sessions, as nvmet-rdma does with
- * use_srq.  Documentation/architecture.rst, "Shared receive queues", has
+ * use_srq.  Documentation/perf-internals.rst, "Shared receive queues", has
  * the design and its reasons; the rules a reader of this file needs:
  *
  *  - A receive is in exactly one place: posted in the SRQ, consumed by a
@@ -372,8 +372,8 @@ void kverbs_srq_give_back(struct kverbs_srq *srq, struct kverbs_ep *ep)
  * @window: the window reserved: at most @want and a quarter of the SRQ,
  *	less when the windows of the other sessions leave less
  *
- * On every transport: Documentation/architecture.rst, "Shared receive
- * queues".  kverbs_srq_unreserve() gives it back.
+ * On every transport: Documentation/perf-internals.rst, "SRQ credits".
+ * kverbs_srq_unreserve() gives it back.
  *
  * Return: 0, or -ENOSPC when the other sessions' windows hold every
  * receive of the SRQ.

@@ -3,46 +3,14 @@
  * User memory that a test writes while it runs: the ping's payload log
  * and a latency test's samples.
  *
- * A test holds a device from its address resolution to its teardown, and
- * the device's removal waits for it.  A copy_to_user() in that time could
- * wait without bound on the page it writes: a page registered with
- * userfaultfd that nobody serves, a FUSE file whose daemon is stuck.  So
- * the caller's pages are pinned before anything else, while the test
- * holds nothing, and written through a kernel mapping while it runs: no
- * fault, no wait.  The pin counts against max_pinned_mb and the user's
- * max_pinned_mb_per_user like the test's own buffers, and against the
- * process's RLIMIT_MEMLOCK, in its mm's pinned_vm, as a user memory
- * registration of ib_umem_get() does, unless the caller has
- * CAP_IPC_LOCK: the pages are the process's, pinned for as long as it
- * chooses to run the test.
- *
- * Lengths come from the caller and are computed in u64 (a count times an
- * entry size): a 32-bit kernel's size_t would wrap, pin a few pages and
- * let the test write past them.  The limits are checked on the u64.
- *
- * Only private memory is pinned: an anonymous mapping, or a private
- * mapping of a file (a program's .data, and the start of its .bss),
- * whose pages the pin's write fault copies into anonymous pages before
- * it takes them.  A shared mapping is refused with -EOPNOTSUPP, whatever
- * backs it:
- *
- * - a file's page cache: a long-term pin keeps a page the filesystem
- *   may write back, truncate or reclaim under the pin, and the kernel's
- *   writes bypass its dirty tracking.  6.5 and later refuse such pins
- *   themselves (-EFAULT), 6.1 takes them;
- * - shmem: a memfd, a tmpfs file, and MAP_SHARED | MAP_ANONYMOUS, which
- *   is an unlinked shmem file.  Every kernel pins it, since it needs no
- *   writeback; kverbs refuses it all the same.  Its pages belong to an
- *   object that other processes may map and that a ftruncate() or hole
- *   punch empties under the pin, after which the kernel's writes land in
- *   pages no mapping shows; and the caller gains nothing from it, since
- *   only the kernel writes the range and the caller's own threads read
- *   it.  vma_is_anonymous() alone would not do: it refuses the private
- *   file mappings above, which are fine.
- *
- * One rule on every kernel, the same errno for every kind of sharing:
- * the VMAs are checked under mmap_read_lock() before the pin, and the
- * pinned pages after it, in case the caller remapped the range between.
+ * A copy_to_user() while the test holds a device could wait without
+ * bound on the page it writes (userfaultfd nobody serves, a stuck FUSE
+ * daemon), and the device's removal with it.  So the caller's pages are
+ * pinned before the test holds anything, and written through a kernel
+ * mapping while it runs: no fault, no wait.  Only private memory is
+ * pinned, shared mappings are refused with -EOPNOTSUPP, and lengths are
+ * u64 from the caller on: Documentation/architecture.rst, "Objects and
+ * owners", says why.
  */
 #include "kverbs.h"
 

@@ -56,6 +56,8 @@ struct kverbs_lesson_wr {
  * @wrs: contexts of the client's work requests
  * @done: highest @wrs seq that completed successfully
  * @start_ns: when the run's first work request was posted
+ * @nonce: random bytes the lesson's client sends in its connection
+ *	request, by which its server tells its own client from a stranger
  */
 struct kverbs_lesson_ctx {
 	struct kverbs_test common;

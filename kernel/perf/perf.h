@@ -3,91 +3,14 @@
  * perftest-style bandwidth and latency tests, shared by their client and
  * server halves, and by their requester and responder (perf_session.c).
  *
- * The client says what to run in its connection request: a versioned
- * hello in the rdma_cm private data.  A server that cannot run it
- * rejects the connection with a reason in the reject's private data.
- *
- *   client                                 server
- *   connect(hello)                  ---->  check the hello, accept
- *   SEND START                      ---->  (the client speaks first)
- *                                   <----  REG_MR(buffer), SEND ADV
- *   the test: WRITEs into the server's buffer, READs from it, or SENDs
- *   into its receives, a window of tx_depth of them in flight;
- *   with --validate, WRITE and READ run in rounds:
- *     WRITE round, SEND ROUND        ---->  check each slot
- *                                   <----  SEND ROUND_OK
- *     (READ: the server fills the slots, the client checks them)
- *   atomic tests: fetch-and-add or compare-and-swap on the words of the
- *   server's buffer, each word counting up by one per operation
- *   latency tests: as the bandwidth tests, one operation in flight
- *   ping-pong latency tests (WRITE_LAT, SEND_LAT), message i:
- *     WRITE_LAT only, first: SEND ADV(our buffer) ---->  (where to answer)
- *     WRITE or SEND message i        ---->  sees it: the last byte of
- *                                           its buffer turns to the
- *                                           marker of i (WRITE), or a
- *                                           receive completes (SEND)
- *     sees it the same way           <----  WRITE or SEND message i
- *     the client's sample: post to seeing the answer, halved
- *   SEND_BW on iWARP, which has no receiver-not-ready retry, and into
- *   an SRQ on any transport (the ADV says so: KVERBS_PERF_ADV_GRANTS):
- *                                   <----  SEND ROUND_OK after each ring of
- *                                          receives taken and posted again
- *                                          (on an SRQ: each window, ADV's
- *                                          slots, srq.c);
- *     the client has no more SENDs outstanding than the server receives
- *   WRITE_BW, READ_BW, atomics: SEND PROGRESS now and then
- *                                   ---->  (the server's wait is bounded)
- *   SEND DONE {iterations, time}    ---->  the server's report (atomic
- *                                          --validate: and each word's count)
- *
- * With KVERBS_PERF_F_REVERSE in the hello (bandwidth tests only) the
- * two swap places once connected: the server is the requester and runs
- * the client's part above against the client's buffer, the client the
- * responder and runs the server's.  The connection is set up as always.
- * The client's -b runs one session of each direction at once.
- *
- * The first message on a connection is always the client's: START, or
- * with KVERBS_PERF_F_REVERSE its ADV.  iWARP needs that.  MPA (RFC 5044)
- * lets the initiator send first, and the responder only after it; the
- * ready-to-receive exchange of MPA v2 (RFC 6581) that would lift the
- * rule is not something a kernel ULP can ask for.  soft-iWARP takes
- * the rule at its word: it reads the MPA reply with room for a little
- * more, and if the server's first message is already queued behind the
- * reply, it fails the connection (CONNECT_ERROR, -EINVAL).  InfiniBand
- * and RoCE do not care; the protocol is the same on every fabric.
- *
- * In SEND_BW the client's control messages arrive in the same receives
- * as its data.  The server tells them apart by their length, which
- * kverbs_perf_ctrl_len() makes differ from the data's: immediate data
- * would do it too, but iWARP has none.  Everything on the wire is
- * little-endian, but the immediate data itself.
- *
- * With KVERBS_PERF_F_IMM (not on iWARP) the data work requests carry
- * immediate data, the iteration's low 32 bits, big-endian as every
- * immediate is on the wire:
- *   WRITE_WITH_IMM i                 ---->  consumes a receive: completes
- *                                           there as RECV_RDMA_WITH_IMM,
- *                                           imm == i checked
- *   SEND_WITH_IMM i                  ---->  completes as RECV, imm == i
- *                                           checked
- * So the responder of WRITE_BW takes each message in a receive, as
- * SEND_BW's does, with the control messages in the same receives, told
- * from the WRITEs by their opcode; and a WRITE_LAT side sees the other's
- * WRITE by that completion, not by polling its memory.
- *
- * With KVERBS_PERF_F_INV (WRITE_BW, READ_BW, READ_LAT, --validate) each
- * round ends with the responder's key invalidated by the requester, as
- * an NVMe/RDMA target's response invalidates the key its host
- * advertised, and the responder advertises a fresh one:
- *   WRITE or READ round with key K
- *   SEND_WITH_INV(K) ROUND          ---->  completes WITH_INVALIDATE, K
- *                                          checked; no LOCAL_INV: check
- *                                          or fill the slots, REG_MR
- *                                          under K' = K + 1 (key byte)
- *   next round with K'              <----  SEND ROUND_OK {rkey K'}
- * On iWARP (rdma_cap_read_inv()) the last READ of each round is a READ
- * with invalidate of the requester's own sink, which the requester
- * registers again before the next round, as rdma_rw does there.
+ * The client's hello (perf_proto.h) says what to run, in its connection
+ * request.  The client sends the first message, START (or with
+ * KVERBS_PERF_F_REVERSE its ADV): iWARP lets only the initiator send
+ * first.  The responder ADVertises its buffer, or posts its receives;
+ * the requester keeps a window of data work requests in flight, with
+ * ROUND / ROUND_OK between --validate's rounds and PROGRESS now and then,
+ * and ends with DONE and its numbers.  The exchange, each option's part
+ * in it and the reasons: Documentation/perf-internals.rst.
  */
 #ifndef _KVERBS_PERF_H
 #define _KVERBS_PERF_H
@@ -96,24 +19,12 @@
 #include "perf_proto.h"
 
 /*
- * Control receives are credits, granted the way RPC-over-RDMA grants
- * them: a side keeps a receive posted for every control message its peer
- * may send before the peer waits for an answer.  iWARP needs that
- * exactly: it has no receiver-not-ready retry, and its send completions
- * say only that the transport has the bytes, not that they found a
- * receive (soft-iWARP completes a SEND once TCP takes it).  So a peer
- * that sends its next message as soon as the previous one completes
- * can overtake the thread that posts the receive again, and a SEND that
- * finds no receive ends the connection.
- *
- * The requester sends PROGRESS with no answer, and may follow it at
- * once with ROUND or DONE: two messages before it waits (for ROUND_OK)
- * or is done.  A PROGRESS comes at most once in a quarter of the step
- * timeout, and the responder posts each receive again as soon as its
- * thread takes the message, before it acts on it.  The responder
- * answers one message at a time (ADV, ROUND_OK), and on iWARP grants
- * SEND_BW one ring of receives at a time, which the requester uses up
- * before the next grant can come: one receive is enough that way.
+ * Control receives are credits: a side keeps a receive posted for every
+ * control message its peer may send before it waits for an answer, since
+ * over iWARP a SEND that finds no receive ends the connection.  The
+ * requester may send PROGRESS and at once ROUND or DONE; the responder
+ * answers one message at a time.  Documentation/perf-internals.rst,
+ * "Control messages and credits".
  */
 #define KVERBS_PERF_CTRL_CREDITS	2
 

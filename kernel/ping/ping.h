@@ -2,43 +2,16 @@
 /*
  * The rping-compatible ping, shared by its client and server halves.
  *
- * Per iteration, as rdma-core's rping does it:
- *
- *   client                                 server
- *   fill source buffer with the pattern
- *   REG_MR(source, remote read)
- *   SEND {source iova, rkey, size}  ---->  RDMA READ source into its buffer
- *                                   <----  SEND go-ahead
- *   LOCAL_INV(source)
- *   REG_MR(sink, remote write)
- *   SEND {sink iova, rkey, size}    ---->  RDMA WRITE its buffer to sink
- *                                   <----  SEND go-ahead
- *   check sink against source
- *
- * and the client invalidates the sink before the next iteration.  Every
- * message is struct kverbs_ping_info, 16 bytes, big-endian.
- *
- * Remote invalidation, between two kverbs ends: the client's connection
- * request carries a struct kverbs_ping_hello offering to take SENDs with
- * invalidate (KVERBS_PING_HELLO_INV), and a server that will send them
- * says so in its accept's hello.  rping sends no hello (an IB CM REQ
- * pads the private data with zeros, iWARP has none) and reads none, so
- * nothing changes for it.  Where both agreed, each go-ahead revokes the
- * key it answers, as an NVMe/RDMA target's response does:
- *
- *   client                                 server
- *   REG_MR(source, remote read)
- *   SEND {source iova, rkey, size}  ---->  RDMA READ source
- *                                   <----  SEND_WITH_INV(source rkey)
- *   completes WITH_INVALIDATE, the
- *   source's key checked; REG_MR(sink)
- *   SEND {sink iova, rkey, size}    ---->  RDMA WRITE sink
- *                                   <----  SEND_WITH_INV(sink rkey)
- *   completes WITH_INVALIDATE, the
- *   sink's key checked; check the sink
- *
- * and the client posts no LOCAL_INV: the next REG_MR of each buffer
- * takes a fresh key, as after its own invalidation.
+ * Per iteration, as rdma-core's rping does it, the client advertises its
+ * source (REG_MR, remote read), the server READs it and sends a
+ * go-ahead; the client advertises its sink (REG_MR, remote write), the
+ * server WRITEs it and sends a go-ahead; the client checks the sink.
+ * Every message is struct kverbs_ping_info, 16 bytes, big-endian.
+ * Between two kverbs ends that agreed on it in their hellos
+ * (KVERBS_PING_HELLO_INV), each go-ahead is a SEND with invalidate of the
+ * key it answers, and the client posts no LOCAL_INV.
+ * Documentation/architecture.rst, "The ping" and "Remote invalidation in
+ * the ping", has the exchange in full.
  */
 #ifndef _KVERBS_PING_H
 #define _KVERBS_PING_H
@@ -92,7 +65,7 @@ struct kverbs_ping_run {
 
 int kverbs_ping_client(struct kverbs_ping_run *run);
 int kverbs_ping_server(struct kverbs_ping_run *run);
-/* ud.c: the same ping over datagrams, as udaddy (KVERBS_PING_F_UD) */
+/* ping_ud.c: the same ping over datagrams, as udaddy (KVERBS_PING_F_UD) */
 int kverbs_ud_client(struct kverbs_ping_run *run);
 int kverbs_ud_server(struct kverbs_ping_run *run);
 
