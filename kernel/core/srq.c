@@ -620,7 +620,16 @@ struct kverbs_srq *kverbs_srq_get(struct kverbs_listener *lsn, struct ib_device 
 		return new;
 	mutex_lock(&kverbs_srq_lock);
 	srq = kverbs_srq_listed_locked(lsn, ibdev);
-	if (!srq) {
+	if (!srq && test_bit(KVERBS_SRQ_REMOVING, &new->flags)) {
+		/*
+		 * The device's removal began while the SRQ was made, and
+		 * its @remove found nothing listed: listed now, the list's
+		 * reference would hold the removal until the file closes.
+		 * kverbs_srq_abort() sets the bit before it queues @remove,
+		 * which takes this lock, so one of the two sees the other.
+		 */
+		srq = ERR_PTR(-ENODEV);
+	} else if (!srq) {
 		/* The list's reference, and the session's. */
 		srq = new;
 		new = NULL;
