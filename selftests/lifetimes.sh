@@ -160,15 +160,17 @@ test_drain_marker_handler_late_pool() {
 }
 
 # A drain that does not end in time on the pool's CQ: every completion
-# of every kernel QP reaches its CQ 7 s late, past kverbs' 5 s bound on a
+# of every kernel QP reaches its CQ 12 s late, past kverbs' 5 s bound on a
 # drain, and each interrupt comes 500 ms late.  The server's session,
 # its client gone, cannot destroy its QP and free its memory: the late
 # completions would run its handlers on it, from the pool's CQ, which
 # outlives the QP.  It keeps both until the drain ends, counted as a
-# session against max_sessions meanwhile (a new test is refused with
-# ENFILE while max_sessions is 1), and lets go of them once it did.
+# session against max_sessions and its user's max_sessions_per_user
+# meanwhile (a new test is refused with ENFILE while max_sessions is 1,
+# with EDQUOT while max_sessions_per_user is), and lets go of them once
+# it did.
 test_drain_late_pool_parks() {
-	local pc ping_rc
+	local pc ping_rc per_user
 	fault_need
 	serve_bg srv -C 1 --cq-pool || return
 	# As many iterations as a server runs (perf_max_iterations): the
@@ -178,7 +180,7 @@ test_drain_late_pool_parks() {
 	wait_for 20 kv_any_connected "$port" ||
 		fail "the client did not connect: $(cat "$KV_TMP/c.err" "$KV_TMP/c.json")" || return
 	kv_sleep 1
-	fault_set send_delay_ms=7000 recv_delay_ms=7000 irq_delay_ms=500
+	fault_set send_delay_ms=12000 recv_delay_ms=12000 irq_delay_ms=500
 	kill -INT "$pc"
 	wait "$pc"
 	# The server's session ended, and left its endpoint parked.
@@ -194,7 +196,16 @@ test_drain_late_pool_parks() {
 	[ $ping_rc != 0 ] && grep -q ENFILE "$KV_TMP/refused.json" ||
 		fail "a test was not refused while the parked endpoint holds max_sessions: $(cat "$KV_TMP/refused.json")" ||
 		return
-	# Its drain ends at 7 s and a little: then the endpoint goes.
+	# ... and its user's max_sessions_per_user: the server ran as root.
+	per_user=$(< /sys/module/kverbs/parameters/max_sessions_per_user)
+	echo 1 > /sys/module/kverbs/parameters/max_sessions_per_user
+	"$KVERBS" ping -c -a "$KV_ADDR" -p 1 -C 1 --json > "$KV_TMP/refused.json" 2>&1
+	ping_rc=$?
+	echo "$per_user" > /sys/module/kverbs/parameters/max_sessions_per_user
+	[ $ping_rc != 0 ] && grep -q EDQUOT "$KV_TMP/refused.json" ||
+		fail "a test was not refused while the parked endpoint holds its user's sessions: $(cat "$KV_TMP/refused.json")" ||
+		return
+	# Its drain ends at 12 s and a little: then the endpoint goes.
 	wait_for 30 kv_no_connections ||
 		fail "the parked endpoint was never released: $(rdma res show cm_id)" || return
 	fault_reset

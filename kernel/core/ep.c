@@ -1477,9 +1477,11 @@ static void kverbs_ep_reap_work(struct work_struct *work)
 {
 	struct kverbs_ep *ep = container_of(work, struct kverbs_ep, reap);
 
+	struct kverbs_user *held_by = ep->held_by;
+
 	kverbs_dev_wait_port_up(&ep->user, kverbs_ep_user_link_down);
 	kverbs_ep_release(ep);
-	kverbs_sessions_put();
+	kverbs_sessions_release(held_by);
 }
 
 /*
@@ -1492,6 +1494,7 @@ static void kverbs_ep_park_work(struct work_struct *work)
 {
 	struct kverbs_ep *ep = container_of(to_delayed_work(work),
 					    struct kverbs_ep, park);
+	struct kverbs_user *held_by;
 
 	if (kverbs_ep_drain_late(ep)) {
 		ep->drained = true;
@@ -1500,9 +1503,11 @@ static void kverbs_ep_park_work(struct work_struct *work)
 		queue_delayed_work(kverbs_wq, &ep->park, HZ);
 		return;
 	}
+	held_by = ep->held_by;
 	kverbs_ep_destroy_qp_cq(ep);
-	kverbs_sessions_put();
+	/* A release deferred again holds its own count, for the same user. */
 	kverbs_ep_destroy(ep);
+	kverbs_sessions_release(held_by);
 }
 
 /*
@@ -1518,7 +1523,7 @@ static void kverbs_ep_park(struct kverbs_ep *ep)
 			       "qp %u: its CQ is shared; the QP and the test's memory are kept until its drain ends\n",
 			       ep->id->qp->qp_num);
 	set_bit(KVERBS_EP_PARKED, &ep->flags);
-	kverbs_sessions_hold();
+	ep->held_by = kverbs_sessions_hold(NULL);
 	queue_delayed_work(kverbs_wq, &ep->park, HZ);
 }
 
@@ -1606,7 +1611,7 @@ void kverbs_ep_destroy(struct kverbs_ep *ep)
 	 */
 
 	if (ep->id && kverbs_ep_port_down(ep)) {
-		kverbs_sessions_hold();
+		ep->held_by = kverbs_sessions_hold(ep->held_by);
 		INIT_WORK(&ep->reap, kverbs_ep_reap_work);
 		queue_work(kverbs_wq, &ep->reap);
 		return;

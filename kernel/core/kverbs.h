@@ -255,6 +255,8 @@ enum kverbs_ep_flags {
  * @flags: &enum kverbs_ep_flags, with set_bit() and test_bit()
  * @reap: releases the endpoint when that may wait long
  * @park: ... or, for a parked endpoint, once its drain is over
+ * @held_by: the user a deferred release is charged to, meanwhile
+ *	(kverbs_sessions_hold())
  * @release: frees what the test holds that its work requests name, once
  *	the device is done with it (kverbs_ep_set_release()); or NULL
  * @release_arg: ... what it frees
@@ -312,6 +314,7 @@ struct kverbs_ep {
 	unsigned long flags;
 	struct work_struct reap;
 	struct delayed_work park;
+	struct kverbs_user *held_by;
 	void (*release)(void *arg);
 	void *release_arg;
 	bool pd_borrowed;
@@ -911,8 +914,9 @@ void kverbs_user_session_end(struct kverbs_user *user);
 struct kverbs_user *kverbs_user_pin(unsigned long npages);
 void kverbs_user_unpin(struct kverbs_user *user, unsigned long npages);
 int kverbs_sessions_get(void);
-void kverbs_sessions_hold(void);
+struct kverbs_user *kverbs_sessions_hold(struct kverbs_user *as);
 void kverbs_sessions_put(void);
+void kverbs_sessions_release(struct kverbs_user *user);
 void kverbs_users_exit(void);
 
 /* fault.c: the debug lane's fault points (fault.h), for main.c. */

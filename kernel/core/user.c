@@ -91,12 +91,12 @@ static bool kverbs_user_fits(const struct kverbs_user *user,
 }
 
 /*
- * Charge @sessions and @pages to the caller's user, within its limits.
- * Returns the user, with a reference for the charge, ERR_PTR(-EDQUOT)
- * past a limit, or ERR_PTR(-ENOMEM).
+ * Charge @sessions and @pages to the caller's user, within its limits
+ * unless @over.  Returns the user, with a reference for the charge,
+ * ERR_PTR(-EDQUOT) past a limit, or ERR_PTR(-ENOMEM).
  */
 static struct kverbs_user *kverbs_user_charge(unsigned int sessions,
-					      unsigned long pages)
+					      unsigned long pages, bool over)
 {
 	kuid_t uid = current_euid();
 	struct kverbs_user *user, *new = NULL;
@@ -119,7 +119,7 @@ static struct kverbs_user *kverbs_user_charge(unsigned int sessions,
 		/* Another thread of the same user may have come first. */
 		user = kverbs_user_find(uid) ?: new;
 	}
-	if (!kverbs_user_fits(user, sessions, pages)) {
+	if (!over && !kverbs_user_fits(user, sessions, pages)) {
 		ret = -EDQUOT;
 		goto out_unlock;
 	}
@@ -167,7 +167,7 @@ static void kverbs_user_uncharge(struct kverbs_user *user,
  */
 struct kverbs_user *kverbs_user_session_begin(void)
 {
-	return kverbs_user_charge(1, 0);
+	return kverbs_user_charge(1, 0, false);
 }
 
 /**
@@ -193,7 +193,7 @@ void kverbs_user_session_end(struct kverbs_user *user)
  */
 struct kverbs_user *kverbs_user_pin(unsigned long npages)
 {
-	return kverbs_user_charge(0, npages);
+	return kverbs_user_charge(0, npages, false);
 }
 
 /**
@@ -227,24 +227,56 @@ int kverbs_sessions_get(void)
 
 /**
  * kverbs_sessions_hold - count in what a session left behind
+ * @as: the user to charge, one that kverbs_sessions_hold() returned
+ *	before; NULL for the caller's
  *
  * An endpoint whose release is deferred (kverbs_ep_destroy(),
  * kverbs_ep_park()) holds verbs objects, and maybe memory, after its
- * test ended: it counts against max_sessions until it is released, over
- * the limit if need be, since it exists already.  New tests are refused
- * while such endpoints fill it.
+ * test ended: it counts against max_sessions, and against its test's
+ * user's max_sessions_per_user, until it is released, over the limits if
+ * need be, since it exists already.  New tests are refused while such
+ * endpoints fill them.  With @as NULL, call it in the thread of the
+ * test's ioctl: in a kernel thread no user is charged.
+ *
+ * Return: the user charged, for kverbs_sessions_release(); NULL if none
+ * (a kernel thread, or no memory for a user that was not charged yet).
  */
-void kverbs_sessions_hold(void)
+struct kverbs_user *kverbs_sessions_hold(struct kverbs_user *as)
 {
+	struct kverbs_user *user;
+
 	atomic_inc(&kverbs_sessions);
+	if (as) {
+		spin_lock(&kverbs_users_lock);
+		as->sessions++;
+		refcount_inc(&as->ref);
+		spin_unlock(&kverbs_users_lock);
+		return as;
+	}
+	if (current->flags & PF_KTHREAD)
+		return NULL;
+	user = kverbs_user_charge(1, 0, true);
+	return IS_ERR(user) ? NULL : user;
 }
 
 /**
- * kverbs_sessions_put - count out what kverbs_sessions_get() or
- *	kverbs_sessions_hold() counted in
+ * kverbs_sessions_put - count out what kverbs_sessions_get() counted in
  */
 void kverbs_sessions_put(void)
 {
+	atomic_dec(&kverbs_sessions);
+}
+
+/**
+ * kverbs_sessions_release - count out what kverbs_sessions_hold() counted in
+ * @user: as kverbs_sessions_hold() returned it; may be NULL
+ *
+ * May free @user.
+ */
+void kverbs_sessions_release(struct kverbs_user *user)
+{
+	if (user)
+		kverbs_user_uncharge(user, 1, 0);
 	atomic_dec(&kverbs_sessions);
 }
 
