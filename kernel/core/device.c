@@ -170,9 +170,28 @@ static void kverbs_dev_event(struct ib_event_handler *handler,
 	struct kverbs_dev *dev = container_of(handler, struct kverbs_dev, events);
 	struct kverbs_dev_user *user;
 
-	if (event->event != IB_EVENT_PORT_ERR &&
-	    event->event != IB_EVENT_PORT_ACTIVE)
+	switch (event->event) {
+	case IB_EVENT_DEVICE_FATAL:
+		/*
+		 * The device stopped working (a NIC's firmware, a PCI error):
+		 * nothing it was asked will complete, so every test on it
+		 * fails now, as ib_core's ULPs do, rather than at its step
+		 * limit.  The device's removal follows, or its reset does:
+		 * listeners and SRQs (port 0) wait for that.
+		 */
+		mutex_lock(&kverbs_dev_lock);
+		list_for_each_entry(user, &dev->users, node)
+			if (user->port)
+				user->abort(user, -EIO);
+		mutex_unlock(&kverbs_dev_lock);
+		ibdev_warn(dev->ibdev, "fatal device error: its tests end with EIO\n");
 		return;
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_PORT_ACTIVE:
+		break;
+	default:
+		return;
+	}
 	mutex_lock(&kverbs_dev_lock);
 	if (event->event == IB_EVENT_PORT_ERR)
 		list_for_each_entry(user, &dev->users, node)
