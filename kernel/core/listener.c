@@ -68,7 +68,7 @@ void kverbs_listener_abort(struct kverbs_dev_user *user, int error)
 	if (!lsn->error)
 		lsn->error = error;
 	if (lsn->shared && lsn->state == KVERBS_LISTENER_LIVE)
-		queue_work(system_wq, &lsn->release);
+		queue_work(kverbs_wq, &lsn->release);
 	spin_unlock_irqrestore(&lsn->lock, flags);
 	wake_up(&lsn->wait);
 }
@@ -110,7 +110,7 @@ int kverbs_listener_request(struct kverbs_listener *lsn, struct rdma_cm_id *id,
 			lsn->npending++;
 			queued = true;
 			/* The oldest request's deadline, if none is armed. */
-			queue_delayed_work(system_wq, &lsn->expire, lsn->timeout);
+			queue_delayed_work(kverbs_wq, &lsn->expire, lsn->timeout);
 		}
 		spin_unlock_irqrestore(&lsn->lock, flags);
 	}
@@ -182,7 +182,7 @@ static void kverbs_listener_expire_work(struct work_struct *work)
 	list_for_each_entry_safe(ep, tmp, &lsn->pending, pending) {
 		if (time_before(now, ep->queued_at + lsn->timeout)) {
 			if (lsn->state != KVERBS_LISTENER_DEAD)
-				queue_delayed_work(system_wq, &lsn->expire,
+				queue_delayed_work(kverbs_wq, &lsn->expire,
 						   ep->queued_at + lsn->timeout - now);
 			break;
 		}
