@@ -408,20 +408,25 @@ void kverbs_perf_samples_flush(struct kverbs_perf_samples *smp,
 			       struct kverbs_perf_run *run)
 {
 	u64 *dst = (u64 *)run->samples.kaddr + smp->stored;
-	size_t len = smp->len * sizeof(u64);
+	/*
+	 * Read once: after a drain that did not end, a late completion's
+	 * handler (kverbs_perf_req_wr_done()) may still add a sample.
+	 */
+	u32 n = READ_ONCE(smp->len);
+	size_t len = n * sizeof(u64);
 
-	if (!smp->len)
+	if (!n)
 		return;
 	memcpy(dst, smp->chunk, len);
 	kverbs_ubuf_written(&run->samples, dst, len);
 	if (smp->phases) {
 		memset(smp->phases + 2 * smp->seen, 0,
-		       2 * (smp->len - smp->seen) * sizeof(u64));
+		       2 * (n - smp->seen) * sizeof(u64));
 		dst = (u64 *)run->phases.kaddr + 2 * (size_t)smp->stored;
 		memcpy(dst, smp->phases, 2 * len);
 		kverbs_ubuf_written(&run->phases, dst, 2 * len);
 	}
-	smp->stored += smp->len;
+	smp->stored += n;
 	smp->len = 0;
 	smp->seen = 0;
 }
