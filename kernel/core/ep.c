@@ -1273,12 +1273,36 @@ static void kverbs_ep_post_markers(struct kverbs_ep *ep)
 		uwr.wr.opcode = IB_WR_SEND;
 		marker = ep->ud_ah ? &uwr.wr : NULL;
 	}
-	/* There is room for both (kverbs_ep_create_qp()). */
+	/*
+	 * The markers of an earlier drain that did not end, with nothing
+	 * posted behind them, are this drain's too: a queue has room for
+	 * one marker (kverbs_ep_create_qp()), which they may still hold.
+	 */
+	if (ep->markers_cid && ep->markers_cid == ep->next_cid) {
+		ep->markers_posted = true;
+		return;
+	}
 	if (marker && kverbs_drain_marker_post(ep, &ep->drain_sq, marker, NULL))
 		return;
 	if (!qp->srq && kverbs_drain_marker_post(ep, &ep->drain_rq, NULL, &rwr))
 		return;
 	ep->markers_posted = true;
+	ep->markers_cid = ep->next_cid;
+}
+
+/*
+ * Has @qp, on an SRQ, taken receives from it?  Not before it reached
+ * RTR; such a QP raises no Last WQE Reached on every device, and needs
+ * none.  If the state cannot be read, assume it did.
+ */
+static bool kverbs_ep_took_srq_receives(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+
+	if (ib_query_qp(qp, &attr, IB_QP_STATE, &init))
+		return true;
+	return attr.qp_state != IB_QPS_RESET && attr.qp_state != IB_QPS_INIT;
 }
 
 /*
@@ -1302,6 +1326,8 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 	unsigned long deadline = jiffies + KVERBS_DRAIN_TIMEOUT;
 
 	ep->markers_posted = false;
+	if (qp->srq && !ep->last_wqe_seen && !kverbs_ep_took_srq_receives(qp))
+		ep->last_wqe_seen = true;
 	ep->modified = !ib_modify_qp(qp, &attr, IB_QP_STATE);
 	if (!ep->modified)
 		return false;
@@ -1316,19 +1342,21 @@ static bool kverbs_ep_drain_markers(struct kverbs_ep *ep)
 /*
  * A drain that did not end in time, taken up without a wait: true once
  * it is over.  Last WQE Reached that came late gets the markers posted
- * now; markers that come late are taken.  A QP that could not be moved
- * to the error state, or whose markers could not be posted, never
- * drains: only the device's removal ends its parking.
+ * now, and so does a queue that had no room for one before; markers
+ * that come late are taken.  A QP that could not be moved to the error
+ * state never drains: only the device's removal ends its parking.
  */
 static bool kverbs_ep_drain_late(struct kverbs_ep *ep)
 {
-	if (!ep->modified)
+	if (!ep->modified || ep->stopped)
 		return false;
 	if (!ep->markers_posted) {
-		if (!ep->id->qp->srq || ep->last_wqe_seen ||
-		    !try_wait_for_completion(&ep->last_wqe))
-			return false;
-		ep->last_wqe_seen = true;
+		if (ep->id->qp->srq && !ep->last_wqe_seen) {
+			if (!try_wait_for_completion(&ep->last_wqe))
+				return false;
+			ep->last_wqe_seen = true;
+		}
+		/* A queue full until its earlier marker completed: once more. */
 		kverbs_ep_post_markers(ep);
 		if (!ep->markers_posted)
 			return false;
@@ -1353,7 +1381,8 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 {
 	struct ib_qp *qp;
 
-	if (!ep->id || !ep->id->qp || ep->drained)
+	/* A reset QP (kverbs_ep_stop()) would drop the markers. */
+	if (!ep->id || !ep->id->qp || ep->drained || ep->stopped)
 		return;
 	qp = ep->id->qp;
 	trace_kverbs_drain_start(ep->trace_id, ep->cq_id, qp);
@@ -1366,6 +1395,31 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 		ibdev_warn_ratelimited(qp->device,
 				       "qp %u could not be drained within %u s\n",
 				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
+}
+
+/**
+ * kverbs_ep_stop - stop the device's work on a QP whose drain did not end
+ * @ep: the endpoint, after kverbs_ep_drain()
+ *
+ * A drain that did not end leaves work requests in flight, whose memory
+ * the device may still read or write: an rdma_rw context must not unmap
+ * it while the QP lives (rdma_rw_ctx_destroy() needs the QP).  In the
+ * reset state a QP does nothing more, and completes nothing more: its
+ * drain never ends, and a parked endpoint stays parked until its
+ * device's removal (kverbs_ep_park()).  Nothing to do after a drain that
+ * ended.
+ */
+void kverbs_ep_stop(struct kverbs_ep *ep)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+
+	if (ep->drained || !ep->id || !ep->id->qp || ep->stopped)
+		return;
+	ep->stopped = !ib_modify_qp(ep->id->qp, &attr, IB_QP_STATE);
+	if (!ep->stopped)
+		ibdev_warn_ratelimited(kverbs_ep_device(ep),
+				       "qp %u: not drained, and cannot be reset\n",
+				       ep->id->qp->qp_num);
 }
 
 /*

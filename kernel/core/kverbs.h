@@ -249,6 +249,11 @@ enum kverbs_ep_flags {
  *	SRQ any more, and every one it took has completed
  * @modified: the drain moved the QP to the error state
  * @markers_posted: ... and posted its markers, every one the QP needs
+ * @stopped: ... and then moved the QP to the reset state
+ *	(kverbs_ep_stop()): it completes nothing more
+ * @markers_cid: @next_cid when the last drain's markers were all posted,
+ *	0 before: while nothing is posted after them, a later drain waits
+ *	for them instead of posting more
  * @polled: the test's thread polls @cq itself (IB_POLL_DIRECT); set with
  *	@cq, kept after it is freed, for the handlers' wake-up
  *	(kverbs_ep_wake())
@@ -305,6 +310,8 @@ struct kverbs_ep {
 	bool last_wqe_seen;
 	bool modified;
 	bool markers_posted;
+	bool stopped;
+	u32 markers_cid;
 	u32 trace_id;
 	u32 next_cid;
 	unsigned long queued_at;
@@ -390,6 +397,7 @@ void kverbs_ep_reject(struct kverbs_ep *ep);
 void kverbs_ep_reject_data(struct kverbs_ep *ep, const void *data, u8 len);
 void kverbs_ep_disconnect(struct kverbs_ep *ep);
 void kverbs_ep_drain(struct kverbs_ep *ep);
+void kverbs_ep_stop(struct kverbs_ep *ep);
 bool kverbs_ep_quiesce(struct kverbs_ep *ep);
 void kverbs_ep_set_release(struct kverbs_ep *ep, void (*release)(void *arg),
 			   void *arg);

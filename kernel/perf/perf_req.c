@@ -618,7 +618,8 @@ static void kverbs_perf_req_rw_reap(struct kverbs_perf_req *c)
 /*
  * --rw, at the end: contexts still held after a failure or a signal.
  * Their work requests may still be in flight, so the QP is drained
- * first; then each is destroyed, before the QP that owns their MRs.
+ * first, and reset if that did not end (kverbs_ep_stop()); then each is
+ * destroyed, before the QP that owns their MRs.
  */
 static void kverbs_perf_req_rw_release(struct kverbs_perf_req *c)
 {
@@ -632,6 +633,7 @@ static void kverbs_perf_req_rw_release(struct kverbs_perf_req *c)
 	if (!held)
 		return;
 	kverbs_ep_drain(c->ep);
+	kverbs_ep_stop(c->ep);
 	for (i = 0; i < c->window; i++)
 		kverbs_perf_req_rw_put(c, &c->wrs[i]);
 }

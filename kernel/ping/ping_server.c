@@ -375,7 +375,12 @@ out_free:
 	 * ended the session, if any, and so do not replace it.
 	 */
 	kverbs_ep_drain(ep);
-	/* While the QP exists; then the device must be done with the buffers. */
+	/*
+	 * While the QP exists, and once the device is done with the
+	 * buffers: reset if the drain did not end.
+	 */
+	if (s->rw_active)
+		kverbs_ep_stop(ep);
 	kverbs_ping_server_rw_destroy(s);
 	kverbs_ep_quiesce(ep);
 	kverbs_msg_free(&s->goahead);
