@@ -536,6 +536,9 @@ kv_wait() {
 	local pid
 	pid=$(eval echo "\$kv_pid_$1")
 	if ! wait_for "$2" kv_ended "$pid"; then
+		# Where it waits, before the kill ends the wait.
+		echo "$1 (pid $pid) still running after $2 s, in:"
+		kv_stack "$pid"
 		kill -9 "$pid" 2>/dev/null
 		if ! wait_for 10 kv_ended "$pid"; then
 			echo "$1 (pid $pid) still running after $2 s and SIGKILL:"
@@ -664,7 +667,13 @@ kv_ping_pair() {
 	kv_server srv "$port" -V || return 1
 	kv_client cli "$port" -V "$@"
 	rc=$?
-	kv_wait srv 30 || { echo "server failed:"; cat "$KV_TMP/srv.err" "$KV_TMP/srv.json"; return 1; }
+	if ! kv_wait srv 30; then
+		echo "server failed:"
+		cat "$KV_TMP/srv.err" "$KV_TMP/srv.json"
+		echo "the client exited $rc:"
+		cat "$KV_TMP/cli.err" "$KV_TMP/cli.json"
+		return 1
+	fi
 	[ $rc = 0 ] || { echo "client exited $rc:"; cat "$KV_TMP/cli.err" "$KV_TMP/cli.json"; return 1; }
 	json_check "$KV_TMP/cli.json" 'd["status"] == "ok"' \
 		"d['iterations'] == $count" 'd["bytes_read"] == d["iterations"] * d["size"]' \
