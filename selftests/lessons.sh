@@ -232,46 +232,5 @@ PY
 	wait_for 5 kv_no_connections || fail "connections left: $(rdma res show cm_id)"
 }
 
-# The port the lesson running now listens on, from rdma's view.
-lesson_port() {
-	local line s
-	while IFS= read -r line; do
-		[[ $line == *" state LISTEN "*"comm [kverbs] src-addr $KV_ADDR:"* ]] || continue
-		s=${line##* src-addr } s=${s%% *}
-		echo "${s##*:}"
-		return 0
-	done < <(rdma res show cm_id 2>/dev/null)
-	return 1
-}
-
-# A lesson listens on an ordinary port of its address, and takes only
-# its own client's requests: a stranger's, which may come at any moment
-# of the lesson, is rejected, and the lesson runs on.  fence makes up to
-# four connections on its listener; a stranger (perf_hello) connects to
-# its port as soon as it listens, again and again while the lesson runs,
-# until one of its requests met the listener; three lessons at most.
-test_stranger_refused() {
-	local lp port out met=0 try
-	[ -x "$(dirname "$KVERBS")/perf_hello" ] ||
-		skip "perf_hello is not built (libibverbs-dev, librdmacm-dev)"
-	for try in 1 2 3; do
-		"$KVERBS" lesson --json fence "$KV_ADDR" > "$KV_TMP/fence.json" 2> "$KV_TMP/fence.err" &
-		lp=$!
-		while kv_alive "$lp"; do
-			port=$(lesson_port) || continue
-			out=$(timeout $((10 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" \
-				-a "$KV_ADDR" -p "$port" -w 1 2>&1)
-			[[ $out != accepted* ]] ||
-				fail "the lesson took a stranger's request: $out" || return
-			[[ $out == "rejected without a kverbs perf reason" ]] && kv_alive "$lp" && met=1
-		done
-		wait "$lp" || fail "lesson fence: $(cat "$KV_TMP/fence.err" "$KV_TMP/fence.json")" || return
-		json_check "$KV_TMP/fence.json" 'd["status"] == "ok"' || return
-		[ $met = 1 ] && return
-	done
-	fail "no stranger's request met the lesson's listener in three lessons"
-}
-
 ktap_main test_list test_unsignaled test_rnr test_fence test_access \
-	test_stale_key test_max_sge test_alignment test_mr_size test_uapi_refusals \
-	test_stranger_refused
+	test_stale_key test_max_sge test_alignment test_mr_size test_uapi_refusals
