@@ -73,6 +73,30 @@ client() {
 		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err"
 }
 
+# client_bg NAME TEST [options]: the same client, in the background,
+# its pid in kv_pid_NAME: the tool's own, for the signal that ends it (a
+# background subshell ignores SIGINT, and would not pass it on).
+client_bg() {
+	local name=$1 test=$2
+	shift 2
+	"$KVERBS" "$test" -p "$port" --timeout "$step_limit" --json "$@" "$KV_ADDR" \
+		>"$KV_TMP/$name.json" 2>"$KV_TMP/$name.err" &
+	eval "kv_pid_$name=$!"
+}
+
+# interrupt NAME: SIGINT to client_bg's NAME, which must end within the
+# drain's bound and a little, its stream cut short (exit 1 or 130).
+interrupt() {
+	local pid rc
+
+	pid=$(eval echo "\$kv_pid_$1")
+	kill -INT "$pid"
+	kv_wait "$1" $((20 * KV_TIME_SCALE))
+	rc=$?
+	[ $rc = 1 ] || [ $rc = 130 ] ||
+		fail "$1 exited $rc after SIGINT: $(cat "$KV_TMP/$1.err" "$KV_TMP/$1.json")"
+}
+
 # A fair client, after whatever the test did: the SRQ, the pool's CQ and
 # the device still serve a validated send_bw, every receive back.
 fair_after() {
@@ -89,7 +113,7 @@ fair_after() {
 # those receives: taken on the QP's own CQ, they would be lost to the
 # SRQ; on the pool's CQ, handled after the endpoint was freed.
 srq_ended() {
-	local how=$1 opts=("${@:2}") want pb
+	local how=$1 opts=("${@:2}") want
 	fault_need
 	case $how in
 	ceiling)
@@ -104,13 +128,11 @@ srq_ended() {
 	fault_set recv_delay_ms=300 irq_delay_ms=100
 	case $how in
 	signal)
-		client b send_bw -s 1024 -n 1000000 &
-		pb=$!
+		client_bg b send_bw -s 1024 -n 1000000
 		wait_for 20 kv_any_connected "$port" ||
 			fail "the client did not connect: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
 		kv_sleep 2
-		kill -INT "$pb"
-		wait "$pb" ;;
+		interrupt b || return ;;
 	ceiling)
 		client b send_bw -s 1024 -n 1000000 ;;
 	protocol)
@@ -170,19 +192,17 @@ test_drain_marker_handler_late_pool() {
 # with EDQUOT while max_sessions_per_user is), and lets go of them once
 # it did.
 test_drain_late_pool_parks() {
-	local pc ping_rc per_user
+	local ping_rc per_user
 	fault_need
 	serve_bg srv -C 1 --cq-pool || return
 	# As many iterations as a server runs (perf_max_iterations): the
 	# signal ends it long before.
-	client c write_bw -s 4096 -n 10000000 &
-	pc=$!
+	client_bg c write_bw -s 4096 -n 10000000
 	wait_for 20 kv_any_connected "$port" ||
 		fail "the client did not connect: $(cat "$KV_TMP/c.err" "$KV_TMP/c.json")" || return
 	kv_sleep 1
 	fault_set send_delay_ms=12000 recv_delay_ms=12000 irq_delay_ms=500
-	kill -INT "$pc"
-	wait "$pc"
+	interrupt c || return
 	# The server's session ended, and left its endpoint parked.
 	kv_wait srv $((60 * KV_TIME_SCALE))
 	[ $? = 1 ] || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
