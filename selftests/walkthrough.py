@@ -25,10 +25,11 @@
 # What must match, per side: the posts and the life events (all made by
 # the side's own thread) in order; each completion with its status and
 # length, between the same two posts as in the listing, but a SEND's
-# anywhere before the drain; rdma_cm's events in order.  Free: the order
-# of completions between the same two posts (a send and a receive queue
-# complete independently, as rxe's requester and responder run apart),
-# where a SEND's completion falls before the drain (see shape()), and
+# anywhere before the drain and a drain's anywhere in it; rdma_cm's
+# events in order.  Free: the order of completions between the same two
+# posts (a send and a receive queue complete independently, as rxe's
+# requester and responder run apart), where a SEND's completion falls
+# before the drain and a flush within the drain (see shape()), and
 # where rdma_cm's events fall among the rest (they come from rdma_cm's
 # work queue).  TIMEWAIT_EXIT is left out: it comes only when the ID
 # outlives rdma_cm's time wait, which it does in some runs.
@@ -41,8 +42,8 @@
 # in step order, the named events must be the listing's, each side's
 # once each, and each in its place: posts and life events in the
 # listing's order; a completion between the same two posts or life
-# events, a SEND's anywhere before the drain; rdma_cm's events in order
-# among themselves.  Exits 1 and says which step is wrong if not.
+# events, a SEND's anywhere before the drain, one within a drain
+# anywhere in it; rdma_cm's events in order among themselves.  Exits 1 and says which step is wrong if not.
 import difflib
 import re
 import sys
@@ -177,19 +178,28 @@ def read_doc(doc):
 
 def shape(lines):
     """The parts of one side's listing that must match."""
-    steps, done, cm, posts, drains = [], {}, [], 0, 0
+    steps, done, cm, posts, drains, draining = [], {}, [], 0, 0, False
     for line in lines:
         if line.startswith("kverbs_wc:"):
             # A SEND's completion says the peer acknowledged it; the test
             # waits for it only before it reuses the buffer, or not at
-            # all, so it may come any time before the drain.  The rest
-            # are waited for before the next post.
-            where = ("drain", drains) if " SEND " in line else ("post", posts)
+            # all, so it may come any time before the drain.  In a
+            # drain, the device flushes as it goes, before or after the
+            # markers are posted.  The rest are waited for before the
+            # next post.
+            if draining:
+                where = ("in drain", drains)
+            elif " SEND " in line:
+                where = ("drain", drains)
+            else:
+                where = ("post", posts)
             done.setdefault(where, []).append(line)
         elif line.startswith("kverbs_cm_event:"):
             cm.append(line)
         else:
             steps.append(line)
+            draining = line.startswith("kverbs_drain_start:") or (
+                draining and not line.startswith("kverbs_drain_end:"))
             posts += line.startswith(("kverbs_post_", "kverbs_rw_post:"))
             drains += line.startswith("kverbs_drain_start:")
     return steps, {k: sorted(v) for k, v in done.items()}, cm
@@ -234,15 +244,18 @@ def event_key(line):
 
 def place_of(keys):
     """Where each event is held: what the trace check holds fixed."""
-    places, synced, drains, cms = [], 0, 0, 0
+    places, synced, drains, cms, draining = [], 0, 0, 0, False
     for key in keys:
         event = key.split()[0]
         if event == "kverbs_cm_event":
             places.append(("rdma_cm event", cms))
             cms += 1
         elif event == "kverbs_wc":
-            # A SEND's completion only says the peer acknowledged it.
-            if key.split()[1:2] == ["SEND"]:
+            # A SEND's completion only says the peer acknowledged it; a
+            # drain's flushes come as the device gets to them.
+            if draining:
+                places.append(("completion in drain", drains))
+            elif key.split()[1:2] == ["SEND"]:
                 places.append(("SEND completion before drain", drains))
             else:
                 places.append(("completion after event", synced))
@@ -250,6 +263,8 @@ def place_of(keys):
             places.append(("post or life event", synced))
             synced += 1
             drains += event == "kverbs_drain_start"
+            draining = event == "kverbs_drain_start" or (
+                draining and event != "kverbs_drain_end")
     return places
 
 
@@ -332,7 +347,9 @@ def misplaced(side, prose, listed):
             left.remove((key, where))
             continue
         after = f"after ``{sync[where[1] - 1]}``" if where[1] else "first"
-        if where[0] != "completion after event":
+        if where[0] == "completion in drain":
+            after = "in the drain"
+        elif where[0] != "completion after event":
             after = "before the drain"
         return [f"step {step} names the {side}'s ``{key}`` {after} "
                 f"(its post or life event {where[1]}); the listing has it elsewhere"]
