@@ -405,6 +405,7 @@ void kverbs_buf_sync_range_for_cpu(struct kverbs_buf *buf, size_t offset,
 	invalidate_kernel_vmap_range(buf->vaddr + offset, len);
 	kverbs_buf_cpu_take(buf, offset, offset + len);
 }
+
 /**
  * kverbs_buf_sync_for_cpu - make what the device wrote visible to the CPU
  * @buf: the buffer
@@ -438,6 +439,7 @@ void kverbs_buf_sync_range_for_device(struct kverbs_buf *buf, size_t offset,
 	kverbs_buf_sync_range(buf, offset, len, true);
 	kverbs_buf_cpu_give(buf, offset, offset + len);
 }
+
 /**
  * kverbs_buf_sync_for_device - make what the CPU wrote visible to the device
  * @buf: the buffer, none of which the device may be writing at the time

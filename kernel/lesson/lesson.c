@@ -109,6 +109,7 @@ int kverbs_lesson_wait(struct kverbs_lesson_ctx *lc, u32 seq)
 {
 	int ret;
 
+	/* Pairs with the handler's smp_store_release(): its results first. */
 	ret = kverbs_ep_wait(lc->cli, smp_load_acquire(&lc->done) >= seq,
 			     kverbs_lesson_timeout(lc));
 	if (!ret)

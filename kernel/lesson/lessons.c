@@ -122,9 +122,11 @@ static void kverbs_lesson_unsignaled_recover(struct kverbs_lesson_ctx *lc,
 			break;
 		usleep_range(500, 1000);
 	}
-	if (!ret)
-		kverbs_ep_wait(lc->cli, smp_load_acquire(&lc->done) >= seq,
-			       kverbs_lesson_timeout(lc));
+	if (ret)
+		return;
+	/* Pairs with the handler's smp_store_release(), as in kverbs_lesson_wait(). */
+	kverbs_ep_wait(lc->cli, smp_load_acquire(&lc->done) >= seq,
+		       kverbs_lesson_timeout(lc));
 }
 
 static int kverbs_lesson_unsignaled_wrong(struct kverbs_lesson_ctx *lc)

@@ -28,8 +28,8 @@ struct kverbs_perf_resp {
 	struct kverbs_buf buf;		/* the requester's target, source or receives */
 	u32 slots;
 	u32 stride;			/* bytes from one slot to the next */
-	u32 ctrl_len;			/* bytes in each of the requester's control messages */
-	bool flow;			/* SEND_BW on iWARP, or on an SRQ: grant by ring, or window */
+	u32 ctrl_len;			/* bytes of each requester's control message */
+	bool flow;			/* SEND_BW on iWARP or an SRQ: grant by ring, or window */
 	bool await_start;		/* the server: the client's START comes first */
 	struct kverbs_perf_recv *recvs;	/* the ring: SEND_BW one per slot; WRITE_BW with imm */
 	u32 nrecvs;			/* ... of this many */

@@ -220,7 +220,7 @@ static int kverbs_ping_server_rdma(struct kverbs_ping_server *s,
 
 	s->rw_sg_cnt = kverbs_buf_sg_pages(&s->buf, 0, s->buf.len, s->rw_sgl);
 	nr_wrs = rdma_rw_ctx_init(&s->rw, ep->id->qp, kverbs_ep_port(ep),
-			       s->rw_sgl, s->rw_sg_cnt, 0, addr, rkey, dir);
+				  s->rw_sgl, s->rw_sg_cnt, 0, addr, rkey, dir);
 	if (nr_wrs < 0)
 		return kverbs_ep_failed(ep, nr_wrs, step);
 	s->rw_active = true;
