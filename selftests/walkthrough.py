@@ -50,7 +50,8 @@ import sys
 
 LINE = re.compile(r"^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+(?:\(\s*(?P<tgid>[\d-]+)\)\s+)?"
                   r"\[\d+\]\s+\S+\s+[\d.]+: (?P<event>kverbs_\w+): (?P<fields>.*)$")
-ASYNC = ("kverbs_wc", "kverbs_cm_event")
+ASYNC = ("kverbs_wc", "kverbs_drain_wc", "kverbs_cm_event")
+COMPLETIONS = ("kverbs_wc", "kverbs_drain_wc")
 SIDES = ("client", "server")
 BEGIN, END = ".. trace-begin", ".. trace-end"
 INTRO = {
@@ -87,7 +88,7 @@ def parse(path, server_pid):
     sides = {s: [] for s in SIDES}
     for pid, event, text in events:
         f = fields(text)
-        if event == "kverbs_wc":
+        if event in COMPLETIONS:
             side = cq_side.get(f["cq.id"])
         elif event == "kverbs_cm_event":
             # A connection request comes to the server's listener; any
@@ -180,7 +181,7 @@ def shape(lines):
     """The parts of one side's listing that must match."""
     steps, done, cm, posts, drains, draining = [], {}, [], 0, 0, False
     for line in lines:
-        if line.startswith("kverbs_wc:"):
+        if line.startswith(tuple(e + ":" for e in COMPLETIONS)):
             # A SEND's completion says the peer acknowledged it; the test
             # waits for it only before it reuses the buffer, or not at
             # all, so it may come any time before the drain.  In a
@@ -250,7 +251,7 @@ def place_of(keys):
         if event == "kverbs_cm_event":
             places.append(("rdma_cm event", cms))
             cms += 1
-        elif event == "kverbs_wc":
+        elif event in COMPLETIONS:
             # A SEND's completion only says the peer acknowledged it; a
             # drain's flushes come as the device gets to them.
             if draining:

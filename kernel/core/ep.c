@@ -1148,7 +1148,7 @@ static void kverbs_drain_marker_done(struct ib_cq *cq, struct ib_wc *wc)
 						     struct kverbs_drain_marker,
 						     cqe.cqe);
 
-	trace_kverbs_wc(cq, wc, KVERBS_TRACE_DRAIN);
+	trace_kverbs_drain_wc(cq, wc);
 	complete(&m->done);
 	kverbs_fault_stall(KVERBS_FAULT_MARKER_DONE);
 }
@@ -1171,13 +1171,11 @@ static int kverbs_drain_marker_post(struct kverbs_ep *ep,
 	int ret;
 
 	m->cqe.cid = cid;
-	if (swr) {
-		trace_kverbs_post_send(qp, swr, ep->cq_id, cid);
+	trace_kverbs_drain_post(qp, ep->cq_id, cid, swr);
+	if (swr)
 		ret = ib_post_send(qp, swr, NULL);
-	} else {
-		trace_kverbs_post_recv(qp, 0, ep->cq_id, cid);
+	else
 		ret = ib_post_recv(qp, rwr, NULL);
-	}
 	if (!ret)
 		m->posted++;
 	return ret;

@@ -130,12 +130,7 @@ TRACE_DEFINE_ENUM(IB_WC_GENERAL_ERR);
 		{ IB_WC_RESP_TIMEOUT_ERR, "RESP_TIMEOUT_ERR" },		\
 		{ IB_WC_GENERAL_ERR, "GENERAL_ERR" })
 
-/*
- * What a completion finished, in the terms of &enum kverbs_step, or a
- * drain's marker (kverbs_ep_drain()), which no step of a test is.
- */
-#define KVERBS_TRACE_DRAIN	0xff
-
+/* What a completion finished, in the terms of &enum kverbs_step. */
 TRACE_DEFINE_ENUM(KVERBS_STEP_REG_MR);
 TRACE_DEFINE_ENUM(KVERBS_STEP_SEND);
 TRACE_DEFINE_ENUM(KVERBS_STEP_RECV);
@@ -152,8 +147,7 @@ TRACE_DEFINE_ENUM(KVERBS_STEP_ATOMIC);
 		{ KVERBS_STEP_RDMA_READ, "RDMA_READ" },			\
 		{ KVERBS_STEP_RDMA_WRITE, "RDMA_WRITE" },		\
 		{ KVERBS_STEP_LOCAL_INV, "LOCAL_INV" },			\
-		{ KVERBS_STEP_ATOMIC, "ATOMIC" },			\
-		{ KVERBS_TRACE_DRAIN, "DRAIN" })
+		{ KVERBS_STEP_ATOMIC, "ATOMIC" })
 
 TRACE_DEFINE_ENUM(IB_POLL_SOFTIRQ);
 TRACE_DEFINE_ENUM(IB_POLL_WORKQUEUE);
@@ -590,6 +584,54 @@ TRACE_EVENT(kverbs_wc,
 		  kverbs_show_step(__entry->step),
 		  kverbs_show_wc_status(__entry->status),
 		  __entry->byte_len, __entry->vendor_err, __entry->imm)
+);
+
+/*
+ * A drain's marker (kverbs_ep_drain()), posted to the send queue (SQ) or
+ * the receive queue (RQ) of a QP in the error state, and its flushed
+ * completion: events of their own, so that what counts a test's work
+ * requests and completions (kverbs_post_send, kverbs_post_recv,
+ * kverbs_wc) never counts them.
+ */
+TRACE_EVENT(kverbs_drain_post,
+	TP_PROTO(const struct ib_qp *qp, u32 cq_id, u32 cid, bool send),
+	TP_ARGS(qp, cq_id, cid, send),
+	TP_STRUCT__entry(
+		__field(u32, cq_id)
+		__field(u32, cid)
+		__field(u32, qp_num)
+		__field(bool, send)
+	),
+	TP_fast_assign(
+		__entry->cq_id = cq_id;
+		__entry->cid = cid;
+		__entry->qp_num = qp->qp_num;
+		__entry->send = send;
+	),
+	TP_printk("cq.id=%u cid=%u qp=%u %s", __entry->cq_id, __entry->cid,
+		  __entry->qp_num, __entry->send ? "SQ" : "RQ")
+);
+
+TRACE_EVENT(kverbs_drain_wc,
+	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc),
+	TP_ARGS(cq, wc),
+	TP_STRUCT__entry(
+		__field(u32, cq_id)
+		__field(u32, cid)
+		__field(u32, qp_num)
+		__field(unsigned int, status)
+	),
+	TP_fast_assign(
+		const struct kverbs_cqe *kc = container_of(wc->wr_cqe,
+							   struct kverbs_cqe, cqe);
+
+		__entry->cq_id = cq->res.id;
+		__entry->cid = kc->cid;
+		__entry->qp_num = kverbs_wc_qp_num(wc);
+		__entry->status = wc->status;
+	),
+	TP_printk("cq.id=%u cid=%u qp=%u %s", __entry->cq_id, __entry->cid,
+		  __entry->qp_num, kverbs_show_wc_status(__entry->status))
 );
 
 TRACE_EVENT(kverbs_ping_iter,
