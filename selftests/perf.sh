@@ -2643,23 +2643,26 @@ test_send_lat_ud_traced() {
 	kv_python $tr/trace "$n" <<'PY'
 import re, sys
 n = int(sys.argv[2])
-posts, wcs = {}, []
+posts, seen, wcs = {}, [], []
 for line in open(sys.argv[1]):
     m = re.search(r"kverbs_post_(send|recv): cq\.id=(\d+) cid=(\d+) qp=(\d+) (\S+)", line)
     if m:
-        kind, cq, cid, qp, what = m.groups()
-        if kind == "send" and what != "SEND_WITH_IMM":
-            continue
-        if kind == "recv" and what != "len=42":
-            continue
-        key = (cq, cid)
-        if cid == "0" or key in posts:
-            sys.exit(f"datagram post without an id of its own: {line.strip()}")
-        posts[key] = (kind, qp)
+        seen.append(m.groups() + (line.strip(),))
         continue
     m = re.search(r"kverbs_wc: cq\.id=(\d+) cid=(\d+) qp=(\d+) (\S+) (\S+)", line)
     if m:
         wcs.append(m.groups())
+# The datagrams' CQs are those of the SEND_WITH_IMMs; every receive
+# posted there is a datagram's (the connection's control messages have
+# their own CQ), whatever room it has for one.
+dgram_cqs = {cq for kind, cq, _, _, what, _ in seen if kind == "send" and what == "SEND_WITH_IMM"}
+for kind, cq, cid, qp, what, line in seen:
+    if cq not in dgram_cqs or (kind == "send" and what != "SEND_WITH_IMM"):
+        continue
+    key = (cq, cid)
+    if cid == "0" or key in posts:
+        sys.exit(f"datagram post without an id of its own: {line}")
+    posts[key] = (kind, qp)
 sends = [k for k, (kind, _) in posts.items() if kind == "send"]
 if len(sends) != 2 * n:
     sys.exit(f"{len(sends)} datagrams posted, expected {2 * n}")
