@@ -29,6 +29,8 @@
  * @port_events: counts port events and the start of removal, for
  *	kverbs_dev_wait_port_up(); changed under kverbs_dev_lock
  * @port_wait: woken when @port_events changes
+ * @last_wqe: whether the device raises Last WQE Reached, as far as
+ *	kverbs has seen (kverbs_dev_last_wqe_missing())
  */
 struct kverbs_dev {
 	struct ib_device *ibdev;
@@ -40,6 +42,18 @@ struct kverbs_dev {
 	struct ib_event_handler events;
 	unsigned int port_events;
 	wait_queue_head_t port_wait;
+	int last_wqe;
+};
+
+/*
+ * What kverbs has learned of a device's Last WQE Reached (&struct
+ * kverbs_dev's @last_wqe): nothing yet; it raised one; or a QP on an SRQ
+ * waited for one in vain while it never had.
+ */
+enum {
+	KVERBS_DEV_LAST_WQE_UNKNOWN,
+	KVERBS_DEV_LAST_WQE_RAISED,
+	KVERBS_DEV_LAST_WQE_MISSING,
 };
 
 /*
@@ -145,6 +159,47 @@ void kverbs_dev_detach(struct kverbs_dev_user *user)
 bool kverbs_dev_removing(const struct kverbs_dev_user *user)
 {
 	return !user->dev || READ_ONCE(user->dev->removing);
+}
+
+/**
+ * kverbs_dev_last_wqe_raised - @user's device raised Last WQE Reached
+ * @user: an attached user
+ *
+ * From then on a QP on an SRQ of the device that waits for the event in
+ * vain has not drained (kverbs_dev_last_wqe_missing()).
+ */
+void kverbs_dev_last_wqe_raised(struct kverbs_dev_user *user)
+{
+	if (user->dev)
+		WRITE_ONCE(user->dev->last_wqe, KVERBS_DEV_LAST_WQE_RAISED);
+}
+
+/**
+ * kverbs_dev_last_wqe_missing - may a drain go on without Last WQE Reached?
+ * @user: an attached user
+ * @waited: a QP of the device has just waited for the event in vain
+ *
+ * Some devices never raise the event: rxe in Debian's 6.1 does not,
+ * and ib_drain_qp() of that kernel does not wait for it.
+ * A device that never raised it and let one wait pass is taken for one
+ * of those, as ib_drain_qp() of later kernels goes on after its own wait
+ * (Documentation/architecture.rst, "Draining"): its drains go on without
+ * it.  A device that raised it once is waited for every time.
+ *
+ * Return: true when the drain should go on without the event.
+ */
+bool kverbs_dev_last_wqe_missing(struct kverbs_dev_user *user, bool waited)
+{
+	struct kverbs_dev *dev = user->dev;
+
+	if (!dev)
+		return false;
+	if (waited && cmpxchg(&dev->last_wqe, KVERBS_DEV_LAST_WQE_UNKNOWN,
+			      KVERBS_DEV_LAST_WQE_MISSING) ==
+		      KVERBS_DEV_LAST_WQE_UNKNOWN)
+		ibdev_warn(dev->ibdev,
+			   "raises no Last WQE Reached: its SRQ QPs are drained without it\n");
+	return READ_ONCE(dev->last_wqe) == KVERBS_DEV_LAST_WQE_MISSING;
 }
 
 /* Wake kverbs_dev_wait_port_up(): a port changed, or removal began. */

@@ -596,6 +596,7 @@ static void kverbs_qp_event(struct ib_event *event, void *context)
 		 * (kverbs_ep_drain_markers()).  rxe raises it each time its
 		 * responder runs in the error state: the drain takes one.
 		 */
+		kverbs_dev_last_wqe_raised(&ep->user);
 		complete(&ep->last_wqe);
 		break;
 	case IB_EVENT_QP_FATAL:
@@ -1225,18 +1226,21 @@ static bool kverbs_drain_marker_wait(struct kverbs_ep *ep,
  * a marker completes after them (Documentation/architecture.rst,
  * "Draining").  iWARP has no such event: siw flushes the receive in
  * progress in the modify itself (siw_rq_flush()), before it returns.
+ * Nor has a device that never raises it (kverbs_dev_last_wqe_missing()).
  */
 static bool kverbs_ep_last_wqe(struct kverbs_ep *ep, unsigned long deadline)
 {
 	long left = deadline - jiffies;
 
 	if (ep->last_wqe_seen ||
-	    rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep)))
+	    rdma_protocol_iwarp(kverbs_ep_device(ep), kverbs_ep_port(ep)) ||
+	    kverbs_dev_last_wqe_missing(&ep->user, false))
 		return true;
-	if (left <= 0 || !wait_for_completion_timeout(&ep->last_wqe, left))
-		return false;
-	ep->last_wqe_seen = true;
-	return true;
+	if (left > 0 && wait_for_completion_timeout(&ep->last_wqe, left)) {
+		ep->last_wqe_seen = true;
+		return true;
+	}
+	return kverbs_dev_last_wqe_missing(&ep->user, true);
 }
 
 /*

@@ -97,6 +97,8 @@ int kverbs_dev_attach(struct kverbs_dev_user *user, struct ib_device *ibdev,
 		      u32 port);
 void kverbs_dev_detach(struct kverbs_dev_user *user);
 bool kverbs_dev_removing(const struct kverbs_dev_user *user);
+void kverbs_dev_last_wqe_raised(struct kverbs_dev_user *user);
+bool kverbs_dev_last_wqe_missing(struct kverbs_dev_user *user, bool waited);
 void kverbs_dev_wait_port_up(struct kverbs_dev_user *user,
 			     bool (*down)(struct kverbs_dev_user *user));
 bool kverbs_dev_any_ud(void);
