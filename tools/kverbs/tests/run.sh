@@ -23,14 +23,15 @@ if ! make -s -C "$tool" kverbs tests/unit tests/oldmod.so >"$tmp/build" 2>&1; th
 	echo "Bail out! cannot build kverbs, tests/unit and tests/oldmod.so"
 	exit 1
 fi
-echo "1..6"
+tests=(unit cli man deps scripts bench suites)
+echo "1..${#tests[@]}"
 
 # The built binary, unless the caller names another one.
 export KVERBS=${KVERBS:-$tool/kverbs}
 
 n=0
 failed=0
-for t in unit cli man deps scripts bench suites; do
+for t in "${tests[@]}"; do
 	n=$((n + 1))
 	case $t in
 	unit) cmd=("$here/unit") ;;
