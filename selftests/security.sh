@@ -15,6 +15,18 @@
 HOSTILE=$(dirname "$KVERBS")/hostile
 [ -x "$HOSTILE" ] || HOSTILE=$KV_TOP/selftests/hostile
 
+# rxe since 7.x returns from its responder's completion step without
+# acknowledging if the QP is in the error state by then: a ULP that
+# moves its QP to the error state on the access error it was told of
+# (kverbs does, at once) races the responder's NAK, and when the NAK is
+# lost the peer's request is never completed (Documentation/testing.rst,
+# "A peer's lost acknowledgement").  nak_lost OUT: the peer, whose
+# output is OUT, waited in vain over such an rxe.
+NAK_LOST="rxe of Linux $(uname -r) sent the peer no ACK or NAK once the QP was in the error state (known bug)"
+nak_lost() {
+	[ "$KV_TYPE" = rxe ] && grep -Eq 'no completion within|: timeout$' "$1"
+}
+
 # attack NAME PORT: one client against a hostile server doing NAME.  Each
 # test has its own port: an attacker left over cannot answer the next.
 attack() {
@@ -41,8 +53,14 @@ attack() {
 		json_check "$KV_TMP/c.json" 'd["status"] == "ok"' 'd["iterations"] == 1'
 		return
 	fi
-	[ $hrc = 0 ] || fail "the attack was not refused with a remote access error (attacker exit $hrc)" || return 1
 	[ $rc = 1 ] || fail "kverbs exit $rc, expected 1: the ping must fail" || return 1
+	if [ $hrc = 2 ] && nak_lost "$KV_TMP/h.out" &&
+	   json_check "$KV_TMP/c.json" 'd["error"]["name"] == "EACCES"' >/dev/null; then
+		# The device told kverbs of the violation; the attacker
+		# heard nothing of it.
+		skip "$NAK_LOST"
+	fi
+	[ $hrc = 0 ] || fail "the attack was not refused with a remote access error (attacker exit $hrc)" || return 1
 	# What the victim sees depends on the device.  siw raises
 	# IB_EVENT_QP_ACCESS_ERR for a WRITE it refused, as hardware does, and
 	# kverbs reports EACCES.  A READ it refuses when it would send the
@@ -77,7 +95,7 @@ test_read_write_only_sink() { attack read_sink 19007; }
 # what it sends: each session ends in an error, the server goes on, and a
 # fair client then gets a validated ping.
 test_server_refuses_bad_input() {
-	local a rc
+	local a rc lost=
 	local attacks="short_message zero_size huge_size bad_rkey small_sink"
 	[ -x "$HOSTILE" ] || skip "hostile is not built (libibverbs-dev, librdmacm-dev)"
 	kv_server srvp 19200 -P -V -S 65536 || return 1
@@ -86,7 +104,13 @@ test_server_refuses_bad_input() {
 			> "$KV_TMP/h.out" 2> "$KV_TMP/h.err"
 		rc=$?
 		echo "# $a: exit $rc: $(cat "$KV_TMP/h.out" "$KV_TMP/h.err" | tr '\n' ' ')"
-		[ $rc = 0 ] || fail "the server did not refuse $a" || return 1
+		if [ $rc = 2 ] && nak_lost "$KV_TMP/h.err"; then
+			# The server's count of failed clients below tells
+			# whether it refused the message.
+			lost="$lost $a"
+		else
+			[ $rc = 0 ] || fail "the server did not refuse $a" || return 1
+		fi
 		# shellcheck disable=SC2154 # kv_pid_srvp: set by the eval of what started it
 		kv_alive "$kv_pid_srvp" || fail "the server died of $a" || return 1
 	done
@@ -97,7 +121,8 @@ test_server_refuses_bad_input() {
 	# Interrupted, with clients that failed: exit 1, not 130.
 	[ $rc = 1 ] || { cat "$KV_TMP/srvp.err"; fail "server exit $rc after SIGINT, expected 1"; return 1; }
 	json_check "$KV_TMP/srvp.json" 'd["clients"] == 6' 'd["clients_failed"] == 5' \
-		'd["iterations"] == 5' 'd["error"] is not None'
+		'd["iterations"] == 5' 'd["error"] is not None' || return
+	[ -z "$lost" ] || skip "$NAK_LOST"
 }
 
 # Over iWARP a listener is a TCP socket: anyone who can reach its port
