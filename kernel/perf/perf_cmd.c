@@ -82,26 +82,20 @@ static int kverbs_perf_srq_check(const struct kverbs_perf *cmd)
 	return 0;
 }
 
-static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,
-			     struct kverbs_perf_run *run)
+/*
+ * How the side polls its CQ, for client and server alike: the effective
+ * KVERBS_PERF_POLL_*, or -EINVAL.  -e is --poll softirq; so is the
+ * default where the CQ must have interrupts: a pool's, or one with
+ * moderation.  A server's KVERBS_PERF_F_BUSY_POLL goes with busy polling
+ * only.
+ */
+static int kverbs_perf_poll_parse(const struct kverbs_perf *cmd)
 {
-	bool server = cmd->role == KVERBS_ROLE_SERVER;
-	const struct kverbs_perf_ops *t = kverbs_perf_ops_get(cmd->test);
 	u32 poll = cmd->poll;
-	int ret;
 
-	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
-		return -EINVAL;
-	if (cmd->__reserved)
-		return -EINVAL;
 	if (poll > KVERBS_PERF_POLL_UNBOUND_WORKQUEUE ||
 	    cmd->cq_flags & ~KVERBS_PERF_CQ_FLAGS)
 		return -EINVAL;
-	/*
-	 * -e is --poll softirq; so is the default where the CQ must have
-	 * interrupts: a pool's, or one with moderation.  A server's
-	 * KVERBS_PERF_F_BUSY_POLL goes with busy polling only.
-	 */
 	if (!poll && (cmd->flags & KVERBS_PERF_F_EVENTS || cmd->cq_flags))
 		poll = KVERBS_PERF_POLL_SOFTIRQ;
 	if ((poll == KVERBS_PERF_POLL_DIRECT && cmd->cq_flags) ||
@@ -109,96 +103,104 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	    (cmd->flags & KVERBS_PERF_F_BUSY_POLL && poll &&
 	     poll != KVERBS_PERF_POLL_DIRECT))
 		return -EINVAL;
-	/* A server may leave the test to its client: KVERBS_PERF_ANY. */
-	if (!t && (cmd->test || !server))
-		return -EINVAL;
-	if (server) {
-		/* The client says what to run; the server only sets limits. */
-		if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS |
-				   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL |
-				   KVERBS_PERF_F_SRQ) ||
-		    cmd->tx_depth ||
-		    cmd->iterations || cmd->duration_ns || cmd->samples ||
-		    cmd->samples_max || cmd->post_list || cmd->cq_mod ||
-		    cmd->inline_size || cmd->phases)
-			return -EINVAL;
-		/*
-		 * The module's ceilings are the admin's: a server may lower
-		 * them, not raise them.  Refused rather than clamped, so that
-		 * a server is never told it allows more than it does.
-		 */
-		if (cmd->max_duration_ns > kverbs_perf_max_duration_ns() ||
-		    cmd->max_iterations > kverbs_perf_max_iterations())
-			return -EINVAL;
-		if (kverbs_perf_srq_check(cmd))
-			return -EINVAL;
-		/* As accept(2) on a socket that does not listen. */
-		if (cmd->flags & KVERBS_PERF_F_LISTENER &&
-		    (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr))))
-			return -EINVAL;
-	} else {
-		if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS |
-				   KVERBS_PERF_F_PHASES))
-			return -EINVAL;
-		/* The ceilings are the server's, and so is how it receives. */
-		if (cmd->max_duration_ns || cmd->max_iterations ||
-		    cmd->srq_wr || cmd->srq_limit || cmd->__reserved_srq)
-			return -EINVAL;
-		/* The client sees each answer by polling its memory. */
-		if (poll && poll != KVERBS_PERF_POLL_DIRECT && t->seen_in_memory)
-			return -EINVAL;
-		if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
-			return -EINVAL;
-		if (!cmd->iterations == !cmd->duration_ns ||
-		    cmd->duration_ns > KVERBS_PERF_MAX_DURATION_NS)
-			return -EINVAL;
-		/*
-		 * The test's own flags only: CMP_SWAP is an atomic test's, and
-		 * the latency tests, which time the client's own operations,
-		 * have no REVERSE.
-		 */
-		if (cmd->flags & KVERBS_PERF_FLAGS & ~t->flags ||
-		    !kverbs_perf_flags_agree(cmd->flags))
-			return -EINVAL;
-		if (t->msg_size && cmd->msg_size != t->msg_size)
-			return -EINVAL;
-		ret = kverbs_perf_post_check(t, cmd->flags,
-					     cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH,
-					     cmd->post_list, cmd->cq_mod, cmd->inline_size);
-		if (ret)
-			return ret;
-		/* Samples are the latency tests' output, and need both fields. */
-		if (!cmd->samples != !cmd->samples_max ||
-		    (cmd->samples && !t->lat))
-			return -EINVAL;
-		ret = kverbs_perf_phases_check(cmd, t);
-		if (ret)
-			return ret;
-		/*
-		 * Datagrams move on a QP and a plain CQ of their own (not a
-		 * pool's, no moderation), one signaled message per post.
-		 */
-		if ((cmd->flags & KVERBS_PERF_F_UD) &&
-		    (cmd->post_list > 1 || cmd->cq_mod || cmd->inline_size ||
-		     cmd->phases || cmd->cq_flags))
-			return -EINVAL;
-		/* An array outside user space fails here, with the result zero. */
-		if (kverbs_perf_array_bad(cmd->samples,
-					  kverbs_perf_samples_bytes(cmd->samples_max)) ||
-		    (cmd->phases &&
-		     kverbs_perf_array_bad(cmd->phases,
-					   kverbs_perf_phases_bytes(cmd->samples_max))))
-			return -EFAULT;
-	}
-	if (cmd->msg_size > kverbs_test_max_msg_size())
-		return -EMSGSIZE;
+	return poll;
+}
 
-	if (cmd->flags & KVERBS_PERF_F_LISTENER)
-		run->lsn = lsn;
-	ret = kverbs_test_parse(&run->common, server, cmd->timeout_ns,
-				run->lsn ? NULL : &cmd->addr, &cmd->src_addr);
+/* A server's fields: the client says what to run, the server only limits. */
+static int kverbs_perf_server_check(const struct kverbs_perf *cmd,
+				    const struct kverbs_listener *lsn)
+{
+	if (cmd->flags & ~(KVERBS_PERF_F_LISTENER | KVERBS_PERF_F_EVENTS |
+			   KVERBS_PERF_F_NO_REVERSE | KVERBS_PERF_F_BUSY_POLL |
+			   KVERBS_PERF_F_SRQ) ||
+	    cmd->tx_depth ||
+	    cmd->iterations || cmd->duration_ns || cmd->samples ||
+	    cmd->samples_max || cmd->post_list || cmd->cq_mod ||
+	    cmd->inline_size || cmd->phases)
+		return -EINVAL;
+	/*
+	 * The module's ceilings are the admin's: a server may lower them,
+	 * not raise them.  Refused rather than clamped, so that a server is
+	 * never told it allows more than it does.
+	 */
+	if (cmd->max_duration_ns > kverbs_perf_max_duration_ns() ||
+	    cmd->max_iterations > kverbs_perf_max_iterations())
+		return -EINVAL;
+	if (kverbs_perf_srq_check(cmd))
+		return -EINVAL;
+	/* As accept(2) on a socket that does not listen. */
+	if (cmd->flags & KVERBS_PERF_F_LISTENER &&
+	    (!lsn || memchr_inv(&cmd->addr, 0, sizeof(cmd->addr))))
+		return -EINVAL;
+	return 0;
+}
+
+/* A client's fields, for test @t polled as @poll says. */
+static int kverbs_perf_client_check(const struct kverbs_perf *cmd,
+				    const struct kverbs_perf_ops *t, u32 poll)
+{
+	int ret;
+
+	if (cmd->flags & ~(KVERBS_PERF_FLAGS | KVERBS_PERF_F_EVENTS |
+			   KVERBS_PERF_F_PHASES))
+		return -EINVAL;
+	/* The ceilings are the server's, and so is how it receives. */
+	if (cmd->max_duration_ns || cmd->max_iterations ||
+	    cmd->srq_wr || cmd->srq_limit || cmd->__reserved_srq)
+		return -EINVAL;
+	/* The client sees each answer by polling its memory. */
+	if (poll && poll != KVERBS_PERF_POLL_DIRECT && t->seen_in_memory)
+		return -EINVAL;
+	if (!cmd->msg_size || cmd->tx_depth > KVERBS_PERF_MAX_DEPTH)
+		return -EINVAL;
+	if (!cmd->iterations == !cmd->duration_ns ||
+	    cmd->duration_ns > KVERBS_PERF_MAX_DURATION_NS)
+		return -EINVAL;
+	/*
+	 * The test's own flags only: CMP_SWAP is an atomic test's, and the
+	 * latency tests, which time the client's own operations, have no
+	 * REVERSE.
+	 */
+	if (cmd->flags & KVERBS_PERF_FLAGS & ~t->flags ||
+	    !kverbs_perf_flags_agree(cmd->flags))
+		return -EINVAL;
+	if (t->msg_size && cmd->msg_size != t->msg_size)
+		return -EINVAL;
+	ret = kverbs_perf_post_check(t, cmd->flags,
+				     cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH,
+				     cmd->post_list, cmd->cq_mod, cmd->inline_size);
 	if (ret)
 		return ret;
+	/* Samples are the latency tests' output, and need both fields. */
+	if (!cmd->samples != !cmd->samples_max || (cmd->samples && !t->lat))
+		return -EINVAL;
+	ret = kverbs_perf_phases_check(cmd, t);
+	if (ret)
+		return ret;
+	/*
+	 * Datagrams move on a QP and a plain CQ of their own (not a pool's,
+	 * no moderation), one signaled message per post.
+	 */
+	if ((cmd->flags & KVERBS_PERF_F_UD) &&
+	    (cmd->post_list > 1 || cmd->cq_mod || cmd->inline_size ||
+	     cmd->phases || cmd->cq_flags))
+		return -EINVAL;
+	/* An array outside user space fails here, with the result zero. */
+	if (kverbs_perf_array_bad(cmd->samples,
+				  kverbs_perf_samples_bytes(cmd->samples_max)) ||
+	    (cmd->phases &&
+	     kverbs_perf_array_bad(cmd->phases,
+				   kverbs_perf_phases_bytes(cmd->samples_max))))
+		return -EFAULT;
+	return 0;
+}
+
+/* The checked arguments, as the run keeps them. */
+static void kverbs_perf_run_fill(struct kverbs_perf_run *run,
+				 const struct kverbs_perf *cmd,
+				 const struct kverbs_perf_ops *t, u32 poll)
+{
+	bool server = cmd->role == KVERBS_ROLE_SERVER;
 
 	run->test = cmd->test;
 	run->t = t;
@@ -213,7 +215,8 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	else
 		run->events = server && !(cmd->flags & KVERBS_PERF_F_BUSY_POLL);
 	run->flags = cmd->flags & ~(KVERBS_PERF_F_EVENTS | KVERBS_PERF_F_BUSY_POLL |
-				    KVERBS_PERF_F_PHASES);
+				    KVERBS_PERF_F_PHASES | KVERBS_PERF_F_NO_REVERSE |
+				    KVERBS_PERF_F_SRQ);
 	run->msg_size = cmd->msg_size ?: kverbs_test_max_msg_size();
 	run->tx_depth = cmd->tx_depth ?: KVERBS_PERF_DEFAULT_DEPTH;
 	/* perftest's latency tests, too, have one operation in flight. */
@@ -228,14 +231,49 @@ static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *ls
 	run->cq_mod = cmd->cq_mod;
 	run->inline_size = cmd->inline_size;
 	run->no_reverse = cmd->flags & KVERBS_PERF_F_NO_REVERSE;
-	run->flags &= ~KVERBS_PERF_F_NO_REVERSE;
 	run->srq = cmd->flags & KVERBS_PERF_F_SRQ;
-	run->flags &= ~KVERBS_PERF_F_SRQ;
 	if (run->srq) {
 		run->srq_wr = cmd->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR;
 		run->srq_limit = cmd->srq_limit ?: run->srq_wr / 4;
 		run->srq_msg_size = kverbs_perf_srq_msg_size(cmd);
 	}
+}
+
+/*
+ * The caller's arguments, checked for the role it takes, into @run: the
+ * checks both roles share here, each role's own in its function.
+ */
+static int kverbs_perf_parse(struct kverbs_perf *cmd, struct kverbs_listener *lsn,
+			     struct kverbs_perf_run *run)
+{
+	bool server = cmd->role == KVERBS_ROLE_SERVER;
+	const struct kverbs_perf_ops *t = kverbs_perf_ops_get(cmd->test);
+	int poll, ret;
+
+	if (cmd->role != KVERBS_ROLE_CLIENT && !server)
+		return -EINVAL;
+	if (cmd->__reserved)
+		return -EINVAL;
+	poll = kverbs_perf_poll_parse(cmd);
+	if (poll < 0)
+		return poll;
+	/* A server may leave the test to its client: KVERBS_PERF_ANY. */
+	if (!t && (cmd->test || !server))
+		return -EINVAL;
+	ret = server ? kverbs_perf_server_check(cmd, lsn) :
+		       kverbs_perf_client_check(cmd, t, poll);
+	if (ret)
+		return ret;
+	if (cmd->msg_size > kverbs_test_max_msg_size())
+		return -EMSGSIZE;
+
+	if (cmd->flags & KVERBS_PERF_F_LISTENER)
+		run->lsn = lsn;
+	ret = kverbs_test_parse(&run->common, server, cmd->timeout_ns,
+				run->lsn ? NULL : &cmd->addr, &cmd->src_addr);
+	if (ret)
+		return ret;
+	kverbs_perf_run_fill(run, cmd, t, poll);
 	return 0;
 }
 
