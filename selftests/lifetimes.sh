@@ -108,12 +108,17 @@ fair_after() {
 # middle of its stream, HOW: signal (its client's SIGINT), ceiling (the
 # server's duration ceiling) or protocol (a peer that sends past its
 # credits, perf_hello -S over), while the device completes its receives
-# 300 ms late, raises Last WQE Reached only after them, and interrupts
-# 100 ms late on another CPU.  The session's teardown must wait for
-# those receives: taken on the QP's own CQ, they would be lost to the
-# SRQ; on the pool's CQ, handled after the endpoint was freed.
+# two seconds late, raises Last WQE Reached only after them, and
+# interrupts 100 ms late on another CPU.  The session's teardown must
+# wait for those receives: taken on the QP's own CQ, they would be lost
+# to the SRQ; on the pool's CQ, handled after the endpoint was freed.
+# Two seconds outlast the rest of a teardown that does not wait (the
+# DREQ, the QP's and the CQ's destruction), so that the late receives
+# find the endpoint freed; the delay starts once the stream runs where
+# the test can tell (signal, ceiling), so that the connection's own
+# messages are not slowed.
 srq_ended() {
-	local how=$1 opts=("${@:2}") want
+	local how=$1 opts=("${@:2}") want late=(recv_delay_ms=2000 irq_delay_ms=100)
 	fault_need
 	case $how in
 	ceiling)
@@ -125,17 +130,20 @@ srq_ended() {
 		serve_bg srv -C 2 --srq --srq-wr 16 "${opts[@]}" || return
 		want=ECONNRESET ;;
 	esac
-	fault_set recv_delay_ms=300 irq_delay_ms=100
 	case $how in
-	signal)
+	signal|ceiling)
 		client_bg b send_bw -s 1024 -n 1000000
 		wait_for 20 kv_any_connected "$port" ||
 			fail "the client did not connect: $(cat "$KV_TMP/b.err" "$KV_TMP/b.json")" || return
-		kv_sleep 2
-		interrupt b || return ;;
-	ceiling)
-		client b send_bw -s 1024 -n 1000000 ;;
+		fault_set "${late[@]}"
+		if [ "$how" = signal ]; then
+			kv_sleep 2
+			interrupt b || return
+		else
+			kv_wait b $((60 * KV_TIME_SCALE))
+		fi ;;
 	protocol)
+		fault_set "${late[@]}"
 		timeout $((60 * KV_TIME_SCALE)) "$(dirname "$KVERBS")/perf_hello" \
 			-a "$KV_ADDR" -p "$port" -n 8 -S over > "$KV_TMP/hello.out" 2>&1
 		want=EPROTO ;;
