@@ -743,7 +743,9 @@ rw_mr_all() {
 # perf_rw KIND TEST SIZE ITERS [OPTS...]: TEST with --rw, validated as
 # without it (KIND bw: perf_validated; lat: perf_lat); both reports say
 # rdma_rw ran, one context per message, and how many registered an MR:
-# every one or none, as rw_mr_all says.
+# every one or none, as rw_mr_all says.  The server's counts are those
+# its client sent in DONE: test_rw_each_end_traced checks each end by
+# its own trace.
 perf_rw() {
 	local kind=$1 test=$2 size=$3 iters=$4 mr=0
 	shift 4
@@ -778,6 +780,75 @@ test_read_bw_rw_bidir_validate() {
 	json_check "$KV_TMP/cli.json" 'd["rw"] is True' 'd["rw_ctxs"] == d["iterations"]' \
 		"d['rw_mr_ctxs'] == $mr * d['rw_ctxs']" \
 		-- "$KV_TMP/srv.json" 'd["rw"] is True' 'd["rw_ctxs"] == d["iterations"]'
+}
+
+# A server's report cannot show that it ran rdma_rw: one way, its
+# rw_ctxs repeats the count its client sent in DONE.  Each end's own
+# trace can: one kverbs_rw_post per message it moved, by the client's
+# process alone one way and by each end with -b, and every RDMA READ or
+# WRITE it posted one of those contexts' work requests, none built by
+# hand (without an MR, all of a context's nr_wrs are; with one, one per
+# context beside its registration).
+test_rw_each_end_traced() {
+	local n
+	trace_need
+	n=$(perf_iters 200)
+	rw_traced write_bw "$n" 0 -s 4096 -n "$n" || return
+	rw_traced read_bw "$n" "$n" -b -s 65536 -n "$n"
+}
+
+# rw_traced TEST N_CLIENT N_SERVER [-b] [client options]: TEST with --rw,
+# validated, its READ and WRITE posts and rdma_rw contexts traced by
+# process: N_CLIENT contexts by the client, N_SERVER by the server.
+rw_traced() {
+	local tr=/sys/kernel/tracing test=$1 ncli=$2 nsrv=$3 mr=0 rc
+	shift 3
+	rw_mr_all "$test" && mr=1
+	# IB_WR_RDMA_WRITE, IB_WR_RDMA_READ, IB_WR_RDMA_READ_WITH_INV.
+	echo 1 >$tr/options/record-tgid &&
+		trace_record 'opcode == 0 || opcode == 4 || opcode == 11' kverbs_post_send &&
+		echo 0 >$tr/events/kverbs/kverbs_rw_post/filter ||
+		fail "cannot set up tracing" || return
+	perf_qps "$test" 1 "$@" --validate --rw
+	rc=$?
+	trace_stop kverbs_post_send kverbs_rw_post
+	[ $rc = 0 ] || return 1
+	# "kverbs-123 (  120) [001] ..... 1.2: kverbs_rw_post: ... wrs=1"
+	kv_python "$tr/trace" "$kv_pid_srv" "$ncli" "$nsrv" "$mr" <<'PY'
+import re, sys
+trace = sys.argv[1]
+srv, ncli, nsrv, mr = (int(a) for a in sys.argv[2:])
+ctxs, wrs, posts = {}, {}, {}
+for line in open(trace):
+    m = re.search(r"\(\s*(\d+)\)\s+\[\d+\].* (kverbs_rw_post|kverbs_post_send): (.*)", line)
+    if not m:
+        continue
+    p = int(m.group(1))
+    if m.group(2) == "kverbs_rw_post":
+        ctxs[p] = ctxs.get(p, 0) + 1
+        wrs[p] = wrs.get(p, 0) + int(re.search(r" wrs=(\d+)", m.group(3)).group(1))
+    else:
+        posts[p] = posts.get(p, 0) + 1
+print(f"# rdma_rw contexts {ctxs}, their work requests {wrs}, "
+      f"READ and WRITE posts {posts}, by process (server {srv})")
+clients = set(ctxs) | set(posts)
+clients.discard(srv)
+if len(clients) != 1:
+    sys.exit(f"expected one client process, found {sorted(clients)}")
+cli = clients.pop()
+for who, p, want in (("client", cli, ncli), ("server", srv, nsrv)):
+    got = ctxs.get(p, 0)
+    if got != want:
+        sys.exit(f"the {who} posted {got} rdma_rw contexts, expected {want}")
+    data = posts.get(p, 0)
+    rw = got if mr else wrs.get(p, 0)
+    if data != rw:
+        sys.exit(f"the {who} posted {data} RDMA READs and WRITEs, "
+                 f"rdma_rw's contexts {rw}: some were built by hand")
+PY
+	rc=$?
+	echo >$tr/trace
+	[ $rc = 0 ] || fail "see above"
 }
 
 # rw_refused TEST MESSAGE OPTS...: a client of TEST with OPTS is refused
@@ -2849,7 +2920,7 @@ perf_tests=(test_write_bw_64_validate test_write_bw_1M_validate \
 	test_write_bw_rw_64_validate test_write_bw_rw_1M_validate \
 	test_write_bw_rw_4097_validate test_read_bw_rw_64_validate \
 	test_read_bw_rw_1M_validate test_read_lat_rw_2_validate \
-	test_read_lat_rw_64K_validate test_read_bw_rw_bidir_validate \
+	test_read_lat_rw_64K_validate test_read_bw_rw_bidir_validate test_rw_each_end_traced \
 	test_rw_refused test_rw_hello_refused test_rw_force_mr_validate \
 	test_write_bw_inv_validate test_read_bw_inv_validate test_read_bw_1M_inv_validate \
 	test_read_lat_inv_validate test_write_bw_inv_bidir_validate test_read_bw_inv_traced \
