@@ -4,7 +4,8 @@
  *
  * Each call is one of: a random command number in and around kverbs'
  * ioctl type, with a random direction and size; or a valid
- * KVERBS_IOC_INFO, _DEVICES, _PING or _PERF argument mutated a few times,
+ * KVERBS_IOC_INFO, _DEVICES, _PING, _PERF, _LISTEN or _LESSON argument
+ * mutated a few times,
  * field by field (sizes, counts, flags, reserved words, pointers,
  * addresses) or bit by bit, and placed where it may straddle an unmapped
  * page or sit in a read-only one.  Pointers inside arguments are NULL,
@@ -216,6 +217,17 @@ static const struct kv_field kv_perf_fields[] = {
 	KV_FIELD(struct kverbs_perf, samples_max, 0),
 	KV_FIELD(struct kverbs_perf, poll, 0),
 	KV_FIELD(struct kverbs_perf, cq_flags, 0),
+	KV_FIELD(struct kverbs_perf, max_duration_ns, 0),
+	KV_FIELD(struct kverbs_perf, max_iterations, 0),
+	KV_FIELD(struct kverbs_perf, post_list, 0),
+	KV_FIELD(struct kverbs_perf, cq_mod, 0),
+	KV_FIELD(struct kverbs_perf, inline_size, 0),
+	KV_FIELD(struct kverbs_perf, __reserved, 0),
+	KV_FIELD(struct kverbs_perf, srq_wr, 0),
+	KV_FIELD(struct kverbs_perf, srq_limit, 0),
+	KV_FIELD(struct kverbs_perf, __reserved_srq, 0),
+	KV_FIELD(struct kverbs_perf, phases, 1),
+	KV_FIELD(struct kverbs_perf, foreign, 0),
 };
 
 static const struct kv_field kv_listen_fields[] = {
@@ -226,6 +238,21 @@ static const struct kv_field kv_listen_fields[] = {
 	KV_FIELD(struct kverbs_listen, addr.__data[2], 0),
 	KV_FIELD(struct kverbs_listen, addr.__data[60], 0),
 	KV_FIELD(struct kverbs_listen, __reserved, 0),
+};
+
+static const struct kv_field kv_lesson_fields[] = {
+	KV_FIELD(struct kverbs_lesson, size, 0),
+	KV_FIELD(struct kverbs_lesson, flags, 0),
+	KV_FIELD(struct kverbs_lesson, lesson, 0),
+	KV_FIELD(struct kverbs_lesson, __reserved0, 0),
+	KV_FIELD(struct kverbs_lesson, timeout_ns, 0),
+	KV_FIELD(struct kverbs_lesson, addr.ss_family, 0),
+	KV_FIELD(struct kverbs_lesson, addr.__data[0], 0),	/* port: must be 0 */
+	KV_FIELD(struct kverbs_lesson, addr.__data[2], 0),
+	KV_FIELD(struct kverbs_lesson, addr.__data[60], 0),
+	KV_FIELD(struct kverbs_lesson, __reserved1, 0),
+	KV_FIELD(struct kverbs_lesson, nruns, 0),
+	KV_FIELD(struct kverbs_lesson, error, 0),
 };
 
 /* Values that find boundary bugs, for a field of any width. */
@@ -248,6 +275,11 @@ static uint64_t kv_interesting(void)
 		sizeof(struct kverbs_perf) + 8, KVERBS_PERF_SEND_LAT + 1,
 		KVERBS_PERF_MAX_DEPTH, KVERBS_PERF_MAX_DEPTH + 1,
 		KVERBS_PERF_MAX_DURATION_NS, KVERBS_PERF_MAX_DURATION_NS + 1,
+		/* the SRQ's limits, the poll policies', a lesson's */
+		KVERBS_PERF_SRQ_MAX_WR, KVERBS_PERF_SRQ_MAX_WR + 1,
+		KVERBS_PERF_SRQ_MAX_BYTES, KVERBS_PERF_SRQ_MAX_BYTES + 1,
+		KVERBS_PERF_POLL_UNBOUND_WORKQUEUE + 1,
+		KVERBS_LESSON_MR_SIZE + 1, sizeof(struct kverbs_lesson),
 	};
 
 	if (kv_below(4) == 0)
@@ -388,6 +420,74 @@ static void kv_valid_ping(void *arg)
 	}
 }
 
+/*
+ * The options each test takes, one or two at a time, around their
+ * limits: how the side polls and which CQ, post lists, CQ moderation and
+ * inline data, immediate data, remote invalidation, rdma_rw and
+ * datagrams.  A combination a test does not take is EINVAL, as a
+ * mutation's is.
+ */
+static void kv_valid_perf_options(struct kverbs_perf *p)
+{
+	static const uint64_t inline_sizes[] = { 0, 1, 64, 220, 256, 1024, 4096 };
+	static const uint32_t options[] = {
+		KVERBS_PERF_F_IMM, KVERBS_PERF_F_INV, KVERBS_PERF_F_RW,
+		KVERBS_PERF_F_UD,
+	};
+	int n;
+
+	if (kv_below(3) == 0)
+		p->poll = kv_below(KVERBS_PERF_POLL_UNBOUND_WORKQUEUE + 2);
+	if (kv_below(5) == 0)
+		p->cq_flags = kv_below(2) ? KVERBS_PERF_CQ_POOL : KVERBS_PERF_CQ_DIM;
+	if (p->role == KVERBS_ROLE_SERVER)
+		return;
+	for (n = kv_below(3); n > 0; n--) {
+		switch (kv_below(4)) {
+		case 0:
+			p->post_list = 1 + kv_below(p->tx_depth ? p->tx_depth + 1 : 32);
+			break;
+		case 1:
+			p->cq_mod = 1 + kv_below(p->tx_depth ? p->tx_depth + 1 : 32);
+			break;
+		case 2:
+			p->inline_size = kv_pick(inline_sizes, KV_ARRAY_SIZE(inline_sizes));
+			break;
+		default:
+			p->flags |= options[kv_below(KV_ARRAY_SIZE(options))];
+			break;
+		}
+	}
+}
+
+/*
+ * A server's SRQ, sized around its limits: receives, the limit event's
+ * threshold and the size of each receive.
+ */
+static void kv_valid_perf_srq(struct kverbs_perf *p)
+{
+	static const uint64_t wrs[] = {
+		0, 1, 16, KVERBS_PERF_SRQ_DEFAULT_WR, 1024,
+		KVERBS_PERF_SRQ_MAX_WR, KVERBS_PERF_SRQ_MAX_WR + 1,
+	};
+	uint32_t wr;
+
+	p->flags |= KVERBS_PERF_F_SRQ;
+	p->srq_wr = kv_pick(wrs, KV_ARRAY_SIZE(wrs));
+	wr = p->srq_wr ?: KVERBS_PERF_SRQ_DEFAULT_WR;
+	switch (kv_below(4)) {
+	case 0:
+		p->srq_limit = 1 + kv_below(wr);
+		break;
+	case 1:
+		p->srq_limit = wr + 1;
+		break;
+	}
+	/* Past KVERBS_PERF_SRQ_MAX_BYTES with enough receives. */
+	if (kv_below(2))
+		p->msg_size = 1 + kv_below(1 << 20);
+}
+
 /* Latency samples go to the first half of the arena, after the ping log. */
 #define KV_SAMPLES_OFFSET	1024
 
@@ -425,6 +525,11 @@ static void kv_valid_perf(void *arg)
 			p->flags |= KVERBS_PERF_F_BUSY_POLL;
 			break;
 		}
+		if (kv_below(3) == 0)
+			p->flags |= KVERBS_PERF_F_NO_REVERSE;
+		if (kv_below(3) == 0)
+			kv_valid_perf_srq(p);
+		kv_valid_perf_options(p);
 		return;
 	}
 	atomic = p->test == KVERBS_PERF_ATOMIC_LAT || p->test == KVERBS_PERF_ATOMIC_BW;
@@ -447,10 +552,19 @@ static void kv_valid_perf(void *arg)
 	/* Completions by interrupt; EINVAL for write_lat. */
 	if (kv_below(3) == 0)
 		p->flags |= KVERBS_PERF_F_EVENTS;
+	kv_valid_perf_options(p);
 	if (lat && kv_below(2)) {
+		size_t room = kv_arena.size / 2 - KV_SAMPLES_OFFSET;
+
 		p->samples = (uintptr_t)kv_arena.rw + KV_SAMPLES_OFFSET;
-		p->samples_max = 1 + kv_below((kv_arena.size / 2 - KV_SAMPLES_OFFSET) /
-					      sizeof(__u64));
+		/* Each sample's phases, two words, after the samples. */
+		if (kv_below(3) == 0) {
+			p->flags |= KVERBS_PERF_F_PHASES;
+			p->samples_max = 1 + kv_below(room / (3 * sizeof(__u64)));
+			p->phases = p->samples + p->samples_max * sizeof(__u64);
+		} else {
+			p->samples_max = 1 + kv_below(room / sizeof(__u64));
+		}
 	}
 }
 
@@ -465,6 +579,20 @@ static void kv_valid_listen(void *arg)
 	l->size = sizeof(*l);
 	kv_sockaddr(&l->addr, kv_below(2) ? "0.0.0.0" : kv_addr(),
 		    KV_FUZZ_PORT_BASE + kv_below(KV_FUZZ_PORTS));
+}
+
+/*
+ * A lesson, on our address: it listens on a port of its own and connects
+ * to itself.  The alarm interrupts most of them while they set up or run.
+ */
+static void kv_valid_lesson(void *arg)
+{
+	struct kverbs_lesson *l = arg;
+
+	l->size = sizeof(*l);
+	l->lesson = 1 + kv_below(KVERBS_LESSON_MR_SIZE);
+	l->timeout_ns = 1000000ULL * (1 + kv_below(50));
+	kv_sockaddr(&l->addr, kv_addr(), 0);
 }
 
 /**
@@ -504,15 +632,21 @@ static const int kv_ping_errnos[] = { KV_PING_ERRNOS, 0 };
  * As listed for struct kverbs_perf: PING's, and what a server's refusal
  * of the client's request fails with (EPROTO, EMSGSIZE, EINVAL are
  * PING's already; ECONNREFUSED is the client's side of it), a hello over
- * the server's ceilings (ERANGE), and a session past them (ETIME).
+ * the server's ceilings (ERANGE), a session past them (ETIME), and an
+ * SRQ whose other sessions' windows hold every receive (ENOSPC).
  */
 static const int kv_perf_errnos[] = {
-	KV_PING_ERRNOS, EPROTONOSUPPORT, EOPNOTSUPP, ERANGE, ETIME, 0
+	KV_PING_ERRNOS, EPROTONOSUPPORT, EOPNOTSUPP, ERANGE, ETIME, ENOSPC, 0
 };
 /* As listed for struct kverbs_listen. */
 static const int kv_listen_errnos[] = {
 	KV_ARG_ERRNOS, EBUSY, EADDRINUSE, EADDRNOTAVAIL, ENODEV, ENOMEM, 0
 };
+/*
+ * As listed for struct kverbs_lesson: its own refusals, and what setting
+ * up a connection fails with, as PING's.
+ */
+static const int kv_lesson_errnos[] = { KV_PING_ERRNOS, ENOENT, EOPNOTSUPP, 0 };
 /* Anything but exactly one of our numbers is turned away unread. */
 static const int kv_unknown_errnos[] = { ENOTTY, 0 };
 
@@ -528,6 +662,8 @@ static const struct kv_kind kv_kinds[] = {
 	  kv_perf_fields, KV_ARRAY_SIZE(kv_perf_fields), kv_perf_errnos },
 	{ "LISTEN", KVERBS_IOC_LISTEN, sizeof(struct kverbs_listen), kv_valid_listen,
 	  kv_listen_fields, KV_ARRAY_SIZE(kv_listen_fields), kv_listen_errnos },
+	{ "LESSON", KVERBS_IOC_LESSON, sizeof(struct kverbs_lesson), kv_valid_lesson,
+	  kv_lesson_fields, KV_ARRAY_SIZE(kv_lesson_fields), kv_lesson_errnos },
 };
 
 static int kv_errno_allowed(const int *list, int err)
