@@ -333,6 +333,77 @@ FIXTURE_VARIANT_ADD(failnth_call, ping_client) {
 	.server_port = KV_PORT_CLIENT_FAULTS,
 };
 
+/*
+ * A lesson, on our address: its connections to itself, PDs, CQs, QPs and
+ * MRs are all set up and torn down inside the call.  A run that an
+ * allocation failed is reported in the run (the call coped); the call
+ * without a fault must show the lesson: each wrong way fails, each right
+ * way works.
+ */
+static struct kverbs_lesson kv_lesson_arg;
+
+static long kv_call_lesson(void *ctx, int *err)
+{
+	struct kverbs_lesson *l = &kv_lesson_arg;
+	long ret;
+
+	(void)ctx;
+	memset(l, 0, sizeof(*l));
+	l->size = sizeof(*l);
+	l->lesson = KVERBS_LESSON_ACCESS;
+	l->timeout_ns = kv_step_timeout_ns();
+	kv_sockaddr(&l->addr, kv_addr(), 0);
+	errno = 0;
+	ret = ioctl(kv_fd, KVERBS_IOC_LESSON, l);
+	*err = errno;
+	return ret;
+}
+
+static long kv_call_lesson_again(void *ctx, int *err)
+{
+	const struct kverbs_lesson *l = &kv_lesson_arg;
+	long ret = kv_call_lesson(ctx, err);
+	unsigned int i, wrong = 0, right = 0, bad = 0;
+
+	if (ret)
+		return ret;
+	for (i = 0; i < l->nruns && i < KVERBS_LESSON_MAX_RUNS; i++) {
+		if (l->runs[i].kind == KVERBS_LESSON_WRONG) {
+			wrong++;
+			bad += !l->runs[i].error;
+		} else {
+			right++;
+			bad += l->runs[i].kind != KVERBS_LESSON_RIGHT || l->runs[i].error;
+		}
+	}
+	if (!wrong || !right || bad) {
+		kv_diag("lesson: %u runs, %u the wrong way, %u the right way, %u not as they should end",
+			l->nruns, wrong, right, bad);
+		*err = EBADMSG;
+		return -1;
+	}
+	return 0;
+}
+
+/* A lesson that failed to set up says so, and where. */
+static int kv_check_lesson(void *ctx, int err)
+{
+	(void)ctx;
+	if (kv_lesson_arg.error == -err && kv_lesson_arg.failed_step)
+		return 0;
+	kv_diag("lesson: error %d, step %u, errno %d", kv_lesson_arg.error,
+		kv_lesson_arg.failed_step, err);
+	return -1;
+}
+
+FIXTURE_VARIANT_ADD(failnth_call, lesson) {
+	.name = "lesson access",
+	.call = kv_call_lesson,
+	.again = kv_call_lesson_again,
+	.check = kv_check_lesson,
+	.min_allocs = 10,
+};
+
 TEST_F_TIMEOUT(failnth_call, each_alloc, KV_FAILNTH_TIMEOUT)
 {
 	struct kv_server *s = NULL;
@@ -486,14 +557,23 @@ FIXTURE(failnth_perf) {
 };
 
 /**
- * FIXTURE_VARIANT(failnth_perf) - whose allocations fail, which way
+ * FIXTURE_VARIANT(failnth_perf) - whose allocations fail, in which test
  * @client: the client's (else the server's)
- * @flags: KVERBS_PERF_F_REVERSE in the reverse rounds, where the server
- *	writes; 0 otherwise
+ * @test: &enum kverbs_perf_test, 0 for KVERBS_PERF_WRITE_BW
+ * @flags: the client's KVERBS_PERF_F_* beside VALIDATE: REVERSE, where
+ *	the server writes; RW, UD, INV, each with the paths it allocates on
+ * @srv_flags: the server's: KVERBS_PERF_F_SRQ, the SRQ and its receives
+ * @cq_flags: both ends': KVERBS_PERF_CQ_POOL, ib_core's pool
+ * @unsupported: the errno of a device that has no such test (the test
+ *	skips there), 0 if every device has it
  */
 FIXTURE_VARIANT(failnth_perf) {
 	int client;
+	__u32 test;
 	__u32 flags;
+	__u32 srv_flags;
+	__u16 cq_flags;
+	int unsupported;
 };
 
 FIXTURE_SETUP(failnth_perf)
@@ -525,15 +605,73 @@ FIXTURE_VARIANT_ADD(failnth_perf, server_reverse) {
 	.flags = KVERBS_PERF_F_REVERSE,
 };
 
-/* The perf test of these tests: a validated write_bw of 20 4 KiB messages. */
-static void kv_perf_fill(struct kverbs_perf *p, __u32 flags)
+/*
+ * The options that allocate on paths of their own, on the side that
+ * allocates them: the server's SRQ and its receives; rdma_rw's contexts
+ * (and MRs, where the device needs them), the client's as requester;
+ * a datagram test's AH and SIDR resolution, both sides; ib_core's CQ
+ * pool, both sides; remote invalidation, the server's MRs and the
+ * client's SEND_WITH_INV.
+ */
+FIXTURE_VARIANT_ADD(failnth_perf, server_srq) {
+	.client = 0,
+	.test = KVERBS_PERF_SEND_BW,
+	.srv_flags = KVERBS_PERF_F_SRQ,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, client_rw) {
+	.client = 1,
+	.flags = KVERBS_PERF_F_RW,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, client_ud) {
+	.client = 1,
+	.test = KVERBS_PERF_SEND_BW,
+	.flags = KVERBS_PERF_F_UD,
+	.unsupported = EOPNOTSUPP,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, server_ud) {
+	.client = 0,
+	.test = KVERBS_PERF_SEND_BW,
+	.flags = KVERBS_PERF_F_UD,
+	.unsupported = EOPNOTSUPP,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, client_pool) {
+	.client = 1,
+	.cq_flags = KVERBS_PERF_CQ_POOL,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, server_pool) {
+	.client = 0,
+	.cq_flags = KVERBS_PERF_CQ_POOL,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, client_inv) {
+	.client = 1,
+	.flags = KVERBS_PERF_F_INV,
+};
+
+FIXTURE_VARIANT_ADD(failnth_perf, server_inv) {
+	.client = 0,
+	.flags = KVERBS_PERF_F_INV,
+};
+
+/*
+ * The perf test of these tests: 20 validated 4 KiB messages of the
+ * variant's test (a datagram's 1 KiB, within any path MTU).
+ */
+static void kv_perf_fill(struct kverbs_perf *p,
+			 const FIXTURE_VARIANT(failnth_perf) *v)
 {
 	memset(p, 0, sizeof(*p));
 	p->size = sizeof(*p);
 	p->role = KVERBS_ROLE_CLIENT;
-	p->test = KVERBS_PERF_WRITE_BW;
-	p->flags = KVERBS_PERF_F_VALIDATE | flags;
-	p->msg_size = 4096;
+	p->test = v->test ?: KVERBS_PERF_WRITE_BW;
+	p->flags = KVERBS_PERF_F_VALIDATE | v->flags;
+	p->cq_flags = v->cq_flags;
+	p->msg_size = v->flags & KVERBS_PERF_F_UD ? 1024 : 4096;
 	p->iterations = 20;
 	p->timeout_ns = kv_step_timeout_ns();
 	kv_sockaddr(&p->addr, kv_addr(), KV_PORT_PERF_FAULTS);
@@ -582,13 +720,14 @@ struct kv_perf_round {
 };
 
 /*
- * One server, one client, with the client's @flags; the client's
+ * One server, one client, of the variant @v; the client's
  * @client_nth-th or the server's @server_nth-th allocation fails (0:
  * none).  The client retries while the server is not listening yet.  A
  * server whose client failed is stopped: it may wait for a client that
  * never comes.
  */
-static void kv_perf_round(struct __test_metadata *_metadata, __u32 flags,
+static void kv_perf_round(struct __test_metadata *_metadata,
+			  const FIXTURE_VARIANT(failnth_perf) *v,
 			  unsigned int client_nth, unsigned int server_nth,
 			  struct kv_perf_round *r)
 {
@@ -596,9 +735,9 @@ static void kv_perf_round(struct __test_metadata *_metadata, __u32 flags,
 	struct kv_server *s;
 	long left = 1;
 
-	s = kv_perf_server_start(KV_PORT_PERF_FAULTS, server_nth);
+	s = kv_perf_server_start(KV_PORT_PERF_FAULTS, v->srv_flags, v->cq_flags, server_nth);
 	for (;;) {
-		kv_perf_fill(&r->client, flags);
+		kv_perf_fill(&r->client, v);
 		if (client_nth) {
 			ASSERT_OK(kv_fail_nth_set(client_nth));
 		}
@@ -636,9 +775,11 @@ static void kv_perf_round(struct __test_metadata *_metadata, __u32 flags,
 /*
  * The client's or the server's allocations fail, as the variant says,
  * one per round, until a round no longer reaches the n-th; after each, a
- * round without a fault must work in full.
+ * round without a fault must work in full.  A device without the
+ * variant's test (datagrams over iWARP) refuses the first round, which
+ * has no fault, and the test skips.
  */
-TEST_F_TIMEOUT(failnth_perf, write_bw, KV_FAILNTH_TIMEOUT)
+TEST_F_TIMEOUT(failnth_perf, each_alloc, KV_FAILNTH_TIMEOUT)
 {
 	const int client = variant->client;
 	const char *who = client ? "perf client" : "perf server";
@@ -648,8 +789,16 @@ TEST_F_TIMEOUT(failnth_perf, write_bw, KV_FAILNTH_TIMEOUT)
 	long ret;
 	int err;
 
+	kv_perf_round(_metadata, variant, 0, 0, &r);
+	if (variant->unsupported && r.client_ret == -1 &&
+	    r.client_err == variant->unsupported)
+		SKIP(return, "the device refuses this test with EOPNOTSUPP (datagrams over iWARP)");
+	ASSERT_TRUE(!r.server_ret && !r.client_ret) {
+		kv_perf_side_diag("server", r.server_ret, r.server_err, &r.server);
+		kv_perf_side_diag("client", r.client_ret, r.client_err, &r.client);
+	}
 	for (n = 1; n <= KV_MAX_NTH; n++) {
-		kv_perf_round(_metadata, variant->flags, client ? n : 0, client ? 0 : n, &r);
+		kv_perf_round(_metadata, variant, client ? n : 0, client ? 0 : n, &r);
 		ret = client ? r.client_ret : r.server_ret;
 		err = client ? r.client_err : r.server_err;
 		if (!r.injected) {
@@ -678,7 +827,7 @@ TEST_F_TIMEOUT(failnth_perf, write_bw, KV_FAILNTH_TIMEOUT)
 				TH_LOG("%s, allocation %u failed: returned %ld errno %d (%s)",
 				       who, n, ret, err, strerror(err));
 		}
-		kv_perf_round(_metadata, variant->flags, 0, 0, &r);
+		kv_perf_round(_metadata, variant, 0, 0, &r);
 		if (r.server_ret || r.client_ret) {
 			kv_perf_side_diag("server", r.server_ret, r.server_err, &r.server);
 			kv_perf_side_diag("client", r.client_ret, r.client_err, &r.client);

@@ -207,16 +207,20 @@ struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
 }
 
 /*
- * A perf server for one client of any test on $KV_ADDR:@port, each step
+ * A perf server for one client of any test on $KV_ADDR:@port, with the
+ * server's @flags (KVERBS_PERF_F_SRQ, say) and @cq_flags, each step
  * limited to kv_step_timeout_ns(); @fail_nth as for kv_server_start_with().
  */
-struct kv_server *kv_perf_server_start(unsigned short port, unsigned int fail_nth)
+struct kv_server *kv_perf_server_start(unsigned short port, __u32 flags, __u16 cq_flags,
+				       unsigned int fail_nth)
 {
 	struct kv_server *s = kv_server_alloc(KVERBS_IOC_PERF, fail_nth);
 
 	s->perf.size = sizeof(s->perf);
 	s->perf.role = KVERBS_ROLE_SERVER;
 	s->perf.test = KVERBS_PERF_ANY;
+	s->perf.flags = flags;
+	s->perf.cq_flags = cq_flags;
 	s->perf.timeout_ns = kv_step_timeout_ns();
 	kv_sockaddr(&s->perf.addr, kv_addr(), port);
 	KV_ASSERT_OK(pthread_create(&s->thread, NULL, kv_server_main, s));

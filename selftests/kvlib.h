@@ -100,7 +100,8 @@ void kv_fail_nth_close(void);
 struct kv_server *kv_server_start(unsigned short port);
 struct kv_server *kv_server_start_with(unsigned short port, __u32 flags,
 				       __u64 timeout_ns, unsigned int fail_nth);
-struct kv_server *kv_perf_server_start(unsigned short port, unsigned int fail_nth);
+struct kv_server *kv_perf_server_start(unsigned short port, __u32 flags, __u16 cq_flags,
+				       unsigned int fail_nth);
 int kv_server_wait(struct kv_server *s, int seconds);
 void kv_server_stop(struct kv_server *s);
 int kv_refused(long ret, int err, const struct kverbs_ping_result *r);
