@@ -352,12 +352,15 @@ test_tracing_recipes_as_written() {
 	qp=$(sed -n 's/.* qp=\([0-9]*\) .*/\1/p' <<<"$out" | head -1)
 	cm=$(sed -n "s/.* cm_qp_create: *cm\.id=\([0-9]*\) .* qp_num=$qp .*/\1/p" "$dir/2.out" | head -1)
 	[ -n "$cq" ] && [ -n "$cm" ] || fail "no client QP in: $(head -20 "$dir/2.out")" || return
-	# Before the narrowing only the QPs' creation, after it only the client's.
+	# Before the narrowing only the QPs' creation, after it only the
+	# client's.  Its rdma_disconnect() is traced; the DISCONNECTED event
+	# its DREQ's answer would bring is not certain: kverbs destroys the ID
+	# without waiting for it (kverbs_ep_disconnect()).
 	out=$(grep ' kverbs_' "$dir/2.out" | grep -v ' kverbs_qp_create: ' | grep -Ev " cq\.id=$cq( |\$)")
 	[ -z "$out" ] || fail "kverbs events of another CQ than $cq: $out" || return
 	for f in "kverbs_post_send: cq\.id=$cq .* SEND " "kverbs_wc: cq\.id=$cq .* RECV SUCCESS " \
 		"kverbs_ping_iter: cq\.id=$cq " "kverbs_drain_end: .* cq\.id=$cq " \
-		"cq_poll: cq\.id=$cq " "cm_event_handler: cm\.id=$cm .*DISCONNECTED"; do
+		"cq_poll: cq\.id=$cq " "cm_disconnect: *cm\.id=$cm "; do
 		grep -q " $f" "$dir/2.out" || fail "no '$f' in the tracefs recipe's trace" || return
 	done
 	# Undone: no event, no filter, tracing on, no ping left.
