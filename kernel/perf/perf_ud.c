@@ -593,7 +593,7 @@ struct kverbs_perf_ud *kverbs_perf_ud_create(struct kverbs_perf_run *run,
 		return ERR_PTR(kverbs_ep_failed(ep, ret, KVERBS_STEP_SETUP));
 	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
 	if (!u)
-		return ERR_PTR(-ENOMEM);
+		return ERR_PTR(kverbs_ep_failed(ep, -ENOMEM, KVERBS_STEP_SETUP));
 	u->run = run;
 	u->ep = ep;
 	u->client = client;
