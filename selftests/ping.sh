@@ -323,6 +323,17 @@ test_walkthrough_trace_matches_doc() {
 	fail "three pings in a row ended with the server's go-ahead flushed"
 }
 
+# After tracing_recipes_as_written: the boot's event as it was, then the
+# test's instance gone.
+kv_after_test() {
+	local tr=/sys/kernel/tracing was
+
+	[ -d "$RECIPES_HOLD" ] || return 0
+	was=$(cat "$KV_TMP/recipes.hold" 2>/dev/null)
+	[ "$was" != 1 ] || echo 1 > $tr/events/oom/mark_victim/enable || return
+	echo 0 > "$RECIPES_HOLD/events/oom/mark_victim/enable" && rmdir "$RECIPES_HOLD"
+}
+
 # Documentation/tracing.rst's recipes, as written (the blocks between
 # ".. recipe-begin" and ".. recipe-end"), with this guest's kverbs and
 # address: each shows what the page says it shows, and the tracefs one
@@ -335,6 +346,15 @@ tracing_recipe() {
 		sed -e "s|^\( *\)kverbs ping |\1\"\$KVERBS\" ping |" -e "s|10\.0\.0\.1|$KV_ADDR|g"
 }
 
+#
+# The recipes turn every event off ("echo > set_event", trace-cmd's
+# end), the one tools/vm/run enables from boot to hold the scheduler's
+# trace hooks included: unhooked and hooked again while other vCPUs run
+# the scheduler, a TCG guest can die of "Oops: int3" in __schedule()
+# (Documentation/testing.rst, "TCG's cross-vCPU code changes").  An event
+# enabled in a trace instance of the test's own holds them meanwhile;
+# kv_after_test turns the boot's event on again, then lets go.
+RECIPES_HOLD=/sys/kernel/tracing/instances/kv_recipes
 test_tracing_recipes_as_written() {
 	local tr=/sys/kernel/tracing dir=$KV_TMP/recipes out cq cm qp mr f
 
@@ -343,6 +363,10 @@ test_tracing_recipes_as_written() {
 		"$KV_TOP/Documentation/tracing.rst")" = 2 ] ||
 		fail "expected two recipes in tracing.rst" || return
 	mkdir -p "$dir"
+	cat $tr/events/oom/mark_victim/enable > "$KV_TMP/recipes.hold" &&
+		mkdir -p "$RECIPES_HOLD" &&
+		echo 1 > "$RECIPES_HOLD/events/oom/mark_victim/enable" ||
+		fail "cannot hold the scheduler's trace hooks in $RECIPES_HOLD" || return
 
 	# tracefs: everything enabled first, then narrowed to the client's CQ.
 	(tracing_recipe 2 | timeout $((120 * KV_TIME_SCALE)) bash) > "$dir/2.out" 2>&1 ||
