@@ -775,7 +775,7 @@ kv_rxe_restore() {
 
 # kv_leftovers: the pids of what a test may have left running: this run's
 # copy of the tool, rdma-core's peers (rping, udaddy), and the selftests'
-# own peers and helpers (hostile, perf_hello, ping_peer, ud_forge,
+# own peers and helpers (hostile, perf_hello, perf_peer, ping_peer, ud_forge,
 # stall), found by their argv[0].
 # Builtins only: on the debug lane's kernel every process started costs
 # seconds, and pgrep, which reads all of /proc, several.
@@ -787,7 +787,7 @@ kv_leftovers() {
 		read -r -d '' argv0 2>/dev/null < "$d/cmdline"
 		case "$argv0" in
 		"$KVERBS"|rping|*/rping|udaddy|*/udaddy|hostile|*/hostile|*/perf_hello|\
-		*/ping_peer|*/ud_forge|*/stall) echo "${d#/proc/}" ;;
+		*/perf_peer|*/ping_peer|*/ud_forge|*/stall) echo "${d#/proc/}" ;;
 		esac
 	done
 }

@@ -4,7 +4,7 @@
  * or breaks the remote invalidation a kverbs ping client asks for
  * (kernel/ping/ping.h), to see the client refuse what it must.
  *
- *	ping_peer -a ADDR -p PORT -m ok|none|unasked|other
+ *	ping_peer -a ADDR -p PORT -m ok|none|unasked|other [-x K:X]
  *
  * It serves one client as a kverbs server does: per iteration it RDMA
  * READs the advertised source, answers, RDMA WRITEs what it read to the
@@ -22,6 +22,9 @@
  *            iteration's sink key: a key of the client's, not the one
  *            the answer is for (rxe takes it: that MR's key is
  *            unchanged until the client registers it again).
+ *
+ * With -x, what it WRITEs back in iteration K (from 0) has byte X flipped,
+ * to see a validating client catch it (selftests/validate.sh).
  *
  * Prints "iterations N" for the iterations it completed and exits 0 when
  * the client left (hung up, or its QP went away); 2 on any failure of
@@ -49,6 +52,10 @@
 
 enum kv_mode { KV_OK, KV_NONE, KV_UNASKED, KV_OTHER };
 static const char *const kv_modes[] = { "ok", "none", "unasked", "other" };
+
+/* -x K:X: the iteration whose sink gets byte X flipped; -1 for none. */
+static long long kv_bad_iter = -1;
+static unsigned int kv_bad_byte;
 
 static double kv_now(void)
 {
@@ -232,6 +239,14 @@ static int kv_serve(struct rdma_cm_id *id, enum kv_mode mode, int *iters)
 			fprintf(stderr, "a sink smaller than the source\n");
 			ret = -1;
 		}
+		if (!ret && *iters == kv_bad_iter) {
+			if (kv_bad_byte >= size) {
+				fprintf(stderr, "-x: byte %u of a %u-byte ping\n", kv_bad_byte, size);
+				ret = -1;
+			} else {
+				data[kv_bad_byte] ^= 0xff;
+			}
+		}
 		if (!ret)
 			ret = kv_rdma(id, IBV_WR_RDMA_WRITE, data, dmr, size, addr, rkey);
 		if (!ret)
@@ -256,7 +271,7 @@ int main(int argc, char **argv)
 	const char *addr = NULL, *port = NULL;
 	int opt, mode = -1, iters = 0;
 
-	while ((opt = getopt(argc, argv, "a:p:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:m:x:")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr = optarg;
@@ -269,6 +284,11 @@ int main(int argc, char **argv)
 				if (!strcmp(optarg, kv_modes[mode]))
 					break;
 			if (mode < 0)
+				return 2;
+			break;
+		case 'x':
+			if (sscanf(optarg, "%lld:%u", &kv_bad_iter, &kv_bad_byte) != 2 ||
+			    kv_bad_iter < 0)
 				return 2;
 			break;
 		default:

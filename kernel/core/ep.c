@@ -155,7 +155,15 @@ void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 /*
  * Record that what arrived is not what was sent: -EBADMSG at the
  * validation step, with @valid saying which report fields hold data,
- * unless something failed before.  Returns the error that is kept.
+ * unless something other than a hang-up failed before.  Returns the
+ * error that is kept.
+ *
+ * Data is checked only once it has arrived whole, so a mismatch is in
+ * a message that came before the connection ended.  A peer that sends
+ * its last messages and hangs up can have its DISCONNECTED, or the
+ * flushes after it, recorded as -ECONNRESET before the test's thread
+ * takes those messages (kverbs_perf_wait() drains them after a
+ * failure): the mismatch then replaces the hang-up, which says less.
  */
 static int kverbs_ep_invalid(struct kverbs_ep *ep, u32 valid, u32 offset)
 {
@@ -163,7 +171,9 @@ static int kverbs_ep_invalid(struct kverbs_ep *ep, u32 valid, u32 offset)
 	int kept;
 
 	spin_lock_irqsave(&ep->lock, flags);
-	if (!ep->fail.error) {
+	if (!ep->fail.error || ep->fail.error == -ECONNRESET) {
+		/* The hang-up's event says nothing of the mismatch. */
+		ep->fail.valid &= ~(KVERBS_RESULT_CM | KVERBS_RESULT_WC);
 		WRITE_ONCE(ep->fail.error, -EBADMSG);
 		ep->fail.step = KVERBS_STEP_VALIDATE;
 		ep->fail.valid |= valid;
@@ -179,7 +189,8 @@ static int kverbs_ep_invalid(struct kverbs_ep *ep, u32 valid, u32 offset)
  * @ep: the endpoint
  * @offset: the first byte that differed
  *
- * Return: the error that is kept, -EBADMSG unless something failed before.
+ * Return: the error that is kept, -EBADMSG unless something other than a
+ * hang-up failed before.
  */
 int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
 {
@@ -191,7 +202,8 @@ int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
  * @ep: the endpoint
  * @present: the completion carried immediate data, only not the right one
  *
- * Return: the error that is kept, -EBADMSG unless something failed before.
+ * Return: the error that is kept, -EBADMSG unless something other than a
+ * hang-up failed before.
  */
 int kverbs_ep_imm_mismatch(struct kverbs_ep *ep, bool present)
 {

@@ -296,6 +296,11 @@ static int kv_perf_qps(int fd, const struct kv_perf_opts *o, const struct kverbs
 		if (e && (!err || (err == EINTR && e != EINTR))) {
 			err = e;
 			agg.result = qps[i].cmd.result;
+			/* What the failure names beside the result: an immediate, a key. */
+			agg.imm_expected = qps[i].cmd.imm_expected;
+			agg.imm_got = qps[i].cmd.imm_got;
+			agg.inv_expected = qps[i].cmd.inv_expected;
+			agg.inv_got = qps[i].cmd.inv_got;
 		}
 	}
 	r->iterations = r->bytes = r->peak_bps = 0;
