@@ -104,8 +104,10 @@ static void kv_failnth_end(int fd, int marked)
  * set at run time, in the harness's constructors, so it scales with
  * KV_TIME_SCALE as every limit of the tests does.  A test here makes a
  * call, or a round of a server and a client, twice for each of up to
- * some 150 allocations: all eight took 741 s together on the debug
- * lane's kernel over rxe with one vCPU (KV_TIME_SCALE 10).  siw, whose
+ * some 150 allocations (a lesson some 700, a datagram server's more than
+ * 1,100): on the debug lane's kernel over rxe (KV_TIME_SCALE 10) the
+ * first eight took 741 s together with one vCPU, the options' ten some
+ * 1,800 s with two.  siw, whose
  * connects can wait ten seconds for a silent client's server, was not
  * timed and may be slower, so each test gets ten minutes, times the
  * scale; at the debug lane's scale run.sh's suite limit
