@@ -46,11 +46,16 @@ KV_FAILNTH_END='kverbs-selftests: fail-nth injection ends'
 KV_KMEMLEAK_BEGIN='kverbs-selftests: kmemleak scan begins'
 KV_KMEMLEAK_END='kverbs-selftests: kmemleak scan ends'
 
+# A lockdep report: its header names two locks, and the stacks that
+# explain it (where each lock took the usage that conflicts) come some
+# 20 to 100 lines later, before its own call trace.
+KV_LOCKDEP='WARNING: .*(lock order detected|locking dependency detected|inconsistent lock state|lock inversion dependency|recursive locking detected)'
+
 # kv_splats: read a kernel log on stdin, print every splat with the 20
-# lines after it.
+# lines after it, a lockdep report with 150.
 kv_splats() {
 	awk -v begin="$KV_FAILNTH_BEGIN" -v end="$KV_FAILNTH_END" -v splat="$KV_SPLAT" \
-	    -v kbegin="$KV_KMEMLEAK_BEGIN" -v kend="$KV_KMEMLEAK_END" '
+	    -v kbegin="$KV_KMEMLEAK_BEGIN" -v kend="$KV_KMEMLEAK_END" -v lockdep="$KV_LOCKDEP" '
 		index($0, begin) { inject = 1; next }
 		index($0, end) { inject = 0; next }
 		index($0, kbegin) { scan = 1; next }
@@ -59,7 +64,8 @@ kv_splats() {
 		inject && /page allocation failure|vmalloc error/ { report = NR; next }
 		# The stack trace of that report: "Call Trace:" a few lines on.
 		inject && /Call Trace/ && report && NR - report <= 8 { next }
-		$0 ~ splat { ctx = 21 }
+		$0 ~ lockdep { ctx = 151 }
+		$0 ~ splat && ctx < 21 { ctx = 21 }
 		ctx > 0 { print; ctx-- }'
 }
 
@@ -947,7 +953,7 @@ ktap_main() {
 	out=$(dmesg | tail -n +"$((dmesg_start + 1))" | kv_splats)
 	if [ -n "$out" ]; then
 		failed=1
-		echo "$out" | head -60 | sed 's/^/# /'
+		echo "$out" | head -160 | sed 's/^/# /'
 		echo "not ok $n dmesg_clean"
 	else
 		echo "ok $n dmesg_clean"

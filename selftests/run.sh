@@ -222,7 +222,7 @@ for t in "${tests[@]}"; do
 	splat=$(dmesg | tail -n +"$((before + 1))" | kv_splats)
 	if [ -n "$splat" ] && [ "$rc" = 0 ]; then
 		echo "# the kernel complained during $t:"
-		echo "$splat" | head -60 | sed 's/^/#   /'
+		echo "$splat" | head -160 | sed 's/^/#   /'
 		rc=1
 	fi
 	if [ "$rc" = 0 ]; then
@@ -275,7 +275,7 @@ splat=$(dmesg | tail -n +"$((dmesg_base + 1))" | kv_splats)
 if [ -z "$splat" ]; then
 	echo "    ok 4 dmesg_clean"
 else
-	echo "$splat" | head -80 | sed 's/^/    # /'
+	echo "$splat" | head -160 | sed 's/^/    # /'
 	echo "    not ok 4 dmesg_clean"
 	sub=1
 fi
