@@ -194,6 +194,29 @@ test_drain_marker_handler_late_pool() {
 	kv_wait srv 60 || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")"
 }
 
+# park_one: a server session on the pool's CQ ends while every
+# completion reaches its CQ 40 s late (see below): its endpoint is
+# parked, as the kernel log says.
+park_one() {
+	local before
+	before=$(dmesg | wc -l)
+	serve_bg srv -C 1 --cq-pool || return
+	# As many iterations as a server runs (perf_max_iterations): the
+	# signal ends it long before.
+	client_bg c write_bw -s 4096 -n 10000000
+	wait_for 20 kv_any_connected "$port" ||
+		fail "the client did not connect: $(cat "$KV_TMP/c.err" "$KV_TMP/c.json")" || return
+	kv_sleep 1
+	fault_set send_delay_ms=40000 recv_delay_ms=40000 irq_delay_ms=500
+	interrupt c || return
+	# The server's session ended, and left its endpoint parked.
+	kv_wait srv $((60 * KV_TIME_SCALE))
+	[ $? = 1 ] || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
+	dmesg | tail -n +"$((before + 1))" |
+		grep -q "its CQ is shared; the QP and the test's memory are kept until its drain ends" ||
+		fail "no endpoint was parked: $(dmesg | tail -5)"
+}
+
 # A drain that does not end in time on the pool's CQ: every completion
 # of every kernel QP reaches its CQ 40 s late, past kverbs' 5 s bound on a
 # drain, and each interrupt comes 500 ms late.  The server's session,
@@ -207,20 +230,7 @@ test_drain_marker_handler_late_pool() {
 test_drain_late_pool_parks() {
 	local ping_rc per_user
 	fault_need
-	serve_bg srv -C 1 --cq-pool || return
-	# As many iterations as a server runs (perf_max_iterations): the
-	# signal ends it long before.
-	client_bg c write_bw -s 4096 -n 10000000
-	wait_for 20 kv_any_connected "$port" ||
-		fail "the client did not connect: $(cat "$KV_TMP/c.err" "$KV_TMP/c.json")" || return
-	kv_sleep 1
-	fault_set send_delay_ms=40000 recv_delay_ms=40000 irq_delay_ms=500
-	interrupt c || return
-	# The server's session ended, and left its endpoint parked.
-	kv_wait srv $((60 * KV_TIME_SCALE))
-	[ $? = 1 ] || fail "serve: $(cat "$KV_TMP/srv.err" "$KV_TMP/srv.json")" || return
-	dmesg | grep -q "its CQ is shared; the QP and the test's memory are kept until its drain ends" ||
-		fail "no endpoint was parked: $(dmesg | tail -5)" || return
+	park_one || return
 	echo 1 > /sys/module/kverbs/parameters/max_sessions
 	"$KVERBS" devices > /dev/null
 	"$KVERBS" ping -c -a "$KV_ADDR" -p 1 -C 1 --json > "$KV_TMP/refused.json" 2>&1
@@ -249,7 +259,33 @@ test_drain_late_pool_parks() {
 	kv_wait srv2 30
 }
 
+# A parked endpoint holds the module: the pool's CQ outlives kverbs'
+# client, and the late completions it still holds call kverbs' handlers
+# on the endpoint's memory.  An unload then would leave them freed
+# memory and freed code.  rmmod is refused while the endpoint is parked,
+# and unloads once its drain ended.
+test_rmmod_refused_while_parked() {
+	local out
+	fault_need
+	park_one || return
+	if out=$(rmmod kverbs 2>&1); then
+		fail "rmmod succeeded while an endpoint was parked (the module is loaded again)"
+		insmod "$KV_MODULE"
+		return 1
+	fi
+	[[ $out == *"in use"* ]] || fail "rmmod said: $out" || return
+	wait_for 60 kv_no_connections ||
+		fail "the parked endpoint was never released: $(rdma res show cm_id)" || return
+	fault_reset
+	wait_for 10 eval '[ "$(cat /sys/module/kverbs/refcnt)" = 0 ]' ||
+		fail "the module is still held after the parking: refcnt $(cat /sys/module/kverbs/refcnt)" ||
+		return
+	rmmod kverbs || fail "rmmod failed once the parking ended" || return
+	insmod "$KV_MODULE" || fail "cannot load $KV_MODULE again"
+}
+
 ktap_main test_srq_ended_by_signal test_srq_ended_by_signal_pool \
 	test_srq_ended_by_ceiling test_srq_ended_by_ceiling_pool \
 	test_srq_ended_by_protocol test_srq_ended_by_protocol_pool \
-	test_drain_marker_handler_late_pool test_drain_late_pool_parks
+	test_drain_marker_handler_late_pool test_drain_late_pool_parks \
+	test_rmmod_refused_while_parked

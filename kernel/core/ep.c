@@ -28,6 +28,7 @@
 
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/nsproxy.h>
 #include <linux/rcupdate.h>
@@ -1553,10 +1554,39 @@ static void kverbs_ep_reap_work(struct work_struct *work)
 }
 
 /*
+ * The device is going and a parked endpoint's drain is not over.
+ * Destroying the QP is the device's last word on it: what it still held
+ * of the QP's work it has written to the CQ by then (as rxe does), or
+ * never will (a device that purges the QP's entries from its CQs, as
+ * mlx5 does).  What it wrote, the pool's CQ runs through the handlers
+ * in order, the markers last: wait for them, bounded, before the memory
+ * they name goes.  A device whose markers do not come has neither
+ * flushed the QP nor purged it, and what it may still deliver finds
+ * freed memory: say so.
+ */
+static void kverbs_ep_park_removed(struct kverbs_ep *ep)
+{
+	unsigned long deadline = jiffies + KVERBS_DRAIN_TIMEOUT;
+	u32 qp_num = ep->id->qp->qp_num;
+	bool posted = ep->markers_posted;
+
+	trace_kverbs_qp_destroy(ep->trace_id, ep->cq_id, ep->id->qp);
+	rdma_destroy_qp(ep->id);
+	if (posted && kverbs_drain_marker_wait(ep, &ep->drain_sq, deadline) &&
+	    kverbs_drain_marker_wait(ep, &ep->drain_rq, deadline)) {
+		ep->drained = true;
+		return;
+	}
+	ibdev_warn(kverbs_ep_device(ep),
+		   "qp %u: destroyed at the device's removal without a flush; its completions, if the device still delivers any, would find freed memory\n",
+		   qp_num);
+}
+
+/*
  * A parked endpoint, once a second: when its late drain is over, or its
- * device is going (then whatever is still in the pool's CQ names freed
- * memory: a device that never flushes is broken), the QP and the CQ go,
- * then everything kverbs_ep_destroy() releases.
+ * device is going (kverbs_ep_park_removed()), the QP and the CQ go, then
+ * everything kverbs_ep_destroy() releases, and the module reference the
+ * parking took.
  */
 static void kverbs_ep_park_work(struct work_struct *work)
 {
@@ -1570,12 +1600,19 @@ static void kverbs_ep_park_work(struct work_struct *work)
 	} else if (!kverbs_dev_removing(&ep->user)) {
 		queue_delayed_work(kverbs_wq, &ep->park, HZ);
 		return;
+	} else {
+		kverbs_ep_park_removed(ep);
 	}
 	held_by = ep->held_by;
 	kverbs_ep_destroy_qp_cq(ep);
 	/* A release deferred again holds its own count, for the same user. */
 	kverbs_ep_destroy(ep);
 	kverbs_sessions_release(held_by);
+	/*
+	 * Unload waits for this work (kverbs_ep_reap_flush()) before it
+	 * frees the module: the return is safe.
+	 */
+	module_put(THIS_MODULE);
 }
 
 /*
@@ -1583,13 +1620,16 @@ static void kverbs_ep_park_work(struct work_struct *work)
  * the test's memory with it (kverbs_ep_quiesce() returned false), until
  * the drain ends or the device goes: the work owns it from now on, and
  * it still counts against max_sessions (Documentation/architecture.rst,
- * "Draining").
+ * "Draining").  It holds the module too: the pool's CQ outlives kverbs'
+ * client, and its late completions call kverbs' handlers, so rmmod is
+ * refused ("in use") until the parking ends.
  */
 static void kverbs_ep_park(struct kverbs_ep *ep)
 {
 	ibdev_warn_ratelimited(kverbs_ep_device(ep),
 			       "qp %u: its CQ is shared; the QP and the test's memory are kept until its drain ends\n",
 			       ep->id->qp->qp_num);
+	__module_get(THIS_MODULE);
 	set_bit(KVERBS_EP_PARKED, &ep->flags);
 	ep->held_by = kverbs_sessions_hold(NULL);
 	queue_delayed_work(kverbs_wq, &ep->park, HZ);
