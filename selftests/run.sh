@@ -32,7 +32,7 @@ module=$(realpath "$module")
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || [ -z "$pair" ] || tests=(hosts hosts_faults)
 if [ ${#tests[@]} = 0 ]; then
-	tests=(uapi devices ping perf validate serve interop ud errors concurrent limits faults removal netns perm security fuzz failnth lessons lifetimes)
+	tests=(uapi devices ping perf validate counters serve interop ud errors concurrent limits faults removal netns perm security fuzz failnth lessons lifetimes)
 	# KV_SKIP_SUITES="NAME ...": the default list without these.
 	for s in ${KV_SKIP_SUITES:-}; do
 		for i in "${!tests[@]}"; do
