@@ -32,10 +32,24 @@ counters_need() {
 # snapshot FILE: every counter of the port and the MADs ib_cm sent on
 # it (cm_tx_msgs counts each retry too), NAME VALUE.
 snapshot() {
-	local f
+	local f v
 	for f in "$HW"/* "$PORT"/cm_tx_msgs/*; do
-		echo "${f#/sys/class/} $(<"$f")"
+		read -r v < "$f"
+		echo "${f#/sys/class/} $v"
 	done > "$1"
+}
+
+# settle FILE: snapshot into FILE once two snapshots half a second apart
+# agree, for at most 10 s (times KV_TIME_SCALE).
+settle() {
+	local i prev="" now
+	for ((i = 0; i < 20 * KV_TIME_SCALE; i++)); do
+		kv_sleep 0.5
+		snapshot "$1"
+		mapfile -t now < "$1"
+		[ "${now[*]}" = "$prev" ] && return 0
+		prev=${now[*]}
+	done
 }
 
 # The device's active MTU, which is every RC connection's path MTU here.
@@ -67,9 +81,10 @@ measure() {
 	[ $rc = 0 ] ||
 		fail "client exited $rc: $(cat "$KV_TMP/$name.cli.err"; grep -o '"error":{[^}]*}' "$KV_TMP/$name.cli.json")" ||
 		return
-	# The last ACKs and the DREP are on their way when the tools return.
-	kv_sleep 1
-	snapshot "$KV_TMP/$name.after"
+	# The last ACKs and the DREP may be on their way when the tools
+	# return, and ib_cm counts a MAD that awaits an answer once it came:
+	# the counters are read once they stand still for half a second.
+	settle "$KV_TMP/$name.after"
 	trace_stop kverbs_post_send
 	cp /sys/kernel/tracing/trace "$KV_TMP/$name.trace"
 }
