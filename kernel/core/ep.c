@@ -154,35 +154,51 @@ void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 }
 
 /*
- * Record that what arrived is not what was sent: -EBADMSG at the
- * validation step, with @valid saying which report fields hold data,
- * unless something other than a hang-up failed before.  Returns the
- * error that is kept.
+ * Record that a message that arrived is wrong: @error at @step, with
+ * @valid saying which report fields hold data, unless something other
+ * than a hang-up failed before.  Returns the error that is kept.
  *
- * Data is checked only once it has arrived whole, so a mismatch is in
- * a message that came before the connection ended.  A peer that sends
- * its last messages and hangs up can have its DISCONNECTED, or the
- * flushes after it, recorded as -ECONNRESET before the test's thread
- * takes those messages (kverbs_perf_wait() drains them after a
- * failure): the mismatch then replaces the hang-up, which says less.
+ * A message is checked only once it has arrived whole, so it came before
+ * the connection ended.  A peer that sends its last messages and hangs
+ * up can have its DISCONNECTED, or the flushes after it, recorded as
+ * -ECONNRESET before the test's thread takes those messages
+ * (kverbs_perf_wait() drains them after a failure): what is wrong with
+ * the message then replaces the hang-up, which says less.
  */
-static int kverbs_ep_invalid(struct kverbs_ep *ep, u32 valid, u32 offset)
+static int kverbs_ep_arrived_wrong(struct kverbs_ep *ep, int error,
+				   enum kverbs_step step, u32 valid, u32 offset)
 {
 	unsigned long flags;
 	int kept;
 
 	spin_lock_irqsave(&ep->lock, flags);
 	if (!ep->fail.error || ep->fail.error == -ECONNRESET) {
-		/* The hang-up's event says nothing of the mismatch. */
+		/* The hang-up's event says nothing of the message. */
 		ep->fail.valid &= ~(KVERBS_RESULT_CM | KVERBS_RESULT_WC);
-		WRITE_ONCE(ep->fail.error, -EBADMSG);
-		ep->fail.step = KVERBS_STEP_VALIDATE;
+		WRITE_ONCE(ep->fail.error, error);
+		ep->fail.step = step;
 		ep->fail.valid |= valid;
 		ep->fail.mismatch_offset = offset;
 	}
 	kept = ep->fail.error;
 	spin_unlock_irqrestore(&ep->lock, flags);
+	wake_up(&ep->wait);
 	return kept;
+}
+
+/**
+ * kverbs_ep_bad_message - record that a message that arrived breaks the
+ *	protocol (a length that is neither data nor control, a type out of
+ *	place)
+ * @ep: the endpoint
+ *
+ * Return: the error that is kept, -EPROTO at the receive step unless
+ * something other than a hang-up failed before
+ * (kverbs_ep_arrived_wrong()).
+ */
+int kverbs_ep_bad_message(struct kverbs_ep *ep)
+{
+	return kverbs_ep_arrived_wrong(ep, -EPROTO, KVERBS_STEP_RECV, 0, 0);
 }
 
 /**
@@ -195,7 +211,8 @@ static int kverbs_ep_invalid(struct kverbs_ep *ep, u32 valid, u32 offset)
  */
 int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
 {
-	return kverbs_ep_invalid(ep, KVERBS_RESULT_MISMATCH, offset);
+	return kverbs_ep_arrived_wrong(ep, -EBADMSG, KVERBS_STEP_VALIDATE,
+				       KVERBS_RESULT_MISMATCH, offset);
 }
 
 /**
@@ -208,7 +225,8 @@ int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset)
  */
 int kverbs_ep_imm_mismatch(struct kverbs_ep *ep, bool present)
 {
-	return kverbs_ep_invalid(ep, KVERBS_RESULT_IMM | (present ? 0 : KVERBS_RESULT_NO_IMM), 0);
+	return kverbs_ep_arrived_wrong(ep, -EBADMSG, KVERBS_STEP_VALIDATE,
+				       KVERBS_RESULT_IMM | (present ? 0 : KVERBS_RESULT_NO_IMM), 0);
 }
 
 static bool kverbs_ep_link_down(struct kverbs_ep *ep)

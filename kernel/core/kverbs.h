@@ -416,6 +416,7 @@ u32 kverbs_ep_next_cid(const struct kverbs_ep *ep);
 int kverbs_ep_failed(struct kverbs_ep *ep, int error, enum kverbs_step step);
 void kverbs_ep_wc_failed(struct kverbs_ep *ep, const struct ib_wc *wc,
 			 enum kverbs_step step);
+int kverbs_ep_bad_message(struct kverbs_ep *ep);
 int kverbs_ep_mismatch(struct kverbs_ep *ep, u32 offset);
 int kverbs_ep_imm_mismatch(struct kverbs_ep *ep, bool present);
 int kverbs_ep_reset_cause(struct kverbs_ep *ep);

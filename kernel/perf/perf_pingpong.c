@@ -238,7 +238,7 @@ static int kverbs_perf_pp_client_wait(struct kverbs_perf_pp *pp, u64 iter)
 		return kverbs_ep_failed(ep, ret, KVERBS_STEP_RECV);
 	/* The server sends nothing else once the test has begun. */
 	if (!kverbs_perf_recv_is_data(pp->t, &pp->recv, pp->msg_size))
-		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+		return kverbs_ep_bad_message(ep);
 	return kverbs_perf_imm_check(pp->run, &pp->recv, iter);
 }
 
@@ -397,7 +397,7 @@ static int kverbs_perf_pp_server_srq(struct kverbs_perf_pp *pp, u32 ctrl_len,
 		if (!kverbs_perf_recv_is_data(pp->t, &pp->recv, pp->msg_size)) {
 			/* Data and control differ in length: kverbs_perf_ctrl_len(). */
 			if (r->byte_len != ctrl_len || r->opcode != IB_WC_RECV)
-				ret = kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+				ret = kverbs_ep_bad_message(ep);
 			else
 				memcpy(m, r->buf, sizeof(*m));
 			/* SEND_LAT's client sends no ADV. */
@@ -462,7 +462,7 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
 			return kverbs_ep_failed(ep, ret, step);
 		if (ctrl_recv && kverbs_is_done(&ctrl_recv->done)) {
 			if (ctrl_recv->byte_len != ctrl_len)
-				return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+				return kverbs_ep_bad_message(ep);
 			ret = kverbs_perf_pp_server_ctrl(pp, ctrl_recv, m);
 			if (ret)
 				return ret < 0 ? ret : 0;
@@ -471,7 +471,7 @@ int kverbs_perf_pp_server(struct kverbs_perf_pp *pp, struct kverbs_msg *ctrl_rec
 		if (!ctrl_recv && !kverbs_perf_recv_is_data(pp->t, &pp->recv, pp->msg_size)) {
 			/* Data and control differ in length: kverbs_perf_ctrl_len(). */
 			if (pp->recv.byte_len != ctrl_len || pp->recv.opcode != IB_WC_RECV)
-				return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+				return kverbs_ep_bad_message(ep);
 			ret = kverbs_perf_pp_server_ctrl(pp, NULL, m);
 			if (ret)
 				return ret < 0 ? ret : 0;

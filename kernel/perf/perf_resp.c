@@ -669,7 +669,7 @@ static int kverbs_perf_resp_srq_ctrl(struct kverbs_perf_resp *s,
 				     struct kverbs_perf_msg *m)
 {
 	if (r->byte_len != s->ctrl_len || r->opcode != IB_WC_RECV)
-		return kverbs_ep_failed(s->ep, -EPROTO, KVERBS_STEP_RECV);
+		return kverbs_ep_bad_message(s->ep);
 	memcpy(m, r->buf, sizeof(*m));
 	return kverbs_perf_inv_check(s->run, s->ep, r->wc_flags & IB_WC_WITH_INVALIDATE,
 				     r->inv_rkey, false, 0);
@@ -844,7 +844,7 @@ static int kverbs_perf_resp_control(struct kverbs_perf_resp *s,
 	int ret;
 
 	if (in->len != s->ctrl_len || (in->r && in->r->opcode != IB_WC_RECV))
-		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+		return kverbs_ep_bad_message(ep);
 	if (in->r)
 		kverbs_buf_sync_range_for_cpu(&s->buf, in->off, in->len);
 	else

@@ -539,7 +539,7 @@ static int kverbs_perf_ud_ctrl_take(struct kverbs_perf_ud *u,
 	kverbs_msg_sync_for_cpu(&u->ctrl_recv);
 	if (u->ctrl_recv.byte_len != sizeof(*m) || le32_to_cpu(m->type) != type) {
 		ibdev_dbg(kverbs_ep_device(ep), "perf: expected control message %d\n", type);
-		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+		return kverbs_ep_bad_message(ep);
 	}
 	*a = le64_to_cpu(m->a);
 	if (b)
@@ -685,7 +685,7 @@ static int kverbs_perf_ud_take(struct kverbs_perf_ud *u, struct kverbs_perf_ud_m
 	if (m->msg.byte_len != KVERBS_PERF_UD_GRH + u->size) {
 		ibdev_dbg(kverbs_ep_device(ep), "perf: a datagram of %u bytes, expected %zu\n",
 			  m->msg.byte_len, KVERBS_PERF_UD_GRH + u->size);
-		return kverbs_ep_failed(ep, -EPROTO, KVERBS_STEP_RECV);
+		return kverbs_ep_bad_message(ep);
 	}
 	/* Datagrams of one QP to another arrive in order, or not at all. */
 	*got = iter + (u32)(m->imm - kverbs_perf_imm(iter));
