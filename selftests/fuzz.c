@@ -888,9 +888,19 @@ TEST_F_TIMEOUT(fuzz, calls, kv_fuzz_timeout())
 		} else {
 			by_errno[err & 255]++;
 		}
-		if (took > KV_FUZZ_CALL_LIMIT_NS * kv_time_scale())
-			KV_FAIL("call %lu: %s ioctl 0x%lx took %llu ms despite the alarm",
-				i, c.what, c.ioc, (unsigned long long)(took / 1000000));
+		if (took > KV_FUZZ_CALL_LIMIT_NS * kv_time_scale()) {
+			KV_FAIL("call %lu: %s ioctl 0x%lx took %llu ms despite the alarm, errno %d",
+				i, c.what, c.ioc, (unsigned long long)(took / 1000000), err);
+			/* Which lesson, and where its report says it was. */
+			if (c.ioc == KVERBS_IOC_LESSON &&
+			    c.len >= sizeof(struct kverbs_lesson)) {
+				const struct kverbs_lesson *l = c.arg;
+
+				TH_LOG("  lesson %u, timeout %llu ns: %u runs, error %d at step %u",
+				       l->lesson, (unsigned long long)l->timeout_ns,
+				       l->nruns, l->error, l->failed_step);
+			}
+		}
 		if (i % KV_FUZZ_SANITY == 0) {
 			errno = 0;
 			works = kv_info_works(fd);
