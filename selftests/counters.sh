@@ -142,12 +142,11 @@ base, kind, ops, per, extra, factor, div, mtu = sys.argv[1:]
 per, extra, factor, div = int(per), int(extra), int(factor), int(div)
 mtu = int(mtu)
 cli = json.loads(open(base + ".cli.json").read().splitlines()[-1])
+size, iters = cli["size"], cli["iterations"]
 if kind == "perf":
-    size, iters = cli["size"], cli["iterations"]
     ud = cli.get("connection") == "UD"
     mtu = cli["mtu"]
 else:
-    size, iters = cli["size"], cli["iterations"]
     ud = cli.get("transport") == "ud"
 size *= factor
 iters += extra
