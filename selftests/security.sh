@@ -216,10 +216,12 @@ victim_start() {
 # invalidates a memory region of any PD (tools/vm/patches/0008 fixes it
 # in the debug lane's kernel): over a stock rxe the test finds its
 # victim hurt, and skips saying so.  Over iWARP the SEND completes at
-# the sender whatever the peer makes of it: the victim alone tells.
+# the sender whatever the peer makes of it: the victim alone tells, and
+# only if it still writes when the attack lands; its run is long enough
+# for a loaded host to get there first.
 test_send_inv_other_pd_refused() {
-	local qpn key rc
-	victim_start 19300 write_bw -s 4096 -D $((6 * KV_TIME_SCALE)) || return
+	local qpn key rc alive=
+	victim_start 19300 write_bw -s 4096 -D $((15 * KV_TIME_SCALE)) || return
 	qpn=$(server_qpn 19300) || fail "no server QP on 19300: $(rdma res show cm_id)" || return
 	key=$(reg_keys "$qpn")
 	trace_stop kverbs_post_send
@@ -231,10 +233,13 @@ test_send_inv_other_pd_refused() {
 	timeout $((60 * KV_TIME_SCALE)) "$PERF_HELLO" -a "$KV_ADDR" -p 19301 -X "$key" \
 		> "$KV_TMP/hello.out" 2>&1 || fail "perf_hello: $(cat "$KV_TMP/hello.out")" || return
 	echo "# attacker: $(cat "$KV_TMP/hello.out")"
+	kill -0 "$vpid" 2>/dev/null && alive=1
 	wait "$vpid"
 	rc=$?
 	kv_wait hsrv 30 >/dev/null
 	kv_wait vsrv 30 >/dev/null
+	[ $rc != 0 ] || [ -n "$alive" ] ||
+		fail "the victim had ended before the attack landed: nothing to tell" || return
 	if [ $rc != 0 ]; then
 		[ "$KV_TYPE" = rxe ] && [[ $(uname -r) != *kverbs-debug* ]] &&
 			grep -q ": success$" "$KV_TMP/hello.out" &&
