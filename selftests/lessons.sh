@@ -48,6 +48,28 @@ test_unsignaled() {
 		'd["status"] == "ok"'
 }
 
+# The wrong run fills the send queue the device made, deeper than the
+# 16 asked (rxe makes 31, siw 32), and tears it down full: each WRITE
+# completes then, flushed, and so does the drain's marker and the
+# receive side's.  Every CQ of the lesson (two runs, two ends) must hold
+# the queue's depth and the receive queue's two; a CQ sized on the 16
+# asked overflowed, the device dropped the rest of the flush, markers
+# included, and the lesson hung for the drain's 5 s bound.
+test_unsignaled_cq_holds_the_queue() {
+	local cqes
+	trace_need
+	trace_start kverbs_cq_alloc || fail "cannot set up tracing" || return
+	lesson unsignaled
+	rc=$?
+	trace_stop kverbs_cq_alloc
+	[ $rc = 0 ] || return
+	cqes=$(sed -n 's/.* kverbs_cq_alloc: .* cqe=\([0-9]*\) .*/\1/p' /sys/kernel/tracing/trace |
+		paste -sd,)
+	echo "# $(grep -o '"queue_depth":[0-9]*' "$KV_TMP/unsignaled.json" | head -1), CQs $cqes"
+	json_check "$KV_TMP/unsignaled.json" "len([$cqes]) == 4" \
+		"min([$cqes]) >= d['runs'][0]['queue_depth'] + 2"
+}
+
 # rnr_retry_count 0: IB_WC_RNR_RETRY_EXC_ERR (13) on the SEND; 7: the
 # SEND waits for the late receive (200 ms at least) and the data arrives.
 test_rnr() {
@@ -232,5 +254,5 @@ PY
 	wait_for 5 kv_no_connections || fail "connections left: $(rdma res show cm_id)"
 }
 
-ktap_main test_list test_unsignaled test_rnr test_fence test_access \
+ktap_main test_list test_unsignaled test_unsignaled_cq_holds_the_queue test_rnr test_fence test_access \
 	test_stale_key test_max_sge test_alignment test_mr_size test_uapi_refusals

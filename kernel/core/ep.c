@@ -28,6 +28,7 @@
 
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/nsproxy.h>
@@ -702,6 +703,42 @@ static int kverbs_ep_create_cq(struct kverbs_ep *ep,
 	return 0;
 }
 
+/*
+ * A bound on the send queue a device makes for @wr work requests: rxe
+ * makes the smallest power of two above @wr, less one; siw and mlx5 the
+ * smallest power of two from @wr.  kverbs_ep_check_sq_depth() checks it
+ * once the QP exists.
+ */
+static u32 kverbs_sq_depth_bound(u32 wr)
+{
+	return roundup_pow_of_two(wr + 1);
+}
+
+/*
+ * For a test that fills the send queue to the device's depth
+ * (&kverbs_ep_caps.fill_sq): does the CQ hold that depth and @other
+ * more, the receives?  The depth is what the device says of the QP it
+ * made; the CQ's room is what the device made of it, or our share of a
+ * pool's CQ.
+ */
+static int kverbs_ep_check_sq_depth(struct kverbs_ep *ep, u32 other)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	u32 room = ep->cq_pool_cqe ? ep->cq_pool_cqe : ep->cq->cqe;
+	int ret;
+
+	ret = ib_query_qp(ep->id->qp, &attr, IB_QP_CAP, &init);
+	if (ret)
+		return ret;
+	if (attr.cap.max_send_wr + other <= room)
+		return 0;
+	ibdev_dbg(kverbs_ep_device(ep),
+		  "qp %u: a send queue of %u and %u receives overflow a CQ of %u\n",
+		  ep->qp_num, attr.cap.max_send_wr, other, room);
+	return -EINVAL;
+}
+
 /**
  * kverbs_ep_create_qp - create the PD, CQ and RC QP of an endpoint
  * @ep: an endpoint bound to a device
@@ -718,15 +755,15 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	u32 port = kverbs_ep_port(ep);
 	struct ib_qp_init_attr attr = {};
 	struct ib_qp_cap asked;
-	u32 send_wr, recv_wr;
+	u32 send_wr, recv_wr, rw_wr, cqe;
 	int ret;
 
 	/* +1 on each queue for the marker kverbs_ep_drain() posts. */
 	send_wr = caps->max_send_wr + 1;
 	/* On an SRQ there is no receive queue, and nothing to drain there. */
 	recv_wr = caps->srq ? 0 : caps->max_recv_wr + 1;
-	if (send_wr + rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0) >
-	    ibdev->attrs.max_qp_wr || recv_wr > ibdev->attrs.max_qp_wr ||
+	rw_wr = rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0);
+	if (send_wr + rw_wr > ibdev->attrs.max_qp_wr || recv_wr > ibdev->attrs.max_qp_wr ||
 	    caps->max_send_sge > ibdev->attrs.max_send_sge) {
 		ibdev_dbg(ibdev, "QP of %u+%u send and %u receive WRs is too large\n",
 			  send_wr, caps->max_rdma_ctxs, recv_wr);
@@ -749,10 +786,14 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	/*
 	 * Once the QP is in the error state every outstanding work request
 	 * completes, signaled or not, so the CQ must hold them all,
-	 * including those rdma_rw adds for its contexts.
+	 * including those rdma_rw adds for its contexts.  A CQ that
+	 * overflows drops what comes after: rxe stops flushing there, and a
+	 * drain marker behind it never completes.
 	 */
-	ret = kverbs_ep_create_cq(ep, caps, send_wr + recv_wr + caps->srq_wr +
-				  rdma_rw_max_send_wr(ibdev, port, caps->max_rdma_ctxs, 0));
+	cqe = send_wr + rw_wr + recv_wr + caps->srq_wr;
+	if (caps->fill_sq)
+		cqe = kverbs_sq_depth_bound(send_wr + rw_wr) + recv_wr + caps->srq_wr;
+	ret = kverbs_ep_create_cq(ep, caps, min_t(u32, cqe, ibdev->attrs.max_cqe));
 	if (ret)
 		return ret;
 	/* For the CM events of the connection too, which run elsewhere. */
@@ -793,6 +834,11 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 		return ret;
 	WRITE_ONCE(ep->qp_num, ep->id->qp->qp_num);
 	trace_kverbs_qp_create(ep->trace_id, ep->cq_id, ep->id->qp, &asked);
+	if (caps->fill_sq) {
+		ret = kverbs_ep_check_sq_depth(ep, recv_wr + caps->srq_wr);
+		if (ret)
+			return ret;
+	}
 	if (!caps->max_inline_data)
 		return 0;
 	ep->max_inline = attr.cap.max_inline_data;

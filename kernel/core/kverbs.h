@@ -364,6 +364,10 @@ struct kverbs_ep {
  *	instead of a PD of the endpoint's own
  * @srq_wr: ... the SRQ's receives, every one of which may complete on
  *	this QP's CQ
+ * @fill_sq: the test posts sends until the device refuses one, past
+ *	@max_send_wr up to the depth the device gave the send queue (the
+ *	unsignaled lesson): the CQ is sized for that depth, or the QP
+ *	refused with -EINVAL
  */
 struct kverbs_ep_caps {
 	u32 max_send_wr;
@@ -377,6 +381,7 @@ struct kverbs_ep_caps {
 	struct ib_srq *srq;
 	struct ib_pd *srq_pd;
 	u32 srq_wr;
+	bool fill_sq;
 };
 
 struct kverbs_ep *kverbs_ep_create(void);

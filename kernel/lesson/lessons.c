@@ -66,11 +66,17 @@ static void kverbs_lesson_mismatch(struct kverbs_lesson_run *run)
 static_assert(KVERBS_LESSON_UNSIGNALED_WRS <= KVERBS_LESSON_MAX_WRS);
 #define KVERBS_LESSON_UNSIGNALED_LEN	(64 * 1024)
 
+/*
+ * The wrong run fills the queue the device made, deeper than asked on
+ * most devices; in the error state every one of those WRITEs completes,
+ * unsignaled or not, and the CQ holds them all (fill_sq).
+ */
 static const struct kverbs_lesson_conn kverbs_lesson_unsignaled_conn = {
 	.caps = {
 		.max_send_wr = KVERBS_LESSON_SQ_DEPTH,
 		.max_recv_wr = 1,
 		.max_send_sge = 1,
+		.fill_sq = true,
 	},
 	.rnr_retry = 7,
 };
