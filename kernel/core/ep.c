@@ -1470,7 +1470,21 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 		kverbs_ep_disconnect(ep);
 	ep->drained = kverbs_ep_drain_markers(ep);
 	trace_kverbs_drain_end(ep->trace_id, ep->cq_id, qp, ep->drained);
-	if (!ep->drained)
+	if (ep->drained)
+		return;
+	if (!ep->modified)
+		ibdev_warn_ratelimited(qp->device,
+				       "qp %u not drained: it could not be moved to the error state\n",
+				       qp->qp_num);
+	else if (!ep->markers_posted && qp->srq && !ep->last_wqe_seen)
+		ibdev_warn_ratelimited(qp->device,
+				       "qp %u not drained: no Last WQE Reached within %u s\n",
+				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
+	else if (!ep->markers_posted)
+		ibdev_warn_ratelimited(qp->device,
+				       "qp %u not drained: a marker could not be posted\n",
+				       qp->qp_num);
+	else
 		ibdev_warn_ratelimited(qp->device,
 				       "qp %u could not be drained within %u s\n",
 				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
