@@ -2023,12 +2023,21 @@ test_client_sigint_events()	{ client_sigint -e; }
 # SIGKILL mid-test: the server ends with the connection reset, and the
 # next server on the same port works.
 test_client_killed() {
-	local pid
+	local pid why
 	port=$((port + 1))
 	perf_server srv write_bw || return 1
-	"$KVERBS" write_bw -p "$port" -s 65536 -D 60 "$KV_ADDR" > /dev/null 2>&1 &
+	"$KVERBS" write_bw -p "$port" -s 65536 -D 60 --timeout "$step_limit" --json "$KV_ADDR" \
+		> "$KV_TMP/cli.json" 2> "$KV_TMP/cli.err" &
 	pid=$!
-	kv_trace_wait 30 1 kverbs_wc 'step == 11 && status == 0' || fail "no RDMA WRITE completed" || return
+	if ! kv_trace_wait 30 1 kverbs_wc 'step == 11 && status == 0'; then
+		why="the client: $(kv_stack $pid | head -24)
+connections: $(rdma res show cm_id)"
+		kill -9 $pid
+		wait $pid 2>/dev/null
+		fail "no RDMA WRITE completed; $why
+its output: $(cat "$KV_TMP/cli.err" "$KV_TMP/cli.json")"
+		return
+	fi
 	kill -9 $pid
 	wait_for 10 kv_ended $pid || fail "client alive 10 s after SIGKILL: $(kv_stack $pid)" || return
 	wait $pid 2>/dev/null
