@@ -79,12 +79,52 @@ test_rnr() {
 		grep -q "cannot show it (iWARP" "$KV_TMP/e" || fail "message: $(cat "$KV_TMP/e")" || return
 		skip "iWARP has no RNR retry: refused as it should be"
 	fi
+	local before after
+	before=$(rnr_counters)
 	lesson rnr || return
+	after=$(rnr_counters)
 	json_check "$KV_TMP/rnr.json" 'len(d["runs"]) == 2' \
 		'd["runs"][0]["errno"] == "EIO"' 'd["runs"][0]["wc_status"] == 13' \
 		'd["runs"][0]["step"] == "send"' \
 		'd["runs"][1]["error"] == 0' 'd["runs"][1]["elapsed_ns"] >= 200000000' \
-		'd["runs"][1]["value"].to_bytes(8, "little") == b"kverbs l"'
+		'd["runs"][1]["value"].to_bytes(8, "little") == b"kverbs l"' || return
+	[ -n "$before" ] || return 0
+	rnr_counted "$before" "$after" || return
+	# The control: a lesson with no RNR in it fails the same check.
+	before=$(rnr_counters)
+	lesson max_sge || return
+	after=$(rnr_counters)
+	! rnr_counted "$before" "$after" > /dev/null ||
+		fail "the device's count of the max_sge lesson passed as an RNR lesson's"
+}
+
+# The device's own count of the RNR lesson, where it keeps one (rxe's
+# hw_counters; siw has none, and no RNR either): "send_rnr_err
+# rcvd_rnr_err retry_rnr_exceeded_err", both ends on the one device.
+rnr_counters() {
+	local d=/sys/class/infiniband/$KV_DEV/ports/1/hw_counters c v out=
+	[ -r "$d/send_rnr_err" ] || return 0
+	for c in send_rnr_err rcvd_rnr_err retry_rnr_exceeded_err; do
+		read -r v < "$d/$c" || return
+		out+="$v "
+	done
+	echo "$out"
+}
+
+# What the lesson says, in the device's words: the wrong run's responder
+# answers its SEND with an RNR NAK, and the requester with rnr_retry 0
+# gives up at once (one retry exceeded); the right run's is answered
+# with one or more while the receive is late, and retried.  Every RNR
+# NAK sent is received: one device, no loss.
+rnr_counted() {
+	local -a b a
+	read -r -a b <<<"$1"
+	read -r -a a <<<"$2"
+	local sent=$((a[0] - b[0])) rcvd=$((a[1] - b[1])) exceeded=$((a[2] - b[2]))
+	echo "# the device: $sent RNR NAKs sent, $rcvd received, $exceeded retries exceeded"
+	((exceeded == 1)) || fail "retries exceeded: $exceeded, expected 1 (the wrong run's)" || return
+	((sent >= 2)) || fail "RNR NAKs sent: $sent, expected one per run at least" || return
+	((rcvd == sent)) || fail "RNR NAKs received: $rcvd, sent: $sent"
 }
 
 # Unfenced, the SEND of the READ's sink carries the sink's old bytes on
