@@ -790,9 +790,10 @@ int kverbs_ep_create_qp(struct kverbs_ep *ep, const struct kverbs_ep_caps *caps)
 	 * overflows drops what comes after: rxe stops flushing there, and a
 	 * drain marker behind it never completes.
 	 */
-	cqe = send_wr + rw_wr + recv_wr + caps->srq_wr;
+	cqe = send_wr + rw_wr;
 	if (caps->fill_sq)
-		cqe = kverbs_sq_depth_bound(send_wr + rw_wr) + recv_wr + caps->srq_wr;
+		cqe = kverbs_sq_depth_bound(cqe);
+	cqe += recv_wr + caps->srq_wr;
 	ret = kverbs_ep_create_cq(ep, caps, min_t(u32, cqe, ibdev->attrs.max_cqe));
 	if (ret)
 		return ret;
@@ -1458,6 +1459,7 @@ static bool kverbs_ep_drain_late(struct kverbs_ep *ep)
  */
 void kverbs_ep_drain(struct kverbs_ep *ep)
 {
+	const char *why;
 	struct ib_qp *qp;
 
 	/* A reset QP (kverbs_ep_stop()) would drop the markers. */
@@ -1473,21 +1475,15 @@ void kverbs_ep_drain(struct kverbs_ep *ep)
 	if (ep->drained)
 		return;
 	if (!ep->modified)
-		ibdev_warn_ratelimited(qp->device,
-				       "qp %u not drained: it could not be moved to the error state\n",
-				       qp->qp_num);
+		why = "it could not be moved to the error state";
 	else if (!ep->markers_posted && qp->srq && !ep->last_wqe_seen)
-		ibdev_warn_ratelimited(qp->device,
-				       "qp %u not drained: no Last WQE Reached within %u s\n",
-				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
+		why = "no Last WQE Reached within the drain's bound";
 	else if (!ep->markers_posted)
-		ibdev_warn_ratelimited(qp->device,
-				       "qp %u not drained: a marker could not be posted\n",
-				       qp->qp_num);
+		why = "a marker could not be posted";
 	else
-		ibdev_warn_ratelimited(qp->device,
-				       "qp %u could not be drained within %u s\n",
-				       qp->qp_num, KVERBS_DRAIN_TIMEOUT / HZ);
+		why = "its markers did not come back within the drain's bound";
+	ibdev_warn_ratelimited(qp->device, "qp %u not drained: %s\n",
+			       qp->qp_num, why);
 }
 
 /**
